@@ -1,0 +1,27 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/** scrypt (N=2^15, r=8, p=1: 32 MiB, roughly 50-100 ms): a slow, memory-hard KDF. */
+const PARAMS = { N: 1 << 15, r: 8, p: 1 };
+const KEY_LENGTH = 32;
+
+function derive(password: string, salt: Buffer, params: typeof PARAMS): Promise<Buffer> {
+  const options: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 };
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key)));
+  });
+}
+
+/** Returns `scrypt$N$r$p$salt$hash` (base64url parts). */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, PARAMS);
+  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [kind, n, r, p, salt, hash] = stored.split('$');
+  if (kind !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}

@@ -1,0 +1,104 @@
+/**
+ * openapi-backend over openapi.yaml: routes by operationId, validates requests, and turns routing,
+ * validation and security failures into ApiErrors. Handlers are registered from one typed map.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { OpenAPIBackend, type Context as OpContext, type Operation } from 'openapi-backend';
+import type { ErrorObject } from 'ajv';
+import { ApiError } from './errors.js';
+import { operationHandlers, securityHandlers } from './handlers/index.js';
+
+export const CONTRACT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'openapi.yaml');
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+interface InvalidRequestRule {
+  status: number;
+  message: string;
+}
+
+/** Parameter-level `x-invalid-message`, operation-level `x-invalid-request`: contract-owned error texts. */
+function contractRule(operation: Operation, errors: ErrorObject[]): InvalidRequestRule | undefined {
+  const opRule = (operation as { 'x-invalid-request'?: InvalidRequestRule })['x-invalid-request'];
+  if (opRule) return opRule;
+  for (const err of errors) {
+    const [, location, name] = err.instancePath.split('/');
+    const paramName = err.keyword === 'required' && location !== 'requestBody'
+      ? (err.params as { missingProperty?: string }).missingProperty
+      : name;
+    const paramIn = location === 'path' ? 'path' : location;
+    const param = (operation.parameters ?? []).find(
+      (p) => 'name' in p && p.name === paramName && (p.in === paramIn || (err.keyword === 'required' && err.instancePath === `/${p.in}`)),
+    ) as { 'x-invalid-message'?: string } | undefined;
+    if (param?.['x-invalid-message']) return { status: 400, message: param['x-invalid-message'] };
+  }
+  return undefined;
+}
+
+const LOCATION_NAMES: Record<string, string> = {
+  query: 'Query parameter',
+  path: 'Path parameter',
+  header: 'Header',
+  requestBody: 'Body field',
+};
+
+/** One readable sentence from the first validation error. */
+export function describeValidationError(err: ErrorObject): string {
+  const parts = err.instancePath.split('/').filter(Boolean);
+  const location = parts[0] ?? '';
+  if (err.keyword === 'required') {
+    const missing = (err.params as { missingProperty?: string }).missingProperty ?? '';
+    if (location === '' && missing === 'requestBody') return 'Request body is required';
+    if (location === '') return `${LOCATION_NAMES[missing] ?? missing} is required`;
+    return `${LOCATION_NAMES[location] ?? location} ${parts.slice(1).concat(missing).join('.')} is required`;
+  }
+  if (err.keyword === 'additionalProperties') {
+    const extra = (err.params as { additionalProperty?: string }).additionalProperty;
+    return `${LOCATION_NAMES[location] ?? location} ${extra} is not allowed`;
+  }
+  const field = parts.slice(1).join('.');
+  const subject = field ? `${LOCATION_NAMES[location] ?? location} ${field}` : (LOCATION_NAMES[location] ?? 'Request');
+  return `${subject} ${err.message ?? 'is invalid'}`;
+}
+
+export type Api = OpenAPIBackend;
+
+export async function createApi(): Promise<Api> {
+  const api = new OpenAPIBackend({
+    definition: CONTRACT_PATH,
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    quick: false,
+  });
+
+  api.register({
+    ...operationHandlers,
+    notFound: (c: OpContext) => {
+      throw new ApiError(404, `No such route: ${c.request.method.toUpperCase()} ${c.request.path}`);
+    },
+    methodNotAllowed: (c: OpContext) => {
+      const allowed = METHODS.filter((method) => api.router.matchOperation({ ...c.request, method }, false));
+      throw new ApiError(405, `Method ${c.request.method.toUpperCase()} is not allowed on ${c.request.path}`, {
+        Allow: allowed.map((m) => m.toUpperCase()).join(', '),
+      });
+    },
+    validationFail: (c: OpContext) => {
+      const errors = c.validation.errors ?? [];
+      const rule = contractRule(c.operation, errors);
+      if (rule) throw new ApiError(rule.status, rule.message);
+      throw new ApiError(400, errors[0] ? describeValidationError(errors[0]) : 'Invalid request');
+    },
+    unauthorizedHandler: (c: OpContext) => {
+      const failure = Object.values(c.security ?? {}).find(
+        (r): r is { error: unknown } => typeof r === 'object' && r !== null && 'error' in r,
+      );
+      if (failure?.error instanceof ApiError) throw failure.error;
+      throw new ApiError(401, 'Authentication required');
+    },
+  });
+  for (const [scheme, handler] of Object.entries(securityHandlers)) api.registerSecurityHandler(scheme, handler);
+  await api.init();
+  return api;
+}

@@ -1,0 +1,55 @@
+import type Koa from 'koa';
+import bodyParser from 'koa-bodyparser';
+import { ApiError } from './errors.js';
+
+export const BODY_LIMIT = '16kb';
+
+/**
+ * Parses `a=1&b=2`. RFC 6749 3.2: a parameter sent more than once is an error, not an array.
+ */
+export function parseForm(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    if (Object.hasOwn(out, key)) throw new ApiError(400, `Parameter ${key} is repeated`);
+    out[key] = value;
+  }
+  return out;
+}
+
+function hasBody(ctx: Koa.Context): boolean {
+  return ctx.get('Transfer-Encoding') !== '' || Number(ctx.get('Content-Length') || 0) > 0;
+}
+
+/**
+ * JSON bodies become objects; URL-encoded forms become objects whatever the Content-Type says
+ * (form, text/plain or none), because OAuth clients differ in what they send. Multipart bodies
+ * are left to the routes that take uploads. Anything else is 415.
+ */
+export function bodyMiddleware(): Koa.Middleware {
+  const parse = bodyParser({
+    enableTypes: ['json', 'text'],
+    extendTypes: { text: ['application/x-www-form-urlencoded', 'text/*'] },
+    jsonLimit: BODY_LIMIT,
+    textLimit: BODY_LIMIT,
+    strict: true,
+    onerror: (err: Error & { status?: number }) => {
+      if (err.status === 413) throw new ApiError(413, 'Request body is too large');
+      if (err.status === 415) throw new ApiError(415, 'Unsupported request body charset');
+      throw new ApiError(400, 'Request body is not valid JSON');
+    },
+  });
+  return async function parseBody(ctx, next) {
+    if (!hasBody(ctx)) return next();
+    if (ctx.request.type === '') {
+      ctx.request.headers['content-type'] = 'text/plain';
+    } else if (ctx.request.is('multipart')) {
+      return next();
+    } else if (!ctx.request.is('json', 'urlencoded', 'text/*')) {
+      throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type}`);
+    }
+    await parse(ctx, async () => {});
+    const body: unknown = ctx.request.body;
+    if (typeof body === 'string') ctx.request.body = parseForm(body);
+    return next();
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The only reader of process.env. Every key is validated at start; a bad value stops the start
+ * with one clear line (ConfigError).
+ */
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export interface Config {
+  /** PORT: TCP port to listen on (default 3000; 0 picks a free port). */
+  port: number;
+  /** HOST: interface to bind (default 0.0.0.0, all interfaces). */
+  host: string;
+  /** DATABASE_URL: SQLite file path, `file:<path>` or `:memory:` (default ./data/service.sqlite). */
+  databaseUrl: string;
+  /** PICTURES_DIR: where profile pictures are stored (default ./data/pictures). */
+  picturesDir: string;
+  /** LOG_LEVEL: pino level, one of fatal error warn info debug trace silent (default info). */
+  logLevel: LogLevel;
+  /** PUBLIC_URL: the address clients reach the service at (default http://localhost:<PORT>). */
+  publicUrl: string;
+  /** DEMO_DATA: create the demo user and app on an empty database at start (default true). */
+  demoData: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function parsePort(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 3000;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function parseBool(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function parseUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = parsePort(env.PORT);
+  const host = env.HOST || '0.0.0.0';
+  const databaseUrl = env.DATABASE_URL || './data/service.sqlite';
+  const picturesDir = path.resolve(env.PICTURES_DIR || './data/pictures');
+  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const publicUrl = parseUrl('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port || 3000}`);
+  const demoData = parseBool('DEMO_DATA', env.DEMO_DATA, true);
+  return { port, host, databaseUrl, picturesDir, logLevel, publicUrl, demoData };
+}

@@ -1,0 +1,76 @@
+/** Demo data for a fresh database, so `npm install && npm start` has something to try at once. */
+import sharp from 'sharp';
+import type { Config } from './config.js';
+import { hashSecret } from './oauth/secrets.js';
+import { PictureFiles, setPicture } from './pictures/pictures.js';
+import type { Store } from './store/types.js';
+import { createUser } from './users/users.js';
+
+/** Well-known demo credentials. They exist only in demo data and are printed on purpose. */
+export const DEMO = {
+  user: { name: 'demo', email: 'demo@example.com', password: 'demo-password' },
+  otherUser: { name: 'player_two', email: 'player2@example.com', password: 'player-two-password' },
+  app: {
+    clientId: 'demo_client',
+    clientSecret: 'demo-secret',
+    name: 'Demo App',
+    redirectUri: 'http://localhost:8080/callback',
+  },
+} as const;
+
+/** A 512x512 gradient with a circle: the demo user's profile picture. */
+function demoPictureSvg(): string {
+  return (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="512" height="512">' +
+    '<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1">' +
+    '<stop offset="0" stop-color="#2b6cb0"/><stop offset="1" stop-color="#9f7aea"/></linearGradient></defs>' +
+    '<rect width="512" height="512" fill="url(#g)"/><circle cx="256" cy="200" r="96" fill="#fff"/>' +
+    '<rect x="112" y="320" width="288" height="160" rx="80" fill="#fff"/></svg>'
+  );
+}
+
+export interface DemoResult {
+  userId: number;
+  otherUserId: number;
+  pfpTimestamp: number;
+}
+
+export async function seedDemo(store: Store, config: Config, now: () => number = Date.now): Promise<DemoResult> {
+  const deps = { store, now };
+  const user = await createUser(deps, DEMO.user);
+  const other = await createUser(deps, DEMO.otherUser);
+  await store.updateUser(user.id, {
+    bio: 'The demo account of a fresh install.',
+    flairs: ['none', 'early-adopter'],
+    equippedFlair: 'early-adopter',
+    playMinutes: 42,
+  });
+  await store.createApp({
+    clientId: DEMO.app.clientId,
+    secretHash: hashSecret(DEMO.app.clientSecret),
+    ownerId: user.id,
+    name: DEMO.app.name,
+    redirectUris: [DEMO.app.redirectUri],
+    createdAt: now(),
+  });
+  const picture = await sharp(Buffer.from(demoPictureSvg())).png().toBuffer();
+  const pfpTimestamp = await setPicture({ store, files: new PictureFiles(config.picturesDir), now }, user.id, picture);
+  return { userId: user.id, otherUserId: other.id, pfpTimestamp };
+}
+
+export function demoInstructions(config: Config, demo: DemoResult): string {
+  const base = config.publicUrl;
+  return `
+Demo data created (a fresh database):
+  user      ${DEMO.user.name} (id ${demo.userId}) / password ${DEMO.user.password}
+  user      ${DEMO.otherUser.name} (id ${demo.otherUserId}), no profile picture
+  app       client_id ${DEMO.app.clientId} / client_secret ${DEMO.app.clientSecret}
+Try the flow (a code lives 5 minutes, a token 600 seconds):
+  CODE=$(npm run --silent admin -- code issue --user ${demo.userId} --client-id ${DEMO.app.clientId} --scope "userinfo email" | node -pe 'JSON.parse(require("fs").readFileSync(0)).code')
+  TOKEN=$(curl -s ${base}/api/oauth/token -d grant_type=authorization_code -d code=$CODE -d client_id=${DEMO.app.clientId} -d client_secret=${DEMO.app.clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')
+  curl -s ${base}/api/oauth/whois -H "Authorization: Bearer $TOKEN"
+  curl -s "${base}/api/users/info?id=${demo.userId}"
+  curl -s -o demo.webp ${base}/pfp/medium/${demo.userId}-${demo.pfpTimestamp}.webp
+  curl -s -o default.webp ${base}/pfp/medium/${demo.otherUserId}.webp
+`;
+}

@@ -1,0 +1,51 @@
+/** One error type for every expected failure, and the one middleware that renders it as {message}. */
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Messages for errors raised by Koa and its body parser, which carry only a status. */
+const HTTP_MESSAGES: Record<number, string> = {
+  400: 'Bad request',
+  413: 'Request body is too large',
+  415: 'Unsupported request body encoding',
+};
+
+export function errorMiddleware(logger: Logger): Koa.Middleware {
+  return async function renderErrors(ctx, next) {
+    try {
+      await next();
+    } catch (err) {
+      let status = 500;
+      let message = 'Internal server error';
+      if (err instanceof ApiError) {
+        status = err.status;
+        message = err.message;
+        ctx.set(err.headers);
+      } else if (isClientHttpError(err)) {
+        status = err.status;
+        message = HTTP_MESSAGES[status] ?? err.message;
+      }
+      if (status >= 500) {
+        logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
+      }
+      ctx.status = status;
+      ctx.body = { message };
+    }
+  };
+}
+
+function isClientHttpError(err: unknown): err is { status: number; message: string } {
+  if (typeof err !== 'object' || err === null) return false;
+  const { status, expose } = err as { status?: unknown; expose?: unknown };
+  return typeof status === 'number' && status >= 400 && status < 500 && expose === true;
+}

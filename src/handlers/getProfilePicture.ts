@@ -1,0 +1,50 @@
+import { ApiError } from '../errors.js';
+import { isSize } from '../pictures/images.js';
+import { parseUserId } from '../users/users.js';
+import type { Handler } from './types.js';
+
+const FILE = /^([1-9][0-9]{0,15})(?:-([0-9]{1,16}))?\.webp$/;
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const SHORT = 'public, max-age=60';
+
+function notFound(): ApiError {
+  return new ApiError(404, 'Profile picture not found');
+}
+
+export const getProfilePicture: Handler = async (c, ctx, deps) => {
+  const { size, file } = c.request.params as { size: string; file: string };
+  const match = FILE.exec(file);
+  const userId = parseUserId(match?.[1]);
+  if (!isSize(size) || !match || userId === undefined) throw notFound();
+  const ts = match[2] === undefined ? null : Number(match[2]);
+
+  const user = await deps.store.getUser(userId);
+  if (!user || user.pfpTimestamp !== ts) throw notFound();
+
+  let image: Buffer | undefined;
+  if (ts === null) {
+    ctx.set('Cache-Control', SHORT);
+    ctx.etag = deps.defaults.etag(userId, size);
+    if (ctx.fresh) {
+      ctx.status = 304;
+      return;
+    }
+    image = await deps.defaults.get(userId, size);
+  } else {
+    ctx.set('Cache-Control', IMMUTABLE);
+    ctx.etag = `"${userId}-${ts}-${size}"`;
+    if (ctx.fresh) {
+      ctx.status = 304;
+      return;
+    }
+    image = await deps.files.read(size, userId, ts);
+    if (!image) {
+      deps.logger.warn({ userId, ts, size }, 'picture file missing for the current pfpTimestamp');
+      ctx.remove('Cache-Control');
+      ctx.remove('ETag');
+      throw notFound();
+    }
+  }
+  ctx.type = 'image/webp';
+  ctx.body = image;
+};

@@ -1,0 +1,19 @@
+import { authenticateBearer, requireScope } from '../oauth/bearer.js';
+import type { TokenWithUser } from '../store/types.js';
+import { toIdentity } from '../users/users.js';
+import type { Handler, JsonBody, SecurityHandler } from './types.js';
+
+/** Security handler of the bearerAuth scheme: resolves the token or throws a 401 ApiError. */
+export const bearerAuth: SecurityHandler = async (_c, ctx, deps) => {
+  const found = await authenticateBearer(deps.store, ctx.get('Authorization') || undefined, deps.now());
+  ctx.state.bearer = found;
+  return found;
+};
+
+export const getWhois: Handler = async (_c, ctx) => {
+  const found = ctx.state.bearer as TokenWithUser;
+  requireScope(found, 'userinfo');
+  ctx.set('Cache-Control', 'no-store');
+  const body: JsonBody<'getWhois', 200> = toIdentity(found.user, found.token.scopes);
+  ctx.body = body;
+};

@@ -1,0 +1,48 @@
+import { ApiError } from '../errors.js';
+import type { Store, TokenWithUser } from '../store/types.js';
+import { hashSecret } from './secrets.js';
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+function challenge(error?: string, description?: string): Record<string, string> {
+  const parts = ['realm="whois"'];
+  if (error) parts.push(`error="${error}"`);
+  if (description) parts.push(`error_description="${description}"`);
+  return { 'WWW-Authenticate': `Bearer ${parts.join(', ')}` };
+}
+
+function unauthorized(message: string, error?: string): ApiError {
+  return new ApiError(401, message, challenge(error, error ? message : undefined));
+}
+
+/**
+ * Resolves `Authorization: Bearer <token>` to the token and its user (RFC 6750), checking expiry
+ * against `now` on every call. Throws 401 with a WWW-Authenticate challenge otherwise.
+ */
+export async function authenticateBearer(
+  store: Store,
+  authorization: string | undefined,
+  now: number,
+): Promise<TokenWithUser> {
+  if (authorization === undefined || authorization.trim() === '') {
+    throw unauthorized('Missing Authorization header');
+  }
+  const match = BEARER.exec(authorization);
+  if (!match?.[1]) {
+    throw unauthorized('Authorization header must be "Bearer <access token>"', 'invalid_request');
+  }
+  const found = await store.getTokenWithUser(hashSecret(match[1]));
+  if (!found) throw unauthorized('Invalid access token', 'invalid_token');
+  if (found.token.revokedAt !== null) throw unauthorized('Access token has been revoked', 'invalid_token');
+  if (found.token.expiresAt <= now) throw unauthorized('Access token has expired', 'invalid_token');
+  return found;
+}
+
+/** 403 with an insufficient_scope challenge when the token lacks `scope`. */
+export function requireScope(found: TokenWithUser, scope: string): void {
+  if (!found.token.scopes.includes(scope)) {
+    throw new ApiError(403, `Access token lacks the ${scope} scope`, {
+      'WWW-Authenticate': `Bearer realm="whois", error="insufficient_scope", scope="${scope}"`,
+    });
+  }
+}

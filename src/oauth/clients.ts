@@ -1,0 +1,82 @@
+import { ApiError } from '../errors.js';
+import type { AppRecord, Store } from '../store/types.js';
+import { CLIENT_ID_BYTES, CLIENT_SECRET_BYTES, digestsEqual, hashSecret, randomSecret } from './secrets.js';
+
+export interface Deps {
+  store: Store;
+  now: () => number;
+}
+
+export const MAX_REDIRECT_URIS = 10;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** A redirect URI is absolute https, or http on localhost for development, with no fragment. */
+export function redirectUriProblem(uri: string): string | undefined {
+  if (uri.length > 2048) return 'Redirect URI is longer than 2048 characters';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `Redirect URI is not an absolute URL: ${uri}`;
+  }
+  if (url.hash !== '' || uri.includes('#')) return `Redirect URI must not contain a fragment: ${uri}`;
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  return `Redirect URI must use https (http is allowed on localhost only): ${uri}`;
+}
+
+export function validateAppInput(name: string, redirectUris: string[]): void {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > 64) throw new ApiError(400, 'App name must be 1 to 64 characters');
+  if (redirectUris.length < 1 || redirectUris.length > MAX_REDIRECT_URIS) {
+    throw new ApiError(400, `An app needs 1 to ${MAX_REDIRECT_URIS} redirect URIs`);
+  }
+  for (const uri of redirectUris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new ApiError(400, problem);
+  }
+}
+
+/** Registers an app. The client secret is returned once and only its hash is kept. */
+export async function createApp(
+  deps: Deps,
+  input: { ownerId: number; name: string; redirectUris: string[] },
+): Promise<{ app: AppRecord; clientSecret: string }> {
+  validateAppInput(input.name, input.redirectUris);
+  if (!(await deps.store.getUser(input.ownerId))) throw new ApiError(404, `User ${input.ownerId} not found`);
+  const clientSecret = randomSecret(CLIENT_SECRET_BYTES);
+  const app: AppRecord = {
+    clientId: randomSecret(CLIENT_ID_BYTES),
+    secretHash: hashSecret(clientSecret),
+    ownerId: input.ownerId,
+    name: input.name.trim(),
+    redirectUris: [...new Set(input.redirectUris)],
+    createdAt: deps.now(),
+  };
+  await deps.store.createApp(app);
+  return { app, clientSecret };
+}
+
+/** Replaces the app's secret; the old one stops working at once. */
+export async function rotateSecret(deps: Deps, clientId: string): Promise<string> {
+  const clientSecret = randomSecret(CLIENT_SECRET_BYTES);
+  if (!(await deps.store.setAppSecret(clientId, hashSecret(clientSecret)))) {
+    throw new ApiError(404, `App ${clientId} not found`);
+  }
+  return clientSecret;
+}
+
+/** Checks client credentials; 401 for an unknown client or a wrong secret. */
+export async function authenticateClient(
+  store: Store,
+  clientId: string,
+  clientSecret: string,
+  challenge: Record<string, string>,
+): Promise<AppRecord> {
+  const app = await store.getApp(clientId);
+  if (!app) throw new ApiError(401, 'Unknown client', challenge);
+  if (!digestsEqual(hashSecret(clientSecret), app.secretHash)) {
+    throw new ApiError(401, 'Invalid client secret', challenge);
+  }
+  return app;
+}

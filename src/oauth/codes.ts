@@ -1,0 +1,52 @@
+import { ApiError } from '../errors.js';
+import type { Deps } from './clients.js';
+import { parseScopes, type Scope } from './scopes.js';
+import { CODE_BYTES, hashSecret, randomSecret } from './secrets.js';
+
+/** Authorization codes live five minutes (decisions.md). */
+export const CODE_TTL_MS = 5 * 60 * 1000;
+/** An S256 challenge is the base64url SHA-256 of the verifier: exactly 43 characters. */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+export interface CodeRequest {
+  userId: number;
+  clientId: string;
+  /** Space-separated scopes. */
+  scope: string;
+  /** The redirect_uri of the traditional flow the code is bound to; null for the game flow. */
+  redirectUri: string | null;
+  /** PKCE S256 challenge, or null. */
+  codeChallenge: string | null;
+}
+
+/**
+ * Issues a single-use authorization code bound to user, client, scopes, redirect_uri and PKCE
+ * challenge. Returns the code; only its hash is stored.
+ */
+export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: string; scopes: Scope[] }> {
+  const parsed = parseScopes(req.scope);
+  if ('error' in parsed) throw new ApiError(400, parsed.error);
+  const app = await deps.store.getApp(req.clientId);
+  if (!app) throw new ApiError(404, `App ${req.clientId} not found`);
+  if (!(await deps.store.getUser(req.userId))) throw new ApiError(404, `User ${req.userId} not found`);
+  if (req.redirectUri !== null && !app.redirectUris.includes(req.redirectUri)) {
+    throw new ApiError(400, `Redirect URI is not registered for this app: ${req.redirectUri}`);
+  }
+  if (req.codeChallenge !== null && !S256_CHALLENGE.test(req.codeChallenge)) {
+    throw new ApiError(400, 'code_challenge must be an S256 challenge: 43 base64url characters');
+  }
+  const code = randomSecret(CODE_BYTES);
+  const now = deps.now();
+  await deps.store.createCode({
+    codeHash: hashSecret(code),
+    clientId: app.clientId,
+    userId: req.userId,
+    scopes: parsed.scopes,
+    redirectUri: req.redirectUri,
+    codeChallenge: req.codeChallenge,
+    expiresAt: now + CODE_TTL_MS,
+    usedAt: null,
+    createdAt: now,
+  });
+  return { code, scopes: parsed.scopes };
+}

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ApiError } from '../errors.js';
+import type { Store } from '../store/types.js';
+import { encodePicture, SIZE_NAMES, type Encoded, type Size } from './images.js';
+
+/**
+ * Picture files live at <dir>/<size>/<id>-<pfpTimestamp>.webp, the same shape as their URL,
+ * so a static server or CDN could serve the directory as it is.
+ */
+export class PictureFiles {
+  constructor(readonly dir: string) {}
+
+  path(size: Size, userId: number, ts: number): string {
+    return path.join(this.dir, size, `${userId}-${ts}.webp`);
+  }
+
+  async ensureDirs(): Promise<void> {
+    await Promise.all(SIZE_NAMES.map((size) => fs.mkdir(path.join(this.dir, size), { recursive: true })));
+  }
+
+  async read(size: Size, userId: number, ts: number): Promise<Buffer | undefined> {
+    try {
+      return await fs.readFile(this.path(size, userId, ts));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Writes the three files for (userId, ts). Each lands under its final name by a hard link of a
+   * fully written, fsynced temporary file: atomic, and exclusive, so two writers can never
+   * share a timestamp. Returns false (writing nothing) when files for that timestamp exist.
+   */
+  async writeAll(userId: number, ts: number, images: Encoded): Promise<boolean> {
+    await this.ensureDirs();
+    const linked: string[] = [];
+    try {
+      for (const size of SIZE_NAMES) {
+        const final = this.path(size, userId, ts);
+        const tmp = path.join(this.dir, size, `.${userId}-${ts}.${randomBytes(6).toString('hex')}.tmp`);
+        const handle = await fs.open(tmp, 'wx');
+        try {
+          await handle.writeFile(images[size]);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        try {
+          await fs.link(tmp, final);
+          linked.push(final);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+            await this.removeFiles(linked);
+            return false;
+          }
+          throw err;
+        } finally {
+          await fs.rm(tmp, { force: true });
+        }
+      }
+      return true;
+    } catch (err) {
+      await this.removeFiles(linked);
+      throw err;
+    }
+  }
+
+  async removeAll(userId: number, ts: number): Promise<void> {
+    await this.removeFiles(SIZE_NAMES.map((size) => this.path(size, userId, ts)));
+  }
+
+  private async removeFiles(files: string[]): Promise<void> {
+    await Promise.all(files.map((file) => fs.rm(file, { force: true })));
+  }
+}
+
+export interface PictureDeps {
+  store: Store;
+  files: PictureFiles;
+  now: () => number;
+}
+
+const MAX_ATTEMPTS = 20;
+
+/**
+ * Replaces a user's picture, in crash-safe order: write the new files, commit the new
+ * pfpTimestamp (compare-and-set), then delete the old files. The new timestamp is always greater
+ * than the old. Returns the new pfpTimestamp.
+ */
+export async function setPicture(deps: PictureDeps, userId: number, input: Buffer): Promise<number> {
+  const images = await encodePicture(input);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const user = await deps.store.getUser(userId);
+    if (!user) throw new ApiError(404, `User ${userId} not found`);
+    const old = user.pfpTimestamp;
+    let next = Math.max(deps.now(), (old ?? 0) + 1);
+    while (!(await deps.files.writeAll(userId, next, images))) next += 1;
+    if (await deps.store.swapPfpTimestamp(userId, old, next)) {
+      if (old !== null) await deps.files.removeAll(userId, old);
+      return next;
+    }
+    // Another change committed first: drop our files and start again from its state.
+    await deps.files.removeAll(userId, next);
+  }
+  throw new ApiError(409, 'The picture is being changed concurrently; try again');
+}
+
+/** Removes a user's picture: unset pfpTimestamp, then delete the files. */
+export async function removePicture(deps: PictureDeps, userId: number): Promise<void> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const user = await deps.store.getUser(userId);
+    if (!user) throw new ApiError(404, `User ${userId} not found`);
+    if (user.pfpTimestamp === null) return;
+    if (await deps.store.swapPfpTimestamp(userId, user.pfpTimestamp, null)) {
+      await deps.files.removeAll(userId, user.pfpTimestamp);
+      return;
+    }
+  }
+  throw new ApiError(409, 'The picture is being changed concurrently; try again');
+}

@@ -1,0 +1,72 @@
+/** Entry point: load config, open the store, build the app, listen; close cleanly on SIGTERM/SIGINT. */
+import type { Server } from 'node:http';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { demoInstructions, seedDemo } from './demo.js';
+import { createLogger } from './log.js';
+import { KnexStore } from './store/knex-store.js';
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`Configuration error: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const store = KnexStore.open(config.databaseUrl);
+  await store.migrate();
+
+  if (config.demoData && (await store.countUsers()) === 0) {
+    const demo = await seedDemo(store, config);
+    process.stdout.write(demoInstructions(config, demo));
+  }
+
+  const { koa } = await createApp({ config, store, logger });
+  const server: Server = koa.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port, host: config.host, database: describeDatabase(config.databaseUrl) }, 'listening');
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    server.close(() => {
+      store
+        .close()
+        .then(() => process.exit(0))
+        .catch((err: unknown) => {
+          logger.error({ err }, 'closing the database failed');
+          process.exit(1);
+        });
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** The database kind and location, without any password a URL may carry. */
+function describeDatabase(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

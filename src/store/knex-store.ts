@@ -1,0 +1,287 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import { migrationSource } from './migrations/index.js';
+import {
+  UniqueViolation,
+  type AppRecord,
+  type CodeRecord,
+  type NewUser,
+  type Store,
+  type TokenRecord,
+  type TokenWithUser,
+  type UserPatch,
+  type UserRecord,
+} from './types.js';
+
+type Row = Record<string, unknown>;
+
+/** Knex config for a DATABASE_URL: a SQLite file path (or `file:` URL, or `:memory:`). */
+export function knexConfig(databaseUrl: string): Knex.Config {
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    return { client: 'pg', connection: databaseUrl, pool: { min: 0, max: 10 } };
+  }
+  const filename = databaseUrl.replace(/^file:(\/\/)?/, '').replace(/^sqlite:(\/\/)?/, '');
+  if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+  return {
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      // better-sqlite3 is synchronous: one connection serialises every statement and transaction.
+      min: 1,
+      max: 1,
+      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        conn.pragma('journal_mode = WAL');
+        conn.pragma('synchronous = NORMAL');
+        conn.pragma('foreign_keys = ON');
+        conn.pragma('busy_timeout = 5000');
+        done(null, conn);
+      },
+    },
+  };
+}
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const scopesOf = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? v.split(' ') : []);
+
+function toUser(r: Row): UserRecord {
+  return {
+    id: num(r.id),
+    name: String(r.name),
+    email: String(r.email),
+    passwordHash: String(r.password_hash),
+    bio: String(r.bio),
+    flairs: JSON.parse(String(r.flairs)) as string[],
+    equippedFlair: String(r.equipped_flair),
+    playMinutes: num(r.play_minutes),
+    lastHeartbeat: num(r.last_heartbeat),
+    modLevel: num(r.mod_level),
+    pfpTimestamp: numOrNull(r.pfp_timestamp),
+    createdAt: num(r.created_at),
+  };
+}
+
+function toApp(r: Row): AppRecord {
+  return {
+    clientId: String(r.client_id),
+    secretHash: String(r.secret_hash),
+    ownerId: num(r.owner_id),
+    name: String(r.name),
+    redirectUris: JSON.parse(String(r.redirect_uris)) as string[],
+    createdAt: num(r.created_at),
+  };
+}
+
+function toCode(r: Row): CodeRecord {
+  return {
+    codeHash: String(r.code_hash),
+    clientId: String(r.client_id),
+    userId: num(r.user_id),
+    scopes: scopesOf(r.scopes),
+    redirectUri: (r.redirect_uri as string | null) ?? null,
+    codeChallenge: (r.code_challenge as string | null) ?? null,
+    expiresAt: num(r.expires_at),
+    usedAt: numOrNull(r.used_at),
+    createdAt: num(r.created_at),
+  };
+}
+
+function toToken(r: Row): TokenRecord {
+  return {
+    tokenHash: String(r.token_hash),
+    clientId: String(r.client_id),
+    userId: num(r.user_id),
+    scopes: scopesOf(r.scopes),
+    codeHash: (r.code_hash as string | null) ?? null,
+    expiresAt: num(r.expires_at),
+    revokedAt: numOrNull(r.revoked_at),
+    createdAt: num(r.created_at),
+  };
+}
+
+function tokenRow(t: TokenRecord): Row {
+  return {
+    token_hash: t.tokenHash,
+    client_id: t.clientId,
+    user_id: t.userId,
+    scopes: t.scopes.join(' '),
+    code_hash: t.codeHash,
+    expires_at: t.expiresAt,
+    revoked_at: t.revokedAt,
+    created_at: t.createdAt,
+  };
+}
+
+/** Maps a unique-constraint failure from SQLite or PostgreSQL to the field it concerns. */
+function uniqueField(err: unknown): string | undefined {
+  const e = err as { code?: string; message?: string; constraint?: string };
+  const text = `${e.constraint ?? ''} ${e.message ?? ''}`;
+  if (e.code !== 'SQLITE_CONSTRAINT_UNIQUE' && e.code !== '23505') return undefined;
+  if (text.includes('name_key')) return 'name';
+  if (text.includes('email')) return 'email';
+  return 'value';
+}
+
+export class KnexStore implements Store {
+  constructor(readonly knex: Knex) {}
+
+  static open(databaseUrl: string): KnexStore {
+    return new KnexStore(knexFactory(knexConfig(databaseUrl)));
+  }
+
+  async migrate(): Promise<void> {
+    await this.knex.migrate.latest({ migrationSource });
+  }
+
+  async ping(): Promise<void> {
+    await this.knex.raw('select 1');
+  }
+
+  async close(): Promise<void> {
+    await this.knex.destroy();
+  }
+
+  async countUsers(): Promise<number> {
+    const row = (await this.knex('users').count({ n: '*' }).first()) as Row | undefined;
+    return num(row?.n ?? 0);
+  }
+
+  async createUser(user: NewUser, now: number): Promise<UserRecord> {
+    try {
+      const [row] = await this.knex('users')
+        .insert({
+          name: user.name,
+          name_key: user.name.toLowerCase(),
+          email: user.email,
+          password_hash: user.passwordHash,
+          created_at: now,
+        })
+        .returning('*');
+      return toUser(row as Row);
+    } catch (err) {
+      const field = uniqueField(err);
+      if (field) throw new UniqueViolation(field);
+      throw err;
+    }
+  }
+
+  async getUser(id: number): Promise<UserRecord | undefined> {
+    const row = (await this.knex('users').where({ id }).first()) as Row | undefined;
+    return row && toUser(row);
+  }
+
+  async getUserByName(name: string): Promise<UserRecord | undefined> {
+    const row = (await this.knex('users').where({ name_key: name.toLowerCase() }).first()) as Row | undefined;
+    return row && toUser(row);
+  }
+
+  async updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined> {
+    const row: Row = {};
+    if (patch.bio !== undefined) row.bio = patch.bio;
+    if (patch.flairs !== undefined) row.flairs = JSON.stringify(patch.flairs);
+    if (patch.equippedFlair !== undefined) row.equipped_flair = patch.equippedFlair;
+    if (patch.playMinutes !== undefined) row.play_minutes = patch.playMinutes;
+    if (patch.lastHeartbeat !== undefined) row.last_heartbeat = patch.lastHeartbeat;
+    if (patch.modLevel !== undefined) row.mod_level = patch.modLevel;
+    if (Object.keys(row).length > 0) await this.knex('users').where({ id }).update(row);
+    return this.getUser(id);
+  }
+
+  async swapPfpTimestamp(id: number, expected: number | null, next: number | null): Promise<boolean> {
+    const query = this.knex('users').where({ id });
+    if (expected === null) query.whereNull('pfp_timestamp');
+    else query.where({ pfp_timestamp: expected });
+    return (await query.update({ pfp_timestamp: next })) === 1;
+  }
+
+  async createApp(app: AppRecord): Promise<void> {
+    await this.knex('apps').insert({
+      client_id: app.clientId,
+      secret_hash: app.secretHash,
+      owner_id: app.ownerId,
+      name: app.name,
+      redirect_uris: JSON.stringify(app.redirectUris),
+      created_at: app.createdAt,
+    });
+  }
+
+  async getApp(clientId: string): Promise<AppRecord | undefined> {
+    const row = (await this.knex('apps').where({ client_id: clientId }).first()) as Row | undefined;
+    return row && toApp(row);
+  }
+
+  async setAppSecret(clientId: string, secretHash: string): Promise<boolean> {
+    return (await this.knex('apps').where({ client_id: clientId }).update({ secret_hash: secretHash })) === 1;
+  }
+
+  async deleteApp(clientId: string): Promise<boolean> {
+    return this.knex.transaction(async (trx) => {
+      await trx('access_tokens').where({ client_id: clientId }).delete();
+      await trx('auth_codes').where({ client_id: clientId }).delete();
+      return (await trx('apps').where({ client_id: clientId }).delete()) === 1;
+    });
+  }
+
+  async createCode(code: CodeRecord): Promise<void> {
+    await this.knex('auth_codes').insert({
+      code_hash: code.codeHash,
+      client_id: code.clientId,
+      user_id: code.userId,
+      scopes: code.scopes.join(' '),
+      redirect_uri: code.redirectUri,
+      code_challenge: code.codeChallenge,
+      expires_at: code.expiresAt,
+      used_at: code.usedAt,
+      created_at: code.createdAt,
+    });
+  }
+
+  async getCode(codeHash: string): Promise<CodeRecord | undefined> {
+    const row = (await this.knex('auth_codes').where({ code_hash: codeHash }).first()) as Row | undefined;
+    return row && toCode(row);
+  }
+
+  async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<boolean> {
+    return this.knex.transaction(async (trx) => {
+      const claimed = await trx('auth_codes')
+        .where({ code_hash: codeHash })
+        .whereNull('used_at')
+        .where('expires_at', '>', now)
+        .update({ used_at: now });
+      if (claimed !== 1) return false;
+      await trx('access_tokens').insert(tokenRow(token));
+      return true;
+    });
+  }
+
+  async revokeTokensOfCode(codeHash: string, now: number): Promise<number> {
+    return this.knex('access_tokens')
+      .where({ code_hash: codeHash })
+      .whereNull('revoked_at')
+      .update({ revoked_at: now });
+  }
+
+  async getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined> {
+    const row = (await this.knex('access_tokens as t')
+      .join('users as u', 'u.id', 't.user_id')
+      .where('t.token_hash', tokenHash)
+      .first(
+        't.*',
+        'u.name as user_name',
+        'u.email as user_email',
+        'u.pfp_timestamp as user_pfp_timestamp',
+      )) as Row | undefined;
+    if (!row) return undefined;
+    return {
+      token: toToken(row),
+      user: {
+        id: num(row.user_id),
+        name: String(row.user_name),
+        email: String(row.user_email),
+        pfpTimestamp: numOrNull(row.user_pfp_timestamp),
+      },
+    };
+  }
+}

@@ -1,0 +1,17 @@
+import type { Knex } from 'knex';
+import * as m001 from './001_initial.js';
+
+/** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
+const migrations: Record<string, Knex.Migration> = {
+  '001_initial': m001,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const migration = migrations[name];
+    if (!migration) throw new Error(`Unknown migration ${name}`);
+    return migration;
+  },
+};

@@ -1,0 +1,108 @@
+/** The Store: plain objects in and out. No knex types leave src/store. */
+
+export interface UserRecord {
+  id: number;
+  name: string;
+  email: string;
+  passwordHash: string;
+  bio: string;
+  flairs: string[];
+  equippedFlair: string;
+  playMinutes: number;
+  lastHeartbeat: number;
+  modLevel: number;
+  /** ms since epoch; null when the user has no picture. */
+  pfpTimestamp: number | null;
+  createdAt: number;
+}
+
+export interface NewUser {
+  name: string;
+  email: string;
+  passwordHash: string;
+}
+
+export type UserPatch = Partial<
+  Pick<UserRecord, 'bio' | 'flairs' | 'equippedFlair' | 'playMinutes' | 'lastHeartbeat' | 'modLevel'>
+>;
+
+export interface AppRecord {
+  clientId: string;
+  secretHash: string;
+  ownerId: number;
+  name: string;
+  redirectUris: string[];
+  createdAt: number;
+}
+
+export interface CodeRecord {
+  codeHash: string;
+  clientId: string;
+  userId: number;
+  scopes: string[];
+  redirectUri: string | null;
+  codeChallenge: string | null;
+  expiresAt: number;
+  usedAt: number | null;
+  createdAt: number;
+}
+
+export interface TokenRecord {
+  tokenHash: string;
+  clientId: string;
+  userId: number;
+  scopes: string[];
+  codeHash: string | null;
+  expiresAt: number;
+  revokedAt: number | null;
+  createdAt: number;
+}
+
+/** A token together with the user it belongs to: what whois needs, in one read. */
+export interface TokenWithUser {
+  token: TokenRecord;
+  user: Pick<UserRecord, 'id' | 'name' | 'email' | 'pfpTimestamp'>;
+}
+
+export class UniqueViolation extends Error {
+  constructor(readonly field: string) {
+    super(`${field} is already taken`);
+  }
+}
+
+export interface Store {
+  /** Runs pending migrations. */
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  countUsers(): Promise<number>;
+  /** Throws UniqueViolation('name' | 'email'). */
+  createUser(user: NewUser, now: number): Promise<UserRecord>;
+  getUser(id: number): Promise<UserRecord | undefined>;
+  getUserByName(name: string): Promise<UserRecord | undefined>;
+  updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined>;
+  /**
+   * Sets pfpTimestamp to `next` only if it is still `expected` (compare-and-set), so two
+   * concurrent picture changes cannot both believe they won. Returns whether it was set.
+   */
+  swapPfpTimestamp(id: number, expected: number | null, next: number | null): Promise<boolean>;
+
+  createApp(app: AppRecord): Promise<void>;
+  getApp(clientId: string): Promise<AppRecord | undefined>;
+  setAppSecret(clientId: string, secretHash: string): Promise<boolean>;
+  /** Deletes the app with its codes and tokens. */
+  deleteApp(clientId: string): Promise<boolean>;
+
+  createCode(code: CodeRecord): Promise<void>;
+  getCode(codeHash: string): Promise<CodeRecord | undefined>;
+  /**
+   * Atomically marks the code used, if it is unused and unexpired, and stores the token issued
+   * from it. Returns false when another redemption got there first (nothing is written then).
+   */
+  redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<boolean>;
+  /** Revokes every token issued from the code. Returns how many were revoked. */
+  revokeTokensOfCode(codeHash: string, now: number): Promise<number>;
+
+  getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined>;
+}

@@ -1,0 +1,107 @@
+import { hashPassword } from '../accounts/passwords.js';
+import { ApiError } from '../errors.js';
+import type { components } from '../../generated/api.js';
+import { UniqueViolation, type Store, type UserPatch, type UserRecord } from '../store/types.js';
+
+export type PublicUser = components['schemas']['PublicUser'];
+export type Identity = components['schemas']['Identity'];
+
+export const NAME_PATTERN = /^[A-Za-z0-9_-]{3,28}$/;
+const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+const FLAIR_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+export const MAX_BIO_LENGTH = 1024;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** A user id from a query or path string: a positive integer in plain digits, or undefined. */
+export function parseUserId(raw: unknown): number | undefined {
+  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,15}$/.test(raw)) return undefined;
+  const id = Number(raw);
+  return id <= MAX_SAFE ? id : undefined;
+}
+
+/** The public profile: exactly the interface's fields, never email, password or sessions. */
+export function toPublicUser(u: UserRecord): PublicUser {
+  const user: PublicUser = {
+    name: u.name,
+    id: u.id,
+    bio: u.bio,
+    flairs: u.flairs,
+    equippedFlair: u.equippedFlair,
+    playMinutes: u.playMinutes,
+    lastHeartbeat: u.lastHeartbeat,
+    modLevel: u.modLevel as PublicUser['modLevel'],
+  };
+  if (u.pfpTimestamp !== null) user.pfpTimestamp = u.pfpTimestamp;
+  return user;
+}
+
+/** The whois identity: email only with the email scope; pfpTimestamp left out when unset. */
+export function toIdentity(
+  u: Pick<UserRecord, 'id' | 'name' | 'email' | 'pfpTimestamp'>,
+  scopes: readonly string[],
+): Identity {
+  const identity: Identity = { id: u.id, name: u.name };
+  if (u.pfpTimestamp !== null) identity.pfpTimestamp = u.pfpTimestamp;
+  if (scopes.includes('email')) identity.email = u.email;
+  return identity;
+}
+
+export interface NewAccount {
+  name: string;
+  email: string;
+  password: string;
+}
+
+export async function createUser(deps: { store: Store; now: () => number }, input: NewAccount): Promise<UserRecord> {
+  if (!NAME_PATTERN.test(input.name)) {
+    throw new ApiError(400, 'Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -');
+  }
+  const email = input.email.trim().toLowerCase();
+  if (email.length > 254 || !EMAIL_PATTERN.test(email)) throw new ApiError(400, 'Email address is not valid');
+  if (input.password.length < 8 || input.password.length > 256) {
+    throw new ApiError(400, 'Password must be 8 to 256 characters');
+  }
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await deps.store.createUser({ name: input.name, email, passwordHash }, deps.now());
+  } catch (err) {
+    if (err instanceof UniqueViolation) {
+      throw new ApiError(409, err.field === 'email' ? 'Email address is already registered' : 'Name is already taken');
+    }
+    throw err;
+  }
+}
+
+function nonNegativeInt(name: string, value: number, max = MAX_SAFE): void {
+  if (!Number.isSafeInteger(value) || value < 0 || value > max) {
+    throw new ApiError(400, `${name} must be an integer from 0 to ${max}`);
+  }
+}
+
+/** Validates and applies a profile change; equippedFlair must be one of the (new) flairs. */
+export async function updateUser(store: Store, id: number, patch: UserPatch): Promise<UserRecord> {
+  const current = await store.getUser(id);
+  if (!current) throw new ApiError(404, `User ${id} not found`);
+  if (patch.bio !== undefined && patch.bio.length > MAX_BIO_LENGTH) {
+    throw new ApiError(400, `Bio must be at most ${MAX_BIO_LENGTH} characters`);
+  }
+  if (patch.flairs !== undefined) {
+    if (patch.flairs.length === 0 || patch.flairs.length > 64) throw new ApiError(400, 'A user has 1 to 64 flairs');
+    const bad = patch.flairs.find((f) => !FLAIR_PATTERN.test(f));
+    if (bad !== undefined) throw new ApiError(400, `Invalid flair "${bad}": use 1 to 32 of a-z, 0-9, _ and -`);
+    patch.flairs = [...new Set(patch.flairs)];
+  }
+  if (patch.playMinutes !== undefined) nonNegativeInt('playMinutes', patch.playMinutes);
+  if (patch.lastHeartbeat !== undefined) nonNegativeInt('lastHeartbeat', patch.lastHeartbeat);
+  if (patch.modLevel !== undefined) nonNegativeInt('modLevel', patch.modLevel, 3);
+  const flairs = patch.flairs ?? current.flairs;
+  const equipped = patch.equippedFlair ?? current.equippedFlair;
+  if (!flairs.includes(equipped)) {
+    if (patch.equippedFlair !== undefined) throw new ApiError(400, `The user does not own the flair "${equipped}"`);
+    // Taking away the equipped flair unequips it.
+    patch.equippedFlair = flairs.includes('none') ? 'none' : flairs[0];
+  }
+  const updated = await store.updateUser(id, patch);
+  if (!updated) throw new ApiError(404, `User ${id} not found`);
+  return updated;
+}
