@@ -1,0 +1,201 @@
+/**
+ * Operator CLI: `npm run --silent admin -- <command>`. Each command prints one JSON object on
+ * stdout; bad input exits non-zero with `error: <message>` on stderr. Same config as the server.
+ */
+import fs from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { ConfigError, loadConfig } from '../config.js';
+import { ApiError } from '../errors.js';
+import { createApp as registerApp, rotateSecret } from '../oauth/clients.js';
+import { issueCode } from '../oauth/codes.js';
+import { PictureFiles, removePicture, setPicture } from '../pictures/pictures.js';
+import { KnexStore } from '../store/knex-store.js';
+import type { Store, UserPatch } from '../store/types.js';
+import { createUser, toPublicUser, updateUser } from '../users/users.js';
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  now?: () => number;
+}
+
+function int(name: string) {
+  return (value: string): number => {
+    if (!/^[0-9]{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) {
+      throw new InvalidArgumentError(`${name} must be a non-negative integer`);
+    }
+    return Number(value);
+  };
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function list(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** Runs one CLI invocation; resolves to the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let store: Store | undefined;
+  const now = io.now ?? Date.now;
+  const openStore = async (): Promise<Store> => {
+    if (!store) {
+      const opened = KnexStore.open(loadConfig(io.env).databaseUrl);
+      store = opened;
+      await opened.migrate();
+    }
+    return store;
+  };
+  const print = (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`);
+
+  const program = new Command('admin')
+    .description('Operator commands for the identity service (same environment as the server)')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError(false);
+
+  const user = program.command('user').description('Manage users');
+  user
+    .command('create')
+    .description('Create a user')
+    .requiredOption('--name <name>', 'user name, 3-28 of A-Za-z0-9_-')
+    .requiredOption('--email <email>', 'email address')
+    .requiredOption('--password <password>', 'password, 8-256 characters')
+    .action(async (o: { name: string; email: string; password: string }) => {
+      const created = await createUser({ store: await openStore(), now }, o);
+      print({ id: created.id, name: created.name });
+    });
+  user
+    .command('show')
+    .description('Print the public profile of a user')
+    .requiredOption('--id <id>', 'user id', int('--id'))
+    .action(async (o: { id: number }) => {
+      const found = await (await openStore()).getUser(o.id);
+      if (!found) throw new ApiError(404, `User ${o.id} not found`);
+      print(toPublicUser(found));
+    });
+  user
+    .command('update')
+    .description('Change profile fields of a user; prints the public user')
+    .requiredOption('--id <id>', 'user id', int('--id'))
+    .option('--bio <text>', 'biography, at most 1024 characters')
+    .option('--flairs <list>', 'comma-separated flairs the user owns', list)
+    .option('--equipped-flair <flair>', 'equipped flair, one of the flairs')
+    .option('--mod-level <n>', '0 user, 1 moderator, 2 admin, 3 owner', int('--mod-level'))
+    .option('--play-minutes <n>', 'play time in minutes', int('--play-minutes'))
+    .option('--last-heartbeat <ms>', 'last heartbeat, ms since epoch', int('--last-heartbeat'))
+    .action(async (o: { id: number; bio?: string; flairs?: string[]; equippedFlair?: string; modLevel?: number; playMinutes?: number; lastHeartbeat?: number }) => {
+      const patch: UserPatch = {
+        bio: o.bio,
+        flairs: o.flairs,
+        equippedFlair: o.equippedFlair,
+        modLevel: o.modLevel,
+        playMinutes: o.playMinutes,
+        lastHeartbeat: o.lastHeartbeat,
+      };
+      print(toPublicUser(await updateUser(await openStore(), o.id, patch)));
+    });
+
+  const app = program.command('app').description('Manage apps (OAuth clients)');
+  app
+    .command('create')
+    .description('Register an app; prints its client id and its secret (shown only now)')
+    .requiredOption('--owner <userId>', 'id of the owning user', int('--owner'))
+    .requiredOption('--name <name>', 'app name, 1-64 characters')
+    .requiredOption('--redirect-uri <uri>', 'allowed redirect URI (repeat for up to 10)', collect)
+    .action(async (o: { owner: number; name: string; redirectUri: string[] }) => {
+      const created = await registerApp({ store: await openStore(), now }, { ownerId: o.owner, name: o.name, redirectUris: o.redirectUri });
+      print({ client_id: created.app.clientId, client_secret: created.clientSecret });
+    });
+  app
+    .command('rotate-secret')
+    .description('Replace the client secret; the old one stops working at once')
+    .requiredOption('--client-id <id>', 'client id')
+    .action(async (o: { clientId: string }) => {
+      const secret = await rotateSecret({ store: await openStore(), now }, o.clientId);
+      print({ client_id: o.clientId, client_secret: secret });
+    });
+  app
+    .command('delete')
+    .description('Delete an app with its codes and tokens')
+    .requiredOption('--client-id <id>', 'client id')
+    .action(async (o: { clientId: string }) => {
+      if (!(await (await openStore()).deleteApp(o.clientId))) throw new ApiError(404, `App ${o.clientId} not found`);
+      print({});
+    });
+
+  program
+    .command('code')
+    .description('Authorization codes')
+    .command('issue')
+    .description('Issue an authorization code (as if the user had consented)')
+    .requiredOption('--user <id>', 'user id', int('--user'))
+    .requiredOption('--client-id <id>', 'client id')
+    .requiredOption('--scope <scopes>', 'space-separated scopes: userinfo, email')
+    .option('--redirect-uri <uri>', 'bind the code to this registered redirect URI')
+    .option('--code-challenge <challenge>', 'PKCE S256 code challenge')
+    .action(async (o: { user: number; clientId: string; scope: string; redirectUri?: string; codeChallenge?: string }) => {
+      const issued = await issueCode(
+        { store: await openStore(), now },
+        { userId: o.user, clientId: o.clientId, scope: o.scope, redirectUri: o.redirectUri ?? null, codeChallenge: o.codeChallenge ?? null },
+      );
+      print({ code: issued.code });
+    });
+
+  const picture = program.command('picture').description('Profile pictures');
+  picture
+    .command('set')
+    .description('Set a user\'s picture from an image file (any format sharp reads, at most 8 MB)')
+    .requiredOption('--user <id>', 'user id', int('--user'))
+    .requiredOption('--file <path>', 'image file')
+    .action(async (o: { user: number; file: string }) => {
+      let input: Buffer;
+      try {
+        input = await fs.readFile(o.file);
+      } catch (err) {
+        throw new ApiError(400, `Cannot read ${o.file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      }
+      const files = new PictureFiles(loadConfig(io.env).picturesDir);
+      print({ pfpTimestamp: await setPicture({ store: await openStore(), files, now }, o.user, input) });
+    });
+  picture
+    .command('remove')
+    .description('Remove a user\'s picture')
+    .requiredOption('--user <id>', 'user id', int('--user'))
+    .action(async (o: { user: number }) => {
+      const files = new PictureFiles(loadConfig(io.env).picturesDir);
+      await removePicture({ store: await openStore(), files, now }, o.user);
+      print({});
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander has printed its own message (help and version exit 0).
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    if (err instanceof ApiError || err instanceof ConfigError) {
+      io.stderr(`error: ${err.message}\n`);
+      return 1;
+    }
+    io.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  } finally {
+    await store?.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const code = await runCli(process.argv.slice(2), {
+    env: process.env,
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+  });
+  process.exitCode = code;
+}

@@ -1,0 +1,119 @@
+/** Test harness: the real app in-process on port 0, over a fresh SQLite file and picture folder. */
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createApp, type App } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { createLogger } from '../src/log.js';
+import { createApp as registerApp } from '../src/oauth/clients.js';
+import { issueCode, type CodeRequest } from '../src/oauth/codes.js';
+import { KnexStore } from '../src/store/knex-store.js';
+import type { UserRecord } from '../src/store/types.js';
+import { createUser } from '../src/users/users.js';
+
+/** A clock the test moves by hand; starts at the real time. */
+export class TestClock {
+  t = Date.now();
+  now = (): number => this.t;
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export interface TestServer {
+  baseUrl: string;
+  app: App;
+  store: KnexStore;
+  config: Config;
+  clock: TestClock;
+  dir: string;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = 'idp-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Starts a fresh service: new database file, new picture folder, response validation on. */
+export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+  const dir = tempDir();
+  const config = loadConfig({
+    DATABASE_URL: path.join(dir, 'test.sqlite'),
+    PICTURES_DIR: path.join(dir, 'pictures'),
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    ...env,
+  });
+  const store = KnexStore.open(config.databaseUrl);
+  await store.migrate();
+  const clock = new TestClock();
+  const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true });
+  const server = app.koa.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    app,
+    store,
+    config,
+    clock,
+    dir,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let counter = 0;
+
+/** Creates a user with a unique name; the password is `password-<name>`. */
+export async function makeUser(t: TestServer, name?: string): Promise<UserRecord> {
+  const n = name ?? `user_${process.pid}_${++counter}`;
+  return createUser({ store: t.store, now: t.clock.now }, { name: n, email: `${n}@example.com`, password: `password-${n}` });
+}
+
+export interface TestClient {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  ownerId: number;
+}
+
+export async function makeClient(t: TestServer, ownerId: number, redirectUris = ['https://client.example/callback']): Promise<TestClient> {
+  const { app, clientSecret } = await registerApp({ store: t.store, now: t.clock.now }, { ownerId, name: 'Test App', redirectUris });
+  return { clientId: app.clientId, clientSecret, redirectUri: redirectUris[0]!, ownerId };
+}
+
+export async function makeCode(t: TestServer, req: Partial<CodeRequest> & Pick<CodeRequest, 'userId' | 'clientId'>): Promise<string> {
+  const { code } = await issueCode(
+    { store: t.store, now: t.clock.now },
+    { scope: 'userinfo', redirectUri: null, codeChallenge: null, ...req },
+  );
+  return code;
+}
+
+/** POSTs a URL-encoded token request. */
+export function tokenRequest(t: TestServer, params: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${t.baseUrl}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(params).toString(),
+  });
+}
+
+/** A user, an app and a token with the given scopes, through the real token endpoint. */
+export async function makeToken(t: TestServer, scope = 'userinfo'): Promise<{ user: UserRecord; client: TestClient; token: string }> {
+  const user = await makeUser(t);
+  const client = await makeClient(t, user.id);
+  const code = await makeCode(t, { userId: user.id, clientId: client.clientId, scope });
+  const res = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: client.clientId, client_secret: client.clientSecret });
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { access_token: string };
+  return { user, client, token: body.access_token };
+}
+
+export const fixturesDir = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
