@@ -1,0 +1,28 @@
+import { it } from 'vitest';
+import fs from 'node:fs';
+import { makeClient, makeCode, makeUser, startServer, tokenRequest } from './helpers.js';
+it('probe', async () => {
+  const t = await startServer();
+  const out: string[] = [];
+  const u = await makeUser(t); const c = await makeClient(t, u.id);
+  const mk = async () => { const code = await makeCode(t, { userId: u.id, clientId: c.clientId }); return { grant_type: 'authorization_code', code, client_id: c.clientId, client_secret: c.clientSecret }; };
+  const show = async (label: string, r: Response) => out.push([label, r.status, JSON.stringify(Object.fromEntries(r.headers)), await r.text()].join(' | '));
+  const post = (body: BodyInit, headers: Record<string,string> = {}) => fetch(`${t.baseUrl}/api/oauth/token`, { method: 'POST', headers, body });
+  await show('fetch-string', await post(new URLSearchParams(await mk()).toString()));
+  const fd = new FormData(); for (const [k,v] of Object.entries(await mk())) fd.append(k, v);
+  await show('multipart', await post(fd));
+  await show('text/html', await post(new URLSearchParams(await mk()).toString(), {'Content-Type': 'text/html'}));
+  await show('json charset', await post(JSON.stringify(await mk()), {'Content-Type': 'application/json; charset=utf-8'}));
+  await show('FORM upper', await post(new URLSearchParams(await mk()).toString(), {'Content-Type': 'APPLICATION/X-WWW-FORM-URLENCODED'}));
+  await show('empty form', await post('', {'Content-Type': 'application/x-www-form-urlencoded'}));
+  await show('invalid code err headers', await tokenRequest(t, { ...(await mk()), code: 'nope' }));
+  await show('basic unknown', await tokenRequest(t, { grant_type: 'authorization_code', code: 'x' }, { Authorization: 'Basic ' + Buffer.from('nosuch:secret').toString('base64') }));
+  await show('basic mismatch id', await tokenRequest(t, { grant_type: 'authorization_code', code: 'x', client_id: 'other' }, { Authorization: 'Basic ' + Buffer.from(`${c.clientId}:${c.clientSecret}`).toString('base64') }));
+  await show('options', await fetch(`${t.baseUrl}/api/oauth/token`, { method: 'OPTIONS', headers: { Origin: 'https://x.example', 'Access-Control-Request-Method': 'POST' } }));
+  await show('GET', await fetch(`${t.baseUrl}/api/oauth/token`));
+  await show('latin1', await post(new URLSearchParams(await mk()).toString(), {'Content-Type': 'application/x-www-form-urlencoded; charset=iso-8859-1'}));
+  await show('text/plain utf-16', await post(new URLSearchParams(await mk()).toString(), {'Content-Type': 'text/plain; charset=utf-16'}));
+  await show('chunked no ct', await fetch(`${t.baseUrl}/api/oauth/token`, { method: 'POST', body: new Blob([new URLSearchParams(await mk()).toString()]).stream(), duplex: 'half' } as RequestInit));
+  fs.writeFileSync('/tmp/probe-exch.txt', out.join('\n'));
+  await t.close();
+});
