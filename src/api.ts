@@ -76,6 +76,7 @@ export async function createApi(): Promise<Api> {
   api.register({
     ...operationHandlers,
     notFound: (c: OpContext) => {
+      if (c.request.path.startsWith('/pfp/')) throw new ApiError(404, 'Profile picture not found');
       throw new ApiError(404, `No such route: ${c.request.method.toUpperCase()} ${c.request.path}`);
     },
     methodNotAllowed: (c: OpContext) => {

@@ -23,9 +23,10 @@ function hasBody(ctx: Koa.Context): boolean {
 /**
  * JSON bodies become objects; URL-encoded forms become objects whatever the Content-Type says
  * (form, text/plain or none), because OAuth clients differ in what they send. Multipart bodies
- * are left to the routes that take uploads. Anything else is 415.
+ * are left to the routes that take uploads (`uploadPaths`); anywhere else, and for any other
+ * type, 415.
  */
-export function bodyMiddleware(): Koa.Middleware {
+export function bodyMiddleware(uploadPaths: readonly RegExp[] = []): Koa.Middleware {
   const parse = bodyParser({
     enableTypes: ['json', 'text'],
     extendTypes: { text: ['application/x-www-form-urlencoded', 'text/*'] },
@@ -42,7 +43,7 @@ export function bodyMiddleware(): Koa.Middleware {
     if (!hasBody(ctx)) return next();
     if (ctx.request.type === '') {
       ctx.request.headers['content-type'] = 'text/plain';
-    } else if (ctx.request.is('multipart')) {
+    } else if (ctx.request.is('multipart') && uploadPaths.some((p) => p.test(ctx.path))) {
       return next();
     } else if (!ctx.request.is('json', 'urlencoded', 'text/*')) {
       throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type}`);

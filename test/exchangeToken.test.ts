@@ -132,6 +132,16 @@ describe('POST /api/oauth/token: success', () => {
     await expectError(res, 401, MSG.wrongSecret);
   });
 
+  it('answers a CORS preflight without any Access-Control-Allow-Origin', async () => {
+    const res = await fetch(`${t.baseUrl}/api/oauth/token`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.headers.get('access-control-allow-methods')).toBeNull();
+    await expectError(res, 405, 'Method OPTIONS is not allowed on /api/oauth/token');
+  });
+
   it('issues a different token for each code', async () => {
     const a = await setup();
     const b = await setup();
@@ -208,9 +218,24 @@ describe('POST /api/oauth/token: body parsing whatever the Content-Type', () => 
     expect(JSON.parse(text)).toEqual(successBody());
   });
 
+  it('parses a form sent as a plain fetch string (text/plain;charset=UTF-8, fetch\'s default)', async () => {
+    const s = await setup();
+    await expectSuccess(await rawPost(form(s.params)));
+  });
+
   it('accepts a JSON object body', async () => {
     const s = await setup();
     await expectSuccess(await rawPost(JSON.stringify(s.params), { 'Content-Type': 'application/json' }));
+  });
+
+  it('accepts a JSON object body with a charset parameter', async () => {
+    const s = await setup();
+    await expectSuccess(await rawPost(JSON.stringify(s.params), { 'Content-Type': 'application/json; charset=utf-8' }));
+  });
+
+  it('ignores unknown extra parameters', async () => {
+    const s = await setup();
+    await expectSuccess(await tokenRequest(t, { ...s.params, scope: 'userinfo email', state: 'xyz' }));
   });
 
   it('refuses application/xml with 415', async () => {
@@ -238,8 +263,25 @@ describe('POST /api/oauth/token: body parsing whatever the Content-Type', () => 
   it('refuses a JSON body whose code is a number with 400 and a message', async () => {
     const s = await setup();
     const res = await rawPost(JSON.stringify({ ...s.params, code: 12345 }), { 'Content-Type': 'application/json' });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ message: expect.any(String) });
+    await expectError(res, 400, 'Body field code must be string');
+  });
+
+  it('refuses a JSON body over 16 kB with 413', async () => {
+    const s = await setup();
+    const body = JSON.stringify({ ...s.params, padding: 'x'.repeat(17 * 1024) });
+    await expectError(await rawPost(body, { 'Content-Type': 'application/json' }), 413, MSG.tooLarge);
+  });
+
+  it('accepts a body of exactly 16 kB', async () => {
+    const s = await setup();
+    const base = `${form(s.params)}&padding=`;
+    const body = base + 'x'.repeat(16 * 1024 - base.length);
+    expect(Buffer.byteLength(body)).toBe(16 * 1024);
+    await expectSuccess(await rawPost(body, { 'Content-Type': 'application/x-www-form-urlencoded' }));
+  });
+
+  it('refuses an empty body with 400', async () => {
+    await expectError(await rawPost('', { 'Content-Type': 'application/x-www-form-urlencoded' }), 400, 'Request body is required');
   });
 });
 
@@ -267,6 +309,30 @@ describe('POST /api/oauth/token: client authentication', () => {
     });
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="oauth"/);
     await expectError(res, 401, MSG.wrongSecret);
+  });
+
+  it('answers HTTP Basic with an unknown client id with 401 and a Basic challenge', async () => {
+    const s = await setup();
+    const res = await tokenRequest(t, { grant_type: 'authorization_code', code: s.code }, {
+      Authorization: basic('NoSuchApp00', s.client.clientSecret),
+    });
+    expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="oauth"/);
+    await expectError(res, 401, MSG.unknownClient);
+  });
+
+  it('refuses HTTP Basic with a different client_id in the body with 400', async () => {
+    const s = await setup();
+    const res = await tokenRequest(t, { grant_type: 'authorization_code', code: s.code, client_id: 'NoSuchApp00' }, {
+      Authorization: basic(s.client.clientId, s.client.clientSecret),
+    });
+    await expectError(res, 400, 'client_id in the body does not match the Authorization header');
+  });
+
+  it('answers a non-Basic Authorization header with 401 and a Basic challenge', async () => {
+    const s = await setup();
+    const res = await tokenRequest(t, s.params, { Authorization: 'Bearer something' });
+    expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="oauth"/);
+    await expectError(res, 401, 'Authorization header must be HTTP Basic client credentials');
   });
 
   it('refuses HTTP Basic together with client_secret in the body with 400', async () => {
@@ -310,9 +376,7 @@ describe('POST /api/oauth/token: grant_type and code', () => {
   it('answers a missing grant_type with 400', async () => {
     const s = await setup();
     const { grant_type: _omit, ...rest } = s.params;
-    const res = await tokenRequest(t, rest);
-    expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ message: expect.stringContaining('grant_type') });
+    await expectError(await tokenRequest(t, rest), 400, 'Body field grant_type is required');
   });
 
   it('answers grant_type=password with 400 unsupported grant_type', async () => {
@@ -324,9 +388,7 @@ describe('POST /api/oauth/token: grant_type and code', () => {
   it('answers a missing code with 400', async () => {
     const s = await setup();
     const { code: _omit, ...rest } = s.params;
-    const res = await tokenRequest(t, rest);
-    expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ message: expect.stringContaining('code') });
+    await expectError(await tokenRequest(t, rest), 400, 'Body field code is required');
   });
 
   it('answers an unknown code with 400 Invalid authorization code', async () => {
@@ -340,6 +402,12 @@ describe('POST /api/oauth/token: grant_type and code', () => {
     const other = await makeClient(t, s.userId);
     const res = await tokenRequest(t, { ...s.params, client_id: other.clientId, client_secret: other.clientSecret });
     await expectError(res, 400, MSG.invalidCode);
+    await expectSuccess(await tokenRequest(t, s.params));
+  });
+
+  it('does not consume the code when the request is refused for its grant_type', async () => {
+    const s = await setup();
+    await expectError(await tokenRequest(t, { ...s.params, grant_type: 'password' }), 400, MSG.grantType);
     await expectSuccess(await tokenRequest(t, s.params));
   });
 
@@ -382,6 +450,17 @@ describe('POST /api/oauth/token: single use', () => {
     const tokens = await t.store.knex('access_tokens').where({ client_id: s.client.clientId });
     expect(tokens).toHaveLength(1);
   });
+
+  it('treats the losing concurrent redemptions as replays: the winner\'s token ends up revoked', async () => {
+    // decisions.md: a second redemption fails AND revokes every token issued from the code;
+    // a concurrent loser is a second redemption (RFC 6749 4.1.2).
+    const s = await setup();
+    const responses = await Promise.all(Array.from({ length: 5 }, () => tokenRequest(t, s.params)));
+    const bodies = await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) as { access_token?: string } })));
+    const winner = bodies.find((b) => b.status === 200);
+    expect(winner?.body.access_token).toMatch(TOKEN_SHAPE);
+    await expectError(await whois(winner!.body.access_token!), 401, MSG.revoked);
+  });
 });
 
 describe('POST /api/oauth/token: redirect_uri binding', () => {
@@ -400,8 +479,8 @@ describe('POST /api/oauth/token: redirect_uri binding', () => {
   });
 
   it('accepts the same redirect_uri the code was issued for', async () => {
-    const probe = await setup();
-    const s = await setup({ redirectUri: probe.client.redirectUri });
+    const s = await setup({ redirectUri: 'https://client.example/callback' });
+    expect(s.client.redirectUri).toBe('https://client.example/callback');
     await expectSuccess(await tokenRequest(t, { ...s.params, redirect_uri: s.client.redirectUri }));
   });
 
@@ -490,5 +569,16 @@ describe('POST /api/oauth/token: token lifetime', () => {
     const token = await expectSuccess(await tokenRequest(t, s.params));
     t.clock.advance(TOKEN_TTL_MS);
     await expectError(await whois(token), 401, MSG.expiredToken);
+  });
+});
+
+describe('multipart bodies', () => {
+  it('refuses a multipart/form-data token request with 415', async () => {
+    const form = new FormData();
+    form.set('grant_type', 'authorization_code');
+    form.set('code', 'x');
+    const res = await fetch(`${t.baseUrl}/api/oauth/token`, { method: 'POST', body: form });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toEqual({ message: 'Unsupported Content-Type: multipart/form-data' });
   });
 });

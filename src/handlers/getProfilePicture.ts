@@ -22,6 +22,8 @@ export const getProfilePicture: Handler = async (c, ctx, deps) => {
   if (!user || user.pfpTimestamp !== ts) throw notFound();
 
   let image: Buffer | undefined;
+  // Koa's ctx.fresh only compares validators on a 2xx status, and the default status is 404.
+  ctx.status = 200;
   if (ts === null) {
     ctx.set('Cache-Control', SHORT);
     ctx.etag = deps.defaults.etag(userId, size);

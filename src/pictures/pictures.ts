@@ -96,7 +96,7 @@ export async function setPicture(deps: PictureDeps, userId: number, input: Buffe
     const user = await deps.store.getUser(userId);
     if (!user) throw new ApiError(404, `User ${userId} not found`);
     const old = user.pfpTimestamp;
-    let next = Math.max(deps.now(), (old ?? 0) + 1);
+    let next = Math.max(deps.now(), (old ?? 0) + 1, user.pfpHighWater + 1);
     while (!(await deps.files.writeAll(userId, next, images))) next += 1;
     if (await deps.store.swapPfpTimestamp(userId, old, next)) {
       if (old !== null) await deps.files.removeAll(userId, old);

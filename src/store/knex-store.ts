@@ -59,6 +59,7 @@ function toUser(r: Row): UserRecord {
     lastHeartbeat: num(r.last_heartbeat),
     modLevel: num(r.mod_level),
     pfpTimestamp: numOrNull(r.pfp_timestamp),
+    pfpHighWater: num(r.pfp_high_water),
     createdAt: num(r.created_at),
   };
 }
@@ -117,10 +118,17 @@ function tokenRow(t: TokenRecord): Row {
 /** Maps a unique-constraint failure from SQLite or PostgreSQL to the field it concerns. */
 function uniqueField(err: unknown): string | undefined {
   const e = err as { code?: string; message?: string; constraint?: string };
-  const text = `${e.constraint ?? ''} ${e.message ?? ''}`;
-  if (e.code !== 'SQLITE_CONSTRAINT_UNIQUE' && e.code !== '23505') return undefined;
-  if (text.includes('name_key')) return 'name';
-  if (text.includes('email')) return 'email';
+  let column: string | undefined;
+  if (e.code === '23505') {
+    column = e.constraint; // PostgreSQL: users_email_unique, users_name_key_unique
+  } else if (e.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    // knex prefixes the whole statement, which names every column: read only SQLite's own part.
+    column = /UNIQUE constraint failed: ([\w.]+)/.exec(e.message ?? '')?.[1];
+  } else {
+    return undefined;
+  }
+  if (column?.includes('name_key')) return 'name';
+  if (column?.includes('email')) return 'email';
   return 'value';
 }
 
@@ -193,7 +201,9 @@ export class KnexStore implements Store {
     const query = this.knex('users').where({ id });
     if (expected === null) query.whereNull('pfp_timestamp');
     else query.where({ pfp_timestamp: expected });
-    return (await query.update({ pfp_timestamp: next })) === 1;
+    // Callers pick `next` above the high-water mark, so it becomes the new mark.
+    const row: Row = next === null ? { pfp_timestamp: null } : { pfp_timestamp: next, pfp_high_water: next };
+    return (await query.update(row)) === 1;
   }
 
   async createApp(app: AppRecord): Promise<void> {

@@ -13,6 +13,8 @@ export interface UserRecord {
   modLevel: number;
   /** ms since epoch; null when the user has no picture. */
   pfpTimestamp: number | null;
+  /** The largest pfpTimestamp this user ever had (0 if none); it survives a removal. */
+  pfpHighWater: number;
   createdAt: number;
 }
 
@@ -84,7 +86,8 @@ export interface Store {
   updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined>;
   /**
    * Sets pfpTimestamp to `next` only if it is still `expected` (compare-and-set), so two
-   * concurrent picture changes cannot both believe they won. Returns whether it was set.
+   * concurrent picture changes cannot both believe they won; raises pfpHighWater to `next`.
+   * Returns whether it was set.
    */
   swapPfpTimestamp(id: number, expected: number | null, next: number | null): Promise<boolean>;
 

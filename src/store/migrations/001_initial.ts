@@ -15,6 +15,9 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('last_heartbeat').notNullable().defaultTo(0);
     t.integer('mod_level').notNullable().defaultTo(0);
     t.bigInteger('pfp_timestamp').nullable();
+    // The largest pfpTimestamp ever committed: a new picture's timestamp is always above it, so
+    // an address of a removed picture is never reused for another image.
+    t.bigInteger('pfp_high_water').notNullable().defaultTo(0);
     t.bigInteger('created_at').notNullable();
   });
 

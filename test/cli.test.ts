@@ -1,0 +1,427 @@
+/** The operator CLI (src/cli/admin.ts), in-process through runCli, plus one run of the real npm script. */
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/admin.js';
+import { SIZES, SIZE_NAMES } from '../src/pictures/images.js';
+import { fixturesDir, startServer, tempDir, tokenRequest, type TestServer } from './helpers.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+let dir: string;
+let env: NodeJS.ProcessEnv;
+let t: TestServer;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(...argv: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, { env, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+  return { code, stdout, stderr };
+}
+
+/** A successful command: exit 0, nothing on stderr, exactly one JSON line on stdout. */
+async function ok<T = Record<string, unknown>>(...argv: string[]): Promise<T> {
+  const run = await cli(...argv);
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(run.stdout.endsWith('\n')).toBe(true);
+  expect(run.stdout.slice(0, -1)).not.toContain('\n');
+  return JSON.parse(run.stdout) as T;
+}
+
+/** A failed command: the exit code, `error: <message>` on stderr, nothing on stdout. */
+async function fails(code: number, message: string, ...argv: string[]): Promise<void> {
+  expect(await cli(...argv)).toEqual({ code, stdout: '', stderr: `error: ${message}\n` });
+}
+
+let n = 0;
+const uniqueName = () => `cli_${process.pid}_${++n}`;
+
+async function createUser(name = uniqueName()): Promise<{ id: number; name: string }> {
+  return ok<{ id: number; name: string }>('user', 'create', '--name', name, '--email', `${name}@example.com`, '--password', `password-${name}`);
+}
+
+async function createApp(ownerId: number, ...uris: string[]): Promise<{ client_id: string; client_secret: string }> {
+  const redirects = (uris.length ? uris : ['https://app.example/cb']).flatMap((u) => ['--redirect-uri', u]);
+  return ok('app', 'create', '--owner', String(ownerId), '--name', 'CLI App', ...redirects);
+}
+
+async function redeem(params: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  const res = await tokenRequest(t, { grant_type: 'authorization_code', ...params });
+  return { status: res.status, body: await res.json() };
+}
+
+async function whois(token: string): Promise<unknown> {
+  const res = await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+beforeAll(async () => {
+  dir = tempDir('idp-cli-');
+  env = { DATABASE_URL: path.join(dir, 'cli.sqlite'), PICTURES_DIR: path.join(dir, 'pics'), LOG_LEVEL: 'silent' };
+  // The real server over the same database and picture folder, to prove what the CLI wrote works.
+  t = await startServer({ DATABASE_URL: env.DATABASE_URL, PICTURES_DIR: env.PICTURES_DIR, DEMO_DATA: 'false' });
+});
+afterAll(async () => {
+  await t.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('user', () => {
+  it('create prints {id, name}', async () => {
+    const name = uniqueName();
+    const created = await createUser(name);
+    expect(Object.keys(created).sort()).toEqual(['id', 'name']);
+    expect(created.name).toBe(name);
+    expect(Number.isSafeInteger(created.id) && created.id > 0).toBe(true);
+    // user show prints the default public user.
+    expect(await ok('user', 'show', '--id', String(created.id))).toEqual({
+      name,
+      id: created.id,
+      bio: '',
+      flairs: ['none'],
+      equippedFlair: 'none',
+      playMinutes: 0,
+      lastHeartbeat: 0,
+      modLevel: 0,
+    });
+  });
+
+  it('update with every option prints the public user, and users/info agrees', async () => {
+    const { id, name } = await createUser();
+    const updated = await ok(
+      'user', 'update', '--id', String(id),
+      '--bio', 'Speedrunner. Says hi.',
+      '--flairs', 'none, gold,beta-tester',
+      '--equipped-flair', 'gold',
+      '--mod-level', '2',
+      '--play-minutes', '1234',
+      '--last-heartbeat', '1733707565493',
+    );
+    const expected = {
+      name,
+      id,
+      bio: 'Speedrunner. Says hi.',
+      flairs: ['none', 'gold', 'beta-tester'],
+      equippedFlair: 'gold',
+      playMinutes: 1234,
+      lastHeartbeat: 1733707565493,
+      modLevel: 2,
+    };
+    expect(updated).toEqual(expected);
+    const res = await fetch(`${t.baseUrl}/api/users/info?id=${id}`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ message: 'yes', user: expected });
+  });
+
+  it('fails on a duplicate name (ignoring case)', async () => {
+    const { name } = await createUser();
+    await fails(1, 'Name is already taken', 'user', 'create', '--name', name.toUpperCase(), '--email', `other-${name}@example.com`, '--password', 'password-123');
+  });
+
+  // KNOWN BUG (src/store/knex-store.ts uniqueField): knex puts the whole INSERT statement, which
+  // names the name_key column, into the error message, so a duplicate email is reported as a
+  // duplicate name. Flip to `it` once fixed.
+  it('fails on a duplicate email', async () => {
+    const { name } = await createUser();
+    await fails(1, 'Email address is already registered', 'user', 'create', '--name', `${name}_b`, '--email', `${name}@example.com`, '--password', 'password-123');
+  });
+
+  it('fails on a bad email', async () => {
+    await fails(1, 'Email address is not valid', 'user', 'create', '--name', uniqueName(), '--email', 'not-an-email', '--password', 'password-123');
+  });
+
+  it('fails on a bad name', async () => {
+    await fails(1, 'Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -', 'user', 'create', '--name', 'a b', '--email', 'ab@example.com', '--password', 'password-123');
+  });
+
+  it('fails on --mod-level 7 and changes nothing', async () => {
+    const { id } = await createUser();
+    await fails(1, 'modLevel must be an integer from 0 to 3', 'user', 'update', '--id', String(id), '--mod-level', '7', '--bio', 'x');
+    expect(await ok('user', 'show', '--id', String(id))).toMatchObject({ modLevel: 0, bio: '' });
+  });
+
+  it('fails on an equipped flair the user does not own', async () => {
+    const { id } = await createUser();
+    await fails(1, 'The user does not own the flair "gold"', 'user', 'update', '--id', String(id), '--equipped-flair', 'gold');
+  });
+
+  it('fails on an unknown user id', async () => {
+    await fails(1, 'User 999999 not found', 'user', 'show', '--id', '999999');
+    await fails(1, 'User 999999 not found', 'user', 'update', '--id', '999999', '--bio', 'x');
+  });
+
+  it('fails on a non-integer id (usage error, exit 2)', async () => {
+    await fails(2, "option '--id <id>' argument 'abc' is invalid. --id must be a non-negative integer", 'user', 'show', '--id', 'abc');
+    await fails(2, "option '--id <id>' argument '1.5' is invalid. --id must be a non-negative integer", 'user', 'update', '--id', '1.5');
+    await fails(2, "option '--mod-level <n>' argument '-1' is invalid. --mod-level must be a non-negative integer", 'user', 'update', '--id', '1', '--mod-level', '-1');
+  });
+
+  it('fails on a missing required option (usage error, exit 2)', async () => {
+    await fails(2, "required option '--email <email>' not specified", 'user', 'create', '--name', uniqueName(), '--password', 'password-123');
+    await fails(2, "required option '--id <id>' not specified", 'user', 'show');
+  });
+
+  it('fails on an unknown command (usage error, exit 2)', async () => {
+    await fails(2, "unknown command 'frobnicate'", 'user', 'frobnicate');
+  });
+});
+
+describe('app', () => {
+  it('create with two --redirect-uri prints a client id (11 chars) and secret (43 chars); both URIs are registered', async () => {
+    const { id } = await createUser();
+    const app = await createApp(id, 'https://app.example/cb', 'http://localhost:8080/cb');
+    expect(Object.keys(app).sort()).toEqual(['client_id', 'client_secret']);
+    expect(app.client_id).toMatch(/^[A-Za-z0-9_-]{11}$/);
+    expect(app.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const stored = await t.store.getApp(app.client_id);
+    expect(stored?.redirectUris).toEqual(['https://app.example/cb', 'http://localhost:8080/cb']);
+    expect(stored?.ownerId).toBe(id);
+    expect(stored?.name).toBe('CLI App');
+  });
+
+  it('create fails for an unknown owner and for a non-https redirect URI', async () => {
+    await fails(1, 'User 999999 not found', 'app', 'create', '--owner', '999999', '--name', 'X', '--redirect-uri', 'https://a.example/cb');
+    const { id } = await createUser();
+    await fails(1, 'Redirect URI must use https (http is allowed on localhost only): http://a.example/cb',
+      'app', 'create', '--owner', String(id), '--name', 'X', '--redirect-uri', 'http://a.example/cb');
+    await fails(2, "required option '--redirect-uri <uri>' not specified", 'app', 'create', '--owner', String(id), '--name', 'X');
+  });
+
+  it('rotate-secret prints a new secret; the old one stops working, the new one works', async () => {
+    const { id } = await createUser();
+    const app = await createApp(id);
+    const rotated = await ok<{ client_id: string; client_secret: string }>('app', 'rotate-secret', '--client-id', app.client_id);
+    expect(rotated.client_id).toBe(app.client_id);
+    expect(rotated.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(rotated.client_secret).not.toBe(app.client_secret);
+
+    const { code } = await ok<{ code: string }>('code', 'issue', '--user', String(id), '--client-id', app.client_id, '--scope', 'userinfo');
+    expect(await redeem({ code, client_id: app.client_id, client_secret: app.client_secret })).toEqual({
+      status: 401,
+      body: { message: 'Invalid client secret' },
+    });
+    const res = await redeem({ code, client_id: app.client_id, client_secret: rotated.client_secret });
+    expect(res.status).toBe(200);
+  });
+
+  it('rotate-secret and delete fail for an unknown client id', async () => {
+    await fails(1, 'App nosuchclient not found', 'app', 'rotate-secret', '--client-id', 'nosuchclient');
+    await fails(1, 'App nosuchclient not found', 'app', 'delete', '--client-id', 'nosuchclient');
+  });
+
+  it('delete prints {} and the app is gone', async () => {
+    const { id } = await createUser();
+    const app = await createApp(id);
+    expect(await ok('app', 'delete', '--client-id', app.client_id)).toEqual({});
+    expect(await t.store.getApp(app.client_id)).toBeUndefined();
+  });
+});
+
+describe('code issue', () => {
+  let user: { id: number; name: string };
+  let app: { client_id: string; client_secret: string };
+  beforeAll(async () => {
+    user = await createUser();
+    app = await createApp(user.id, 'https://app.example/cb', 'https://app.example/other');
+  });
+
+  it('prints {code} (43 chars) that the real token endpoint redeems; whois shows the user and email', async () => {
+    const issued = await ok<{ code: string }>('code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'userinfo email');
+    expect(Object.keys(issued)).toEqual(['code']);
+    expect(issued.code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const res = await redeem({ code: issued.code, client_id: app.client_id, client_secret: app.client_secret });
+    expect(res.status).toBe(200);
+    const body = res.body as { access_token: string; token_type: string; expires_in: number };
+    expect({ token_type: body.token_type, expires_in: body.expires_in }).toEqual({ token_type: 'Bearer', expires_in: 600 });
+    expect(await whois(body.access_token)).toEqual({ id: user.id, name: user.name, email: `${user.name}@example.com` });
+  });
+
+  it('binds the code to a registered --redirect-uri', async () => {
+    const { code } = await ok<{ code: string }>('code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'userinfo', '--redirect-uri', 'https://app.example/other');
+    expect(await redeem({ code, client_id: app.client_id, client_secret: app.client_secret, redirect_uri: 'https://app.example/cb' })).toEqual({
+      status: 400,
+      body: { message: 'redirect_uri does not match the one the code was issued for' },
+    });
+    const { code: code2 } = await ok<{ code: string }>('code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'userinfo', '--redirect-uri', 'https://app.example/other');
+    const res = await redeem({ code: code2, client_id: app.client_id, client_secret: app.client_secret, redirect_uri: 'https://app.example/other' });
+    expect(res.status).toBe(200);
+  });
+
+  it('with --code-challenge: redeemed only with the matching code_verifier', async () => {
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const issue = () => ok<{ code: string }>('code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'userinfo', '--code-challenge', challenge);
+    const base = { client_id: app.client_id, client_secret: app.client_secret };
+
+    const { code: a } = await issue();
+    expect(await redeem({ ...base, code: a })).toEqual({ status: 400, body: { message: 'code_verifier is required for this code' } });
+    const { code: b } = await issue();
+    expect(await redeem({ ...base, code: b, code_verifier: randomBytes(32).toString('base64url') })).toEqual({
+      status: 400,
+      body: { message: 'code_verifier does not match the code_challenge' },
+    });
+    const { code: c } = await issue();
+    const res = await redeem({ ...base, code: c, code_verifier: verifier });
+    expect(res.status).toBe(200);
+    expect(await whois((res.body as { access_token: string }).access_token)).toEqual({ id: user.id, name: user.name });
+  });
+
+  it('fails on a malformed --code-challenge', async () => {
+    await fails(1, 'code_challenge must be an S256 challenge: 43 base64url characters',
+      'code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'userinfo', '--code-challenge', 'plain-verifier');
+  });
+
+  it("fails on the scope 'admin'", async () => {
+    await fails(1, 'Unknown scope "admin"', 'code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'admin');
+  });
+
+  it('fails on email without userinfo', async () => {
+    await fails(1, 'The email scope requires the userinfo scope', 'code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'email');
+  });
+
+  it('fails on an unregistered redirect URI', async () => {
+    await fails(1, 'Redirect URI is not registered for this app: https://evil.example/cb',
+      'code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'userinfo', '--redirect-uri', 'https://evil.example/cb');
+  });
+
+  it('fails on an unknown client id', async () => {
+    await fails(1, 'App nosuchclient not found', 'code', 'issue', '--user', String(user.id), '--client-id', 'nosuchclient', '--scope', 'userinfo');
+  });
+
+  it('fails on an unknown user id', async () => {
+    await fails(1, 'User 999999 not found', 'code', 'issue', '--user', '999999', '--client-id', app.client_id, '--scope', 'userinfo');
+  });
+
+  it('fails on a missing --scope (usage error, exit 2)', async () => {
+    await fails(2, "required option '--scope <scopes>' not specified", 'code', 'issue', '--user', String(user.id), '--client-id', app.client_id);
+  });
+});
+
+describe('picture', () => {
+  function userFiles(id: number): string[] {
+    const out: string[] = [];
+    for (const size of SIZE_NAMES) {
+      const d = path.join(dir, 'pics', size);
+      if (fs.existsSync(d)) for (const f of fs.readdirSync(d)) if (f.startsWith(`${id}-`) || f.startsWith(`.${id}-`)) out.push(`${size}/${f}`);
+    }
+    return out.sort();
+  }
+
+  it('set --file prints {pfpTimestamp}; the server serves it; remove prints {} and deletes it', async () => {
+    const { id } = await createUser();
+    const before = Date.now();
+    const set = await ok<{ pfpTimestamp: number }>('picture', 'set', '--user', String(id), '--file', path.join(fixturesDir, 'photo.jpg'));
+    expect(Object.keys(set)).toEqual(['pfpTimestamp']);
+    expect(set.pfpTimestamp).toBeGreaterThanOrEqual(before);
+    expect(set.pfpTimestamp).toBeLessThanOrEqual(Date.now());
+    const ts = set.pfpTimestamp;
+    expect(userFiles(id)).toEqual(SIZE_NAMES.map((s) => `${s}/${id}-${ts}.webp`).sort());
+    expect((await ok('user', 'show', '--id', String(id))).pfpTimestamp).toBe(ts);
+
+    for (const size of SIZE_NAMES) {
+      const res = await fetch(`${t.baseUrl}/pfp/${size}/${id}-${ts}.webp`);
+      expect(res.status).toBe(200);
+      const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
+      expect([meta.format, meta.width, meta.height]).toEqual(['webp', SIZES[size], SIZES[size]]);
+    }
+
+    const again = await ok<{ pfpTimestamp: number }>('picture', 'set', '--user', String(id), '--file', path.join(fixturesDir, 'transparent.png'));
+    expect(again.pfpTimestamp).toBeGreaterThan(ts);
+    expect(userFiles(id)).toEqual(SIZE_NAMES.map((s) => `${s}/${id}-${again.pfpTimestamp}.webp`).sort());
+
+    expect(await ok('picture', 'remove', '--user', String(id))).toEqual({});
+    expect(userFiles(id)).toEqual([]);
+    expect(await ok('user', 'show', '--id', String(id))).not.toHaveProperty('pfpTimestamp');
+    const old = await fetch(`${t.baseUrl}/pfp/large/${id}-${again.pfpTimestamp}.webp`);
+    expect(old.status).toBe(404);
+    expect(await old.json()).toEqual({ message: 'Profile picture not found' });
+  });
+
+  it('fails on an unreadable file', async () => {
+    const { id } = await createUser();
+    const missing = path.join(dir, 'no-such-file.jpg');
+    await fails(1, `Cannot read ${missing}: ENOENT`, 'picture', 'set', '--user', String(id), '--file', missing);
+    await fails(1, `Cannot read ${dir}: EISDIR`, 'picture', 'set', '--user', String(id), '--file', dir);
+  });
+
+  it('fails on an invalid image and keeps the old picture', async () => {
+    const { id } = await createUser();
+    const { pfpTimestamp } = await ok<{ pfpTimestamp: number }>('picture', 'set', '--user', String(id), '--file', path.join(fixturesDir, 'photo.jpg'));
+    await fails(1, 'The file is not an image in a supported format', 'picture', 'set', '--user', String(id), '--file', path.join(fixturesDir, 'picture.png'));
+    await fails(1, 'The picture could not be read: the file is damaged or truncated', 'picture', 'set', '--user', String(id), '--file', path.join(fixturesDir, 'truncated.jpg'));
+    expect((await ok('user', 'show', '--id', String(id))).pfpTimestamp).toBe(pfpTimestamp);
+    expect(userFiles(id)).toEqual(SIZE_NAMES.map((s) => `${s}/${id}-${pfpTimestamp}.webp`).sort());
+  });
+
+  it('fails on an unknown user', async () => {
+    await fails(1, 'User 999999 not found', 'picture', 'set', '--user', '999999', '--file', path.join(fixturesDir, 'photo.jpg'));
+    await fails(1, 'User 999999 not found', 'picture', 'remove', '--user', '999999');
+  });
+
+  it('fails on a missing --file (usage error, exit 2)', async () => {
+    await fails(2, "required option '--file <path>' not specified", 'picture', 'set', '--user', '1');
+  });
+});
+
+describe('configuration', () => {
+  it('a bad LOG_LEVEL is reported as an error, exit 1', async () => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(['user', 'show', '--id', '1'], {
+      env: { ...env, LOG_LEVEL: 'loud' },
+      stdout: (s) => (stdout += s),
+      stderr: (s) => (stderr += s),
+    });
+    expect({ code, stdout, stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"\n',
+    });
+  });
+});
+
+describe('npm run admin', () => {
+  it('runs the real command through the npm script and prints one JSON line', async () => {
+    const name = uniqueName();
+    const { stdout, stderr } = await promisify(execFile)(
+      'npm',
+      ['run', '--silent', 'admin', '--', 'user', 'create', '--name', name, '--email', `${name}@example.com`, '--password', 'password-123'],
+      { cwd: root, env: { ...process.env, ...env }, timeout: 60_000 },
+    );
+    expect(stderr).toBe('');
+    expect(stdout.endsWith('\n')).toBe(true);
+    expect(stdout.slice(0, -1)).not.toContain('\n');
+    const created = JSON.parse(stdout) as { id: number; name: string };
+    expect(Object.keys(created).sort()).toEqual(['id', 'name']);
+    expect(created.name).toBe(name);
+    // Written to the same database the in-process commands and the server use.
+    expect((await t.store.getUser(created.id))?.name).toBe(name);
+  }, 60_000);
+
+  it('a failing real command exits non-zero with the error on stderr and nothing on stdout', async () => {
+    const err = await promisify(execFile)('npm', ['run', '--silent', 'admin', '--', 'user', 'show', '--id', '999999'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    }).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; stdout: string; stderr: string },
+    );
+    expect(err).toBeDefined();
+    expect(err!.code).toBe(1);
+    expect(err!.stdout).toBe('');
+    expect(err!.stderr).toBe('error: User 999999 not found\n');
+  }, 60_000);
+});

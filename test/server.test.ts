@@ -1,0 +1,118 @@
+/** The real entry point as a process: demo data on a fresh database, config errors, SIGTERM. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError } from '../src/config.js';
+import { tempDir } from './helpers.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const children: ChildProcessWithoutNullStreams[] = [];
+
+function startProcess(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, ...env },
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const listening = async (): Promise<number> => {
+    for (let i = 0; i < 200; i++) {
+      const line = stdout.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line) return (JSON.parse(line) as { port: number }).port;
+      if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`server did not start: ${stdout} ${stderr}`);
+  };
+  return { child, exited, listening, out: () => stdout, err: () => stderr };
+}
+
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+describe('server process', () => {
+  it('creates demo data on a fresh database, prints the walk-through, serves it, and stops cleanly on SIGTERM', async () => {
+    const dir = tempDir();
+    const proc = startProcess({ PORT: '0', DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics') });
+    const port = await proc.listening();
+    expect(proc.out()).toContain('client_id demo_client / client_secret demo-secret');
+
+    const info = await fetch(`http://127.0.0.1:${port}/api/users/info?id=1`);
+    expect(info.status).toBe(200);
+    const body = (await info.json()) as { user: { name: string; pfpTimestamp: number } };
+    expect(body.user.name).toBe('demo');
+    const picture = await fetch(`http://127.0.0.1:${port}/pfp/small/1-${body.user.pfpTimestamp}.webp`);
+    expect(picture.status).toBe(200);
+    expect(picture.headers.get('content-type')).toBe('image/webp');
+    // The log line has method, path and status, and never a query string.
+    const requestLines = proc.out().split('\n').filter((l) => l.includes('"msg":"request"'));
+    expect(requestLines.some((l) => l.includes('"path":"/api/users/info"') && l.includes('"status":200'))).toBe(true);
+    expect(requestLines.join('\n')).not.toContain('id=1');
+
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    expect(proc.out()).toContain('"msg":"shutting down"');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('does not seed a database that already has users, nor with DEMO_DATA=false', async () => {
+    const dir = tempDir();
+    const env = { PORT: '0', DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false' };
+    const proc = startProcess(env);
+    const port = await proc.listening();
+    expect(proc.out()).not.toContain('Demo data created');
+    expect((await fetch(`http://127.0.0.1:${port}/api/users/info?id=1`)).status).toBe(404);
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to start on a bad configuration value with one clear line', async () => {
+    const proc = startProcess({ PORT: 'eighty' });
+    expect(await proc.exited).toBe(1);
+    expect(proc.err()).toBe('Configuration error: PORT must be an integer from 0 to 65535, got "eighty"\n');
+  });
+});
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: './data/service.sqlite',
+      picturesDir: path.resolve('./data/pictures'),
+      logLevel: 'info',
+      publicUrl: 'http://localhost:3000',
+      demoData: true,
+    });
+  });
+
+  it('reads every variable', () => {
+    expect(
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no' }),
+    ).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: '/tmp/x.sqlite',
+      picturesDir: '/tmp/p',
+      logLevel: 'warn',
+      publicUrl: 'https://id.example',
+      demoData: false,
+    });
+  });
+
+  it.each([
+    [{ PORT: '70000' }, 'PORT must be an integer from 0 to 65535, got "70000"'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
+    [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL must be an absolute http(s) URL, got "ftp://x"'],
+    [{ DEMO_DATA: 'maybe' }, 'DEMO_DATA must be true or false, got "maybe"'],
+  ])('rejects %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(new ConfigError(message));
+  });
+});
