@@ -1,0 +1,39 @@
+/**
+ * Debian's Chromium (/usr/bin/chromium) driven by playwright-core: no downloaded browsers.
+ * With CI=true a missing Chromium fails the suite; locally the browser suites skip with a notice.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = fs.existsSync(CHROMIUM_PATH);
+
+if (!hasChromium) {
+  if (process.env.CI === 'true') {
+    throw new Error(`CI=true but Chromium is missing at ${CHROMIUM_PATH}: install Debian's chromium package (.ci/run does).`);
+  }
+  process.stderr.write(`NOTICE: browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)\n`);
+}
+
+/** Launch flags that keep Chromium off the network it cannot reach here (STACK.md). */
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+/** Screenshots land here (ignored by git), so a person can look at what the tests saw. */
+export const SCREENSHOTS_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
+fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });

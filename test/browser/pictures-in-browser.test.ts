@@ -1,0 +1,66 @@
+/** A page on another origin shows profile pictures and reads users/info, as a game would. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { makeUser, startServer, type TestServer } from '../helpers.js';
+import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
+
+let t: TestServer;
+let browser: Browser;
+let page: http.Server;
+let pageUrl: string;
+
+describe.skipIf(!hasChromium)('in Chromium, from another origin', () => {
+  beforeAll(async () => {
+    t = await startServer();
+    browser = await launchChromium();
+    page = http.createServer((_req, res) => {
+      res.setHeader('Content-Type', 'text/html');
+      res.end('<!doctype html><title>game</title><body></body>');
+    });
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    page?.close();
+    await t?.close();
+  });
+
+  it('loads a default picture at its exact size and fetches users/info through CORS', async () => {
+    const user = await makeUser(t);
+    const tab = await browser.newPage();
+    await tab.goto(pageUrl);
+    const result = await tab.evaluate(
+      async ({ base, id }) => {
+        const img = new Image();
+        img.src = `${base}/pfp/large/${id}.webp`;
+        await img.decode();
+        document.body.append(img);
+        const info = await fetch(`${base}/api/users/info?id=${id}`).then((r) => r.json());
+        return { width: img.naturalWidth, height: img.naturalHeight, name: info.user.name as string };
+      },
+      { base: t.baseUrl, id: user.id },
+    );
+    expect(result).toEqual({ width: 256, height: 256, name: user.name });
+    await tab.screenshot({ path: path.join(SCREENSHOTS_DIR, 'default-picture.png') });
+    await tab.close();
+  });
+
+  it('cannot read the token endpoint from another origin (no CORS headers there)', async () => {
+    const tab = await browser.newPage();
+    await tab.goto(pageUrl);
+    const outcome = await tab.evaluate(async (base) => {
+      try {
+        await fetch(`${base}/api/oauth/token`, { method: 'POST', body: 'grant_type=authorization_code&code=x' });
+        return 'readable';
+      } catch {
+        return 'blocked';
+      }
+    }, t.baseUrl);
+    expect(outcome).toBe('blocked');
+    await tab.close();
+  });
+});
