@@ -2,14 +2,21 @@
  * openapi-backend over openapi.yaml: routes by operationId, validates requests, and turns routing,
  * validation and security failures into ApiErrors. Handlers are registered from one typed map.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OpenAPIBackend, type Context as OpContext, type Operation } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
 import { ApiError } from './errors.js';
 import { operationHandlers, securityHandlers } from './handlers/index.js';
+import { precompileRouting } from './routing.js';
 
-export const CONTRACT_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'openapi.yaml');
+/** openapi.yaml at the project root: one level up from src/, two from the compiled dist/src/. */
+export const CONTRACT_PATH = ((): string => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.resolve(here, '..', 'openapi.yaml'), path.resolve(here, '..', '..', 'openapi.yaml')];
+  return candidates.find((p) => fs.existsSync(p)) ?? candidates[0]!;
+})();
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -101,5 +108,6 @@ export async function createApi(): Promise<Api> {
   });
   for (const [scheme, handler] of Object.entries(securityHandlers)) api.registerSecurityHandler(scheme, handler);
   await api.init();
+  precompileRouting(api.router);
   return api;
 }

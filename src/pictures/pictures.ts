@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../errors.js';
 import type { Store } from '../store/types.js';
 import { encodePicture, SIZE_NAMES, type Encoded, type Size } from './images.js';
@@ -10,6 +11,14 @@ import { encodePicture, SIZE_NAMES, type Encoded, type Size } from './images.js'
  * so a static server or CDN could serve the directory as it is.
  */
 export class PictureFiles {
+  /**
+   * Bytes of recently served pictures. A file never changes under its name (a new picture gets a
+   * new timestamp), and the handler checks the user's current pfpTimestamp in the database before
+   * reading, so a cached entry can never serve a picture that is no longer current, on this
+   * instance or any other.
+   */
+  private readonly cache = new LRUCache<string, Buffer>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (b) => b.length });
+
   constructor(readonly dir: string) {}
 
   path(size: Size, userId: number, ts: number): string {
@@ -21,8 +30,13 @@ export class PictureFiles {
   }
 
   async read(size: Size, userId: number, ts: number): Promise<Buffer | undefined> {
+    const file = this.path(size, userId, ts);
+    const cached = this.cache.get(file);
+    if (cached) return cached;
     try {
-      return await fs.readFile(this.path(size, userId, ts));
+      const bytes = await fs.readFile(file);
+      this.cache.set(file, bytes);
+      return bytes;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
@@ -69,7 +83,9 @@ export class PictureFiles {
   }
 
   async removeAll(userId: number, ts: number): Promise<void> {
-    await this.removeFiles(SIZE_NAMES.map((size) => this.path(size, userId, ts)));
+    const files = SIZE_NAMES.map((size) => this.path(size, userId, ts));
+    for (const file of files) this.cache.delete(file);
+    await this.removeFiles(files);
   }
 
   private async removeFiles(files: string[]): Promise<void> {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { migrationSource } from './migrations/index.js';
+import { SqliteReads } from './sqlite-reads.js';
 import {
   UniqueViolation,
   type AppRecord,
@@ -16,12 +17,18 @@ import {
 
 type Row = Record<string, unknown>;
 
-/** Knex config for a DATABASE_URL: a SQLite file path (or `file:` URL, or `:memory:`). */
+/** The SQLite file a DATABASE_URL names (a path, `file:<path>` or `:memory:`), or undefined for PostgreSQL. */
+export function sqliteFile(databaseUrl: string): string | undefined {
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return undefined;
+  return databaseUrl.replace(/^file:(\/\/)?/, '').replace(/^sqlite:(\/\/)?/, '');
+}
+
+/** Knex config for a DATABASE_URL. */
 export function knexConfig(databaseUrl: string): Knex.Config {
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+  const filename = sqliteFile(databaseUrl);
+  if (filename === undefined) {
     return { client: 'pg', connection: databaseUrl, pool: { min: 0, max: 10 } };
   }
-  const filename = databaseUrl.replace(/^file:(\/\/)?/, '').replace(/^sqlite:(\/\/)?/, '');
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   return {
     client: 'better-sqlite3',
@@ -133,14 +140,21 @@ function uniqueField(err: unknown): string | undefined {
 }
 
 export class KnexStore implements Store {
-  constructor(readonly knex: Knex) {}
+  /** Prepared-statement reads, on a SQLite file once it is migrated. */
+  private reads: SqliteReads | undefined;
+
+  constructor(
+    readonly knex: Knex,
+    private readonly sqlitePath?: string,
+  ) {}
 
   static open(databaseUrl: string): KnexStore {
-    return new KnexStore(knexFactory(knexConfig(databaseUrl)));
+    return new KnexStore(knexFactory(knexConfig(databaseUrl)), sqliteFile(databaseUrl));
   }
 
   async migrate(): Promise<void> {
     await this.knex.migrate.latest({ migrationSource });
+    if (this.sqlitePath && this.sqlitePath !== ':memory:' && !this.reads) this.reads = new SqliteReads(this.sqlitePath);
   }
 
   async ping(): Promise<void> {
@@ -148,6 +162,8 @@ export class KnexStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.reads?.close();
+    this.reads = undefined;
     await this.knex.destroy();
   }
 
@@ -176,7 +192,7 @@ export class KnexStore implements Store {
   }
 
   async getUser(id: number): Promise<UserRecord | undefined> {
-    const row = (await this.knex('users').where({ id }).first()) as Row | undefined;
+    const row = this.reads ? this.reads.user(id) : ((await this.knex('users').where({ id }).first()) as Row | undefined);
     return row && toUser(row);
   }
 
@@ -274,15 +290,7 @@ export class KnexStore implements Store {
   }
 
   async getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined> {
-    const row = (await this.knex('access_tokens as t')
-      .join('users as u', 'u.id', 't.user_id')
-      .where('t.token_hash', tokenHash)
-      .first(
-        't.*',
-        'u.name as user_name',
-        'u.email as user_email',
-        'u.pfp_timestamp as user_pfp_timestamp',
-      )) as Row | undefined;
+    const row = this.reads ? this.reads.token(tokenHash) : await this.tokenWithUserQuery(tokenHash);
     if (!row) return undefined;
     return {
       token: toToken(row),
@@ -293,5 +301,17 @@ export class KnexStore implements Store {
         pfpTimestamp: numOrNull(row.user_pfp_timestamp),
       },
     };
+  }
+
+  private async tokenWithUserQuery(tokenHash: string): Promise<Row | undefined> {
+    return (await this.knex('access_tokens as t')
+      .join('users as u', 'u.id', 't.user_id')
+      .where('t.token_hash', tokenHash)
+      .first(
+        't.*',
+        'u.name as user_name',
+        'u.email as user_email',
+        'u.pfp_timestamp as user_pfp_timestamp',
+      )) as Row | undefined;
   }
 }

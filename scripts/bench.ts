@@ -1,0 +1,290 @@
+/**
+ * `npm run bench`: the compiled service (production config, seeded SQLite file) against baselines
+ * on the same machine in the same run. autocannon on loopback, 50 connections, warm-up, then
+ * `--repeat` timed runs; the median run (by req/s) is reported. Prints a table and writes
+ * bench-results/latest.json and bench-results/chart.svg.
+ *
+ * Options: --duration S (10) --warmup S (3) --repeat N (3) --connections N (50)
+ *          --big-users N (1000000) --skip-build --quick (duration 3, warm-up 1, repeat 1, 100k big users)
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import sharp from 'sharp';
+import { BENCH_CLIENT, issueCodes, seedDatabase } from './bench/seed.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    repeat: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    'big-users': { type: 'string', default: '1000000' },
+    'skip-build': { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: false },
+  },
+});
+const duration = args.quick ? 3 : Number(args.duration);
+const warmup = args.quick ? 1 : Number(args.warmup);
+const repeat = args.quick ? 1 : Number(args.repeat);
+const connections = Number(args.connections);
+const bigUsers = args.quick ? 100_000 : Number(args['big-users']);
+const SMALL_USERS = 1000;
+
+const children: ChildProcess[] = [];
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status < 500) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function startProcess(cmd: string, argv: string[], env: NodeJS.ProcessEnv, readyUrl: (port: number) => string): Promise<string> {
+  const port = await freePort();
+  const child = spawn(cmd, argv.map((a) => a.replace('{port}', String(port))), {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  await waitFor(readyUrl(port));
+  return `http://127.0.0.1:${port}`;
+}
+
+interface Case {
+  name: string;
+  kind: 'service' | 'baseline';
+  url: string;
+  request?: (i: number) => { path: string; method?: string; headers?: Record<string, string>; body?: string };
+  baseline?: string;
+  target?: number;
+}
+
+interface Measured {
+  name: string;
+  kind: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  runs: number[];
+  baseline?: string;
+  ratio?: number;
+  target?: number;
+}
+
+async function drive(c: Case, seconds: number): Promise<autocannon.Result> {
+  let i = 0;
+  const opts: autocannon.Options = { url: c.url, connections, duration: seconds };
+  if (c.request) {
+    const make = c.request;
+    opts.requests = [{ setupRequest: (req) => ({ ...req, ...make(i++) }) as typeof req }];
+  }
+  return autocannon(opts);
+}
+
+async function measure(c: Case): Promise<Measured> {
+  await drive(c, warmup);
+  const runs: autocannon.Result[] = [];
+  for (let r = 0; r < repeat; r++) runs.push(await drive(c, duration));
+  runs.sort((a, b) => a.requests.average - b.requests.average);
+  const median = runs[Math.floor(runs.length / 2)]!;
+  const m: Measured = {
+    name: c.name,
+    kind: c.kind,
+    reqPerSec: Math.round(median.requests.average),
+    p50: median.latency.p50,
+    p99: median.latency.p99,
+    non2xx: median.non2xx,
+    errors: median.errors,
+    runs: runs.map((r) => Math.round(r.requests.average)),
+    baseline: c.baseline,
+    target: c.target,
+  };
+  process.stderr.write(`  ${c.name.padEnd(34)} ${String(m.reqPerSec).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms\n`);
+  return m;
+}
+
+async function pictureConversion(dir: string) {
+  const jpeg = path.join(dir, 'photo-12mp.jpg');
+  const png = path.join(dir, 'square-4000.png');
+  const noise = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 25 } } });
+  await noise(4000, 3000).jpeg({ quality: 85 }).toFile(jpeg);
+  // A drawing-like PNG (gradients and shapes) that, like real ones, stays under the 8 MB cap.
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000"><defs><linearGradient id="g" x2="1" y2="1">' +
+    '<stop offset="0" stop-color="#123"/><stop offset="1" stop-color="#9cf"/></linearGradient></defs>' +
+    '<rect width="4000" height="4000" fill="url(#g)"/><circle cx="2000" cy="1600" r="900" fill="#fc6"/>' +
+    '<rect x="800" y="2700" width="2400" height="900" rx="300" fill="#f6a"/></svg>';
+  await sharp(Buffer.from(svg)).png().toFile(png);
+  const run = (file: string) =>
+    JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bench/picture-convert.ts', file, '3'], { cwd: root, encoding: 'utf8' })) as {
+      medianMs: number;
+      minMs: number;
+      peakRssGrowthMb: number;
+    };
+  return {
+    jpeg12mp: { bytes: fs.statSync(jpeg).size, ...run(jpeg) },
+    png4000: { bytes: fs.statSync(png).size, ...run(png) },
+  };
+}
+
+function chart(results: Measured[]): string {
+  const rowH = 26;
+  const left = 250;
+  const width = 900;
+  const max = Math.max(...results.map((r) => r.reqPerSec));
+  const scale = (width - left - 120) / max;
+  const rows = results
+    .map((r, i) => {
+      const y = 40 + i * rowH;
+      const w = Math.max(1, r.reqPerSec * scale);
+      const color = r.kind === 'baseline' ? '#9aa5b1' : '#2b6cb0';
+      const ratio = r.ratio !== undefined ? ` (${r.ratio.toFixed(2)}x)` : '';
+      return (
+        `<text x="${left - 8}" y="${y + 16}" text-anchor="end">${r.name}</text>` +
+        `<rect x="${left}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 8}" fill="${color}"/>` +
+        `<text x="${left + w + 6}" y="${y + 16}">${r.reqPerSec.toLocaleString('en-US')}${ratio}</text>`
+      );
+    })
+    .join('');
+  const height = 60 + results.length * rowH;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="13">` +
+    `<rect width="100%" height="100%" fill="#fff"/>` +
+    `<text x="10" y="22" font-size="15" font-weight="bold">Requests per second, ${connections} connections (grey: baselines; ratio to the case's baseline)</text>` +
+    `${rows}</svg>\n`
+  );
+}
+
+async function main() {
+  if (!args['skip-build']) execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+  const small = { db: path.join(dir, 'small.sqlite'), pics: path.join(dir, 'pics-small') };
+  const big = { db: path.join(dir, 'big.sqlite'), pics: path.join(dir, 'pics-big') };
+
+  process.stderr.write(`seeding ${SMALL_USERS} users\n`);
+  const seeded = await seedDatabase(small.db, small.pics, SMALL_USERS, false);
+  const seedStart = Date.now();
+  process.stderr.write(`seeding ${bigUsers} users\n`);
+  await seedDatabase(big.db, big.pics, bigUsers, true);
+  const bigSeedSeconds = (Date.now() - seedStart) / 1000;
+  const codes = issueCodes(small.db, Math.min(400_000, (warmup + duration * repeat) * 9000 + 1000));
+
+  const serviceEnv = (d: { db: string; pics: string }) => ({ DATABASE_URL: d.db, PICTURES_DIR: d.pics, LOG_LEVEL: 'warn', DEMO_DATA: 'false', NODE_ENV: 'production', HOST: '127.0.0.1' });
+  const service = await startProcess(process.execPath, ['dist/src/server.js'], serviceEnv(small), (p) => `http://127.0.0.1:${p}/healthz`);
+  const serviceBig = await startProcess(process.execPath, ['dist/src/server.js'], serviceEnv(big), (p) => `http://127.0.0.1:${p}/healthz`);
+  const tsx = ['--import', 'tsx', 'scripts/bench/baseline.ts'];
+  const bare = await startProcess(process.execPath, [...tsx, 'bare', '{port}'], {}, (p) => `http://127.0.0.1:${p}/`);
+  const sqlite = await startProcess(process.execPath, [...tsx, 'sqlite', '{port}', small.db], {}, (p) => `http://127.0.0.1:${p}/?id=1`);
+  const stat = await startProcess(process.execPath, [...tsx, 'static', '{port}', small.pics], {}, (p) => `http://127.0.0.1:${p}/`);
+
+  const tokenRes = await fetch(`${service}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: codes.pop()!, client_id: BENCH_CLIENT.id, client_secret: BENCH_CLIENT.secret }),
+  });
+  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+  const pictureFile = `/medium/${seeded.pictureUserId}-${seeded.pictureTs}.webp`;
+  const randomId = (n: number) => 1 + Math.floor(Math.random() * n);
+  let next = 0;
+
+  const cases: Case[] = [
+    { name: 'baseline: bare Koa JSON', kind: 'baseline', url: `${bare}/` },
+    { name: 'baseline: Koa + prepared SQLite', kind: 'baseline', url: `${sqlite}/?id=1` },
+    { name: 'baseline: koa-static picture', kind: 'baseline', url: `${stat}${pictureFile}` },
+    { name: 'users/info existing id', kind: 'service', url: `${service}/api/users/info?id=1`, baseline: 'baseline: Koa + prepared SQLite', target: 0.9 },
+    { name: 'users/info random id (1k users)', kind: 'service', url: service, request: () => ({ path: `/api/users/info?id=${randomId(SMALL_USERS)}` }), baseline: 'baseline: Koa + prepared SQLite', target: 0.9 },
+    { name: `users/info random id (${bigUsers >= 1e6 ? `${bigUsers / 1e6}M` : `${bigUsers / 1e3}k`} users)`, kind: 'service', url: serviceBig, request: () => ({ path: `/api/users/info?id=${randomId(bigUsers)}` }), baseline: 'users/info random id (1k users)', target: 0.9 },
+    { name: 'users/info unknown id (404)', kind: 'service', url: `${service}/api/users/info?id=999999999`, baseline: 'baseline: Koa + prepared SQLite' },
+    { name: 'whois (valid token)', kind: 'service', url: `${service}/api/oauth/whois`, request: () => ({ path: '/api/oauth/whois', headers: { authorization: `Bearer ${token}` } }), baseline: 'baseline: Koa + prepared SQLite', target: 0.85 },
+    { name: 'picture, timestamped address', kind: 'service', url: `${service}/pfp${pictureFile}`, baseline: 'baseline: koa-static picture', target: 1.0 },
+    { name: 'picture, default address', kind: 'service', url: `${service}/pfp/medium/${seeded.defaultUserId}.webp`, baseline: 'baseline: koa-static picture', target: 1.0 },
+    {
+      name: 'token exchange (fresh code each)',
+      kind: 'service',
+      url: service,
+      request: () => ({
+        path: '/api/oauth/token',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=authorization_code&code=${codes[next++ % codes.length]}&client_id=${BENCH_CLIENT.id}&client_secret=${BENCH_CLIENT.secret}`,
+      }),
+      baseline: 'baseline: bare Koa JSON',
+      target: 0.4,
+    },
+  ];
+
+  process.stderr.write(`driving ${cases.length} cases: warm-up ${warmup} s, ${repeat} x ${duration} s, ${connections} connections\n`);
+  const results: Measured[] = [];
+  for (const c of cases) results.push(await measure(c));
+  for (const r of results) {
+    const base = results.find((b) => b.name === r.baseline);
+    if (base) r.ratio = r.reqPerSec / base.reqPerSec;
+  }
+  process.stderr.write('picture conversion\n');
+  const pictures = await pictureConversion(dir);
+
+  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  const report = { date: new Date().toISOString(), machine, settings: { duration, warmup, repeat, connections, bigUsers, bigSeedSeconds }, results, pictures };
+  const outDir = path.join(root, 'bench-results');
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(path.join(outDir, 'chart.svg'), chart(results));
+
+  const lines = [
+    `| case | req/s | p50 ms | p99 ms | non-2xx | vs | ratio | target |`,
+    `|---|---:|---:|---:|---:|---|---:|---|`,
+    ...results.map((r) =>
+      [
+        r.name,
+        r.reqPerSec.toLocaleString('en-US'),
+        r.p50,
+        r.p99,
+        r.non2xx,
+        r.baseline ?? '',
+        r.ratio !== undefined ? `${r.ratio.toFixed(2)}x` : '',
+        r.target !== undefined && r.ratio !== undefined ? `>= ${r.target}x ${r.ratio >= r.target ? 'met' : 'MISSED'}` : '',
+      ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
+    ),
+  ];
+  const pic = pictures;
+  process.stdout.write(
+    `\n${report.date} on ${machine}\n\n${lines.join('\n')}\n\n` +
+      `seeding ${bigUsers.toLocaleString('en-US')} users: ${bigSeedSeconds.toFixed(1)} s\n` +
+      `12 MP JPEG (${(pic.jpeg12mp.bytes / 1e6).toFixed(1)} MB) -> 3 WebP sizes: ${pic.jpeg12mp.medianMs.toFixed(0)} ms median, peak RSS growth ${pic.jpeg12mp.peakRssGrowthMb.toFixed(0)} MB\n` +
+      `4000x4000 PNG (${(pic.png4000.bytes / 1e6).toFixed(1)} MB) -> 3 WebP sizes: ${pic.png4000.medianMs.toFixed(0)} ms median, peak RSS growth ${pic.png4000.peakRssGrowthMb.toFixed(0)} MB\n` +
+      `results: bench-results/latest.json, chart: bench-results/chart.svg\n`,
+  );
+  children.forEach((c) => c.kill('SIGTERM'));
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

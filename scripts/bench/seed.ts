@@ -1,0 +1,85 @@
+/** Seeds a benchmark database: N users (fast path, prepared inserts), an app, a picture, codes. */
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import cliProgress from 'cli-progress';
+import sharp from 'sharp';
+import { hashSecret, randomSecret } from '../../src/oauth/secrets.js';
+import { PictureFiles, setPicture } from '../../src/pictures/pictures.js';
+import { KnexStore } from '../../src/store/knex-store.js';
+
+export const BENCH_CLIENT = { id: 'bench_client', secret: 'bench-secret' };
+
+export interface Seeded {
+  users: number;
+  pictureUserId: number;
+  pictureTs: number;
+  defaultUserId: number;
+}
+
+/** Creates the schema through the real migrations, then bulk-inserts users in one transaction per 20k. */
+export async function seedDatabase(file: string, picturesDir: string, users: number, showProgress: boolean): Promise<Seeded> {
+  const store = KnexStore.open(file);
+  await store.migrate();
+  await store.close();
+
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = OFF');
+  const insert = db.prepare(
+    `insert into users (name, name_key, email, password_hash, bio, flairs, equipped_flair, play_minutes, last_heartbeat, created_at)
+     values (?, ?, ?, 'scrypt$bench$not-a-real-hash', ?, '["none","veteran"]', 'veteran', ?, ?, ?)`,
+  );
+  const now = Date.now();
+  const batch = db.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const name = `user${i}`;
+      insert.run(name, name, `${name}@bench.example`, `Bio of ${name}`, i % 5000, now - (i % 86_400_000), now);
+    }
+  });
+  const bar = showProgress ? new cliProgress.SingleBar({ format: 'seeding {bar} {value}/{total} users' }, cliProgress.Presets.shades_classic) : undefined;
+  bar?.start(users, 0);
+  const step = 20_000;
+  for (let from = 1; from <= users; from += step) {
+    const to = Math.min(users + 1, from + step);
+    batch(from, to);
+    bar?.update(to - 1);
+  }
+  bar?.stop();
+  db.prepare(`insert into apps (client_id, secret_hash, owner_id, name, redirect_uris, created_at) values (?, ?, 1, 'Bench', '["https://bench.example/cb"]', ?)`).run(
+    BENCH_CLIENT.id,
+    hashSecret(BENCH_CLIENT.secret),
+    now,
+  );
+  db.close();
+
+  const pictureStore = KnexStore.open(file);
+  await pictureStore.migrate();
+  const photo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#4a7bd0' } }).jpeg().toBuffer();
+  const pictureTs = await setPicture({ store: pictureStore, files: new PictureFiles(picturesDir), now: Date.now }, 1, photo);
+  await pictureStore.close();
+  return { users, pictureUserId: 1, pictureTs, defaultUserId: 2 };
+}
+
+/** Pre-issues `count` authorization codes (userinfo) for the bench client; returns the plain codes. */
+export function issueCodes(file: string, count: number): string[] {
+  const db = new Database(file);
+  const insert = db.prepare(
+    `insert into auth_codes (code_hash, client_id, user_id, scopes, expires_at, created_at) values (?, ?, ?, 'userinfo', ?, ?)`,
+  );
+  const codes: string[] = [];
+  const now = Date.now();
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const code = randomSecret(32);
+      codes.push(code);
+      // Valid for an hour: the benchmark must not measure expiry.
+      insert.run(hashSecret(code), BENCH_CLIENT.id, 1 + (i % 1000), now + 3_600_000, now);
+    }
+  })();
+  db.close();
+  return codes;
+}
+
+export function picturePath(picturesDir: string, seeded: Seeded): string {
+  return path.join(picturesDir, 'medium', `${seeded.pictureUserId}-${seeded.pictureTs}.webp`);
+}
