@@ -806,7 +806,7 @@ export interface operations {
                 content: {
                     /** @example /*! For license information please see redoc.standalone.js.LICENSE.txt *\/ */
                     "application/javascript": string;
-                    /** @example /*! https://mths.be/punycode v1.4.1 by @mathias *\/ */
+                    /** @example /*! Copyright (c) 2018 Jed Watson. Licensed under the MIT License (MIT) *\/ */
                     "text/plain": string;
                 };
             };
