@@ -515,7 +515,10 @@ export interface operations {
             /** @description The user's public profile. */
             200: {
                 headers: {
-                    /** @description Always `*`. */
+                    /**
+                     * @description Always `*`.
+                     * @example *
+                     */
                     "Access-Control-Allow-Origin"?: string;
                     [name: string]: unknown;
                 };
