@@ -17,6 +17,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { DefaultPictures } from '../src/pictures/defaults.js';
 import { isSize } from '../src/pictures/images.js';
+import { freePort } from './free-port.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const PICTURE = /^\/pfp\/([a-z]+)\/([1-9][0-9]{0,15})(?:-[0-9]{1,16})?\.webp$/;
@@ -33,17 +34,6 @@ function parseArgs(argv: string[]): { port: number; host: string; prismArgs: str
   }
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be 0-65535');
   return { port, host, prismArgs };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const { port, host, prismArgs } = parseArgs(process.argv.slice(2));

@@ -104,18 +104,12 @@ describe('whois and userInfo', () => {
     expect({ status: forbidden.status, message: forbidden.message }).toEqual({ status: 403, message: 'Access token lacks the userinfo scope' });
   });
 
-  it('userInfo returns the public profile; 404 for an unknown id', async () => {
+  it('userInfo returns exactly the user object the endpoint sends; 404 for an unknown id', async () => {
     const user = await makeUser(t);
-    expect(await client().userInfo(user.id)).toEqual({
-      name: user.name,
-      id: user.id,
-      bio: '',
-      flairs: ['none'],
-      equippedFlair: 'none',
-      playMinutes: 0,
-      lastHeartbeat: 0,
-      modLevel: 0,
-    });
+    const raw = (await (await fetch(`${t.baseUrl}/api/users/info?id=${user.id}`)).json()) as { user: unknown };
+    const profile = await client().userInfo(user.id);
+    expect(profile).toEqual(raw.user);
+    expect(profile).toMatchObject({ id: user.id, name: user.name });
     const missing = await rejection(client().userInfo(999_999));
     expect({ status: missing.status, message: missing.message }).toEqual({ status: 404, message: 'User not found' });
   });

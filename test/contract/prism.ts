@@ -1,20 +1,11 @@
 /** Starts Prism (mock or proxy) on a free port as its own process group, and stops it cleanly. */
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../scripts/free-port.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface Prism {
   url: string;
