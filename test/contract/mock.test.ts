@@ -67,8 +67,14 @@ function requestFor(route: string, method: string, op: Operation): { url: string
   return { url: qs ? `${url}?${qs}` : url, init: { method: method.toUpperCase(), headers, body } };
 }
 
+/** The first 2xx or 3xx response the operation declares (pages that redirect have no 200). */
+function successOf(op: Operation): { status: string; response: Response } {
+  const status = Object.keys(op.responses).sort().find((s) => /^[23]/.test(s))!;
+  return { status, response: resolveResponse(op.responses[status]!) };
+}
+
 const operations = Object.entries(contract.paths).flatMap(([route, methods]) =>
-  Object.entries(methods).map(([method, op]) => ({ route, method, op, success: resolveResponse(op.responses['200']!) })),
+  Object.entries(methods).map(([method, op]) => ({ route, method, op, ...successOf(op) })),
 );
 
 let mock: Prism;
@@ -92,10 +98,16 @@ describe('npm run mock', () => {
     ]);
   });
 
-  for (const { route, method, op, success } of operations) {
-    const [mediaType, media] = Object.entries(success.content ?? {})[0]!;
+  for (const { route, method, op, status: successStatus, response: success } of operations) {
+    const [mediaType, media] = Object.entries(success.content ?? {})[0] ?? [undefined, undefined];
 
-    if (mediaType === 'image/webp') {
+    if (mediaType === undefined) {
+      it(`${op.operationId}: answers ${successStatus} with the declared headers`, async () => {
+        const { url, init } = requestFor(route, method, op);
+        const res = await fetch(`${mock.url}${url}`, { ...init, redirect: 'manual' });
+        expect(res.status).toBe(Number(successStatus));
+      });
+    } else if (mediaType === 'image/webp') {
       it(`${op.operationId}: answers 200 with a real WebP of the requested size (not Prism's text "string")`, async () => {
         for (const [size, pixels] of [['large', 256], ['medium', 64], ['small', 16]] as const) {
           for (const file of ['12-1733707565493.webp', '13.webp']) {
@@ -141,7 +153,7 @@ describe('npm run mock', () => {
       });
     }
 
-    const errorStatuses = Object.keys(op.responses).filter((s) => s !== '200' && resolveResponse(op.responses[s]!).content?.['application/json']);
+    const errorStatuses = Object.keys(op.responses).filter((s) => s !== successStatus && resolveResponse(op.responses[s]!).content?.['application/json']);
     for (const status of errorStatuses) {
       const errorMedia = resolveResponse(op.responses[status]!).content!['application/json']!;
       const named = Object.entries(errorMedia.examples ?? {});
