@@ -121,6 +121,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download this contract as YAML
+         * @description The OpenAPI 3.0.3 document of this service, with `servers` set to the address the
+         *     service is configured to be reached at (`PUBLIC_URL`). Feed it to a code generator, a
+         *     mock server or an API client.
+         */
+        get: operations["getContractYaml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download this contract as JSON
+         * @description The same document as `/openapi.yaml`, as JSON.
+         */
+        get: operations["getContractJson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Browse the API reference
+         * @description An HTML reference of this contract, rendered in the browser by Redoc from
+         *     `/openapi.json`. Everything it needs is served by this service (`/docs/assets/...`):
+         *     it works without internet access, and its Content-Security-Policy allows no other origin.
+         */
+        get: operations["getDocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file of the reference page
+         * @description The Redoc browser bundle the reference page runs, and its license notices.
+         */
+        get: operations["getDocsAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -143,8 +227,9 @@ export interface components {
             /** @description PKCE verifier (RFC 7636), required when the code was issued with a code_challenge. */
             code_verifier?: string;
         };
+        /** @description A Bearer access token. Exactly these three fields. */
         TokenResponse: {
-            /** @description The Bearer access token. */
+            /** @description The Bearer access token: 43 characters of base64url. Send it as `Authorization: Bearer <access_token>`. */
             access_token: string;
             /**
              * @description Always `Bearer`.
@@ -157,20 +242,26 @@ export interface components {
              */
             expires_in: 600;
         };
+        /** @description Who an access token belongs to. */
         Identity: {
-            /** @description User id. */
+            /** @description User id, a positive integer; stable for the life of the account. */
             id: number;
-            /** @description User name. */
+            /** @description User name, 3-28 characters of `A-Za-z0-9_-`. */
             name: string;
-            /** @description Version marker of the profile picture, ms since the Unix epoch. Absent when the user has no picture. */
+            /**
+             * @description Version marker of the profile picture: the time it was set, in milliseconds since the
+             *     Unix epoch. Absent (left out, never null) when the user has no picture. Present: the
+             *     picture is at `/pfp/<size>/<id>-<pfpTimestamp>.webp`; absent: at `/pfp/<size>/<id>.webp`.
+             */
             pfpTimestamp?: number;
             /** @description Email address. Present only when the token carries the `email` scope. */
             email?: string;
         };
+        /** @description A user's public profile. Never holds the email or any private data. */
         PublicUser: {
             /** @description User name, 3-28 characters of `A-Za-z0-9_-`. */
             name: string;
-            /** @description User id. */
+            /** @description User id, a positive integer. */
             id: number;
             /** @description Biography, at most 1024 characters; `""` when unset. */
             bio: string;
@@ -178,7 +269,7 @@ export interface components {
             flairs: string[];
             /** @description The equipped flair, one of `flairs`; `"none"` by default. */
             equippedFlair: string;
-            /** @description Play time in minutes. */
+            /** @description Total play time in minutes; 0 if never played. */
             playMinutes: number;
             /** @description Time of the last play heartbeat, ms since the Unix epoch; 0 if never. */
             lastHeartbeat: number;
@@ -187,9 +278,14 @@ export interface components {
              * @enum {integer}
              */
             modLevel: 0 | 1 | 2 | 3;
-            /** @description Version marker of the profile picture, ms since the Unix epoch. Absent when the user has no picture. */
+            /**
+             * @description Version marker of the profile picture, in milliseconds since the Unix epoch. Absent
+             *     (left out, never null) when the user has no picture. Builds the picture address, as
+             *     in whois.
+             */
             pfpTimestamp?: number;
         };
+        /** @description The answer of the public user lookup. */
         UserInfoResponse: {
             /**
              * @description Confirmation text, always `yes`.
@@ -198,10 +294,26 @@ export interface components {
             message: "yes";
             user: components["schemas"]["PublicUser"];
         };
+        /** @description An OpenAPI 3.0.3 document (https://spec.openapis.org/oas/v3.0.3). */
+        OpenApiDocument: {
+            /** @description OpenAPI version, `3.0.3`. */
+            openapi: string;
+            /** @description Title, version and description of the service. */
+            info: Record<string, never>;
+            /** @description The configured public address of this service (`PUBLIC_URL`). */
+            servers?: Record<string, never>[];
+            /** @description Every route the service answers. */
+            paths: Record<string, never>;
+        };
+        /** @description Health of the service. */
         Health: {
-            /** @enum {string} */
+            /**
+             * @description Always `ok` (a failure is a 503 with an error object instead).
+             * @enum {string}
+             */
             status: "ok";
         };
+        /** @description Every failure of a JSON endpoint: one field, the specific reason. */
         Error: {
             /** @description The specific reason for the failure. */
             message: string;
@@ -403,7 +515,10 @@ export interface operations {
             /** @description The user's public profile. */
             200: {
                 headers: {
-                    /** @description Always `*`. */
+                    /**
+                     * @description Always `*`.
+                     * @example *
+                     */
                     "Access-Control-Allow-Origin"?: string;
                     [name: string]: unknown;
                 };
@@ -484,11 +599,20 @@ export interface operations {
             /** @description The picture. */
             200: {
                 headers: {
-                    /** @description `public, max-age=31536000, immutable` for a timestamped address, `public, max-age=60` otherwise. */
+                    /**
+                     * @description `public, max-age=31536000, immutable` for a timestamped address, `public, max-age=60` otherwise.
+                     * @example public, max-age=31536000, immutable
+                     */
                     "Cache-Control"?: string;
-                    /** @description Entity tag of the picture. */
+                    /**
+                     * @description Entity tag of the picture; send it back in `If-None-Match` to get a 304.
+                     * @example "12-1733707565493-medium"
+                     */
                     ETag?: string;
-                    /** @description Always `*`. */
+                    /**
+                     * @description Always `*`.
+                     * @example *
+                     */
                     "Access-Control-Allow-Origin"?: string;
                     [name: string]: unknown;
                 };
@@ -551,6 +675,153 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Database unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContractYaml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contract. */
+            200: {
+                headers: {
+                    /**
+                     * @description `no-cache`: revalidate, the contract changes with deployments.
+                     * @example no-cache
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example openapi: 3.0.3
+                     *     info:
+                     *       title: Identity and Profile Service
+                     *       version: 0.1.0
+                     *     servers:
+                     *       - url: https://id.example.com
+                     */
+                    "application/yaml": string;
+                };
+            };
+        };
+    };
+    getContractJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contract. */
+            200: {
+                headers: {
+                    /**
+                     * @description `no-cache`: revalidate, the contract changes with deployments.
+                     * @example no-cache
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.0.3",
+                     *       "info": {
+                     *         "title": "Identity and Profile Service",
+                     *         "version": "0.1.0"
+                     *       },
+                     *       "servers": [
+                     *         {
+                     *           "url": "https://id.example.com"
+                     *         }
+                     *       ],
+                     *       "paths": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+        };
+    };
+    getDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page. */
+            200: {
+                headers: {
+                    /**
+                     * @description Allows scripts, styles, images, fonts and fetches from this origin only.
+                     * @example default-src 'none'; script-src 'self'; connect-src 'self'
+                     */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html><head><title>Identity and Profile Service API reference</title></head><body><redoc spec-url="openapi.json"></redoc><script src="docs/assets/redoc.standalone.js"></script></body></html> */
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getDocsAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description File name.
+                 * @example redoc.standalone.js
+                 */
+                file: "redoc.standalone.js" | "redoc.standalone.js.LICENSE.txt";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    /**
+                     * @description `public, max-age=3600`.
+                     * @example public, max-age=3600
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example /*! For license information please see redoc.standalone.js.LICENSE.txt *\/ */
+                    "application/javascript": string;
+                    /** @example /*! Copyright (c) 2018 Jed Watson. Licensed under the MIT License (MIT) *\/ */
+                    "text/plain": string;
+                };
+            };
+            /** @description No such file. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such docs asset"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

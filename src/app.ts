@@ -2,9 +2,10 @@
 import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { createApi, type Api } from './api.js';
+import { CONTRACT_PATH, createApi, type Api } from './api.js';
 import { bodyMiddleware } from './body.js';
 import type { Config } from './config.js';
+import { createPublication } from './docs/published.js';
 import { ApiError, errorMiddleware } from './errors.js';
 import type { AppDeps } from './handlers/index.js';
 import { DefaultPictures } from './pictures/defaults.js';
@@ -40,6 +41,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     now: options.now ?? Date.now,
     files: new PictureFiles(options.config.picturesDir),
     defaults: new DefaultPictures(),
+    publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
   };
   const api = await createApi();
   const koa = new Koa({ proxy: false });

@@ -1,5 +1,9 @@
 import type { operations } from '../../generated/api.js';
 import { exchangeToken } from './exchangeToken.js';
+import { getContractJson } from './getContractJson.js';
+import { getContractYaml } from './getContractYaml.js';
+import { getDocs } from './getDocs.js';
+import { getDocsAsset } from './getDocsAsset.js';
 import { getHealth } from './getHealth.js';
 import { getProfilePicture } from './getProfilePicture.js';
 import { getUserInfo } from './getUserInfo.js';
@@ -15,6 +19,10 @@ export const operationHandlers = {
   getUserInfo,
   getProfilePicture,
   getHealth,
+  getContractYaml,
+  getContractJson,
+  getDocs,
+  getDocsAsset,
 } satisfies Record<keyof operations, Handler>;
 
 /** One handler per security scheme that needs one (clientBasic is checked by exchangeToken itself). */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Context as OpContext } from 'openapi-backend';
 import type { operations } from '../../generated/api.js';
 import type { Config } from '../config.js';
+import type { Publication } from '../docs/published.js';
 import type { DefaultPictures } from '../pictures/defaults.js';
 import type { PictureFiles } from '../pictures/pictures.js';
 import type { Store } from '../store/types.js';
@@ -16,6 +17,8 @@ export interface AppDeps {
   now: () => number;
   files: PictureFiles;
   defaults: DefaultPictures;
+  /** The published contract and the docs page, prepared at start. */
+  publication: Publication;
 }
 
 export type Handler = (c: OpContext, ctx: Koa.Context, deps: AppDeps) => Promise<void>;

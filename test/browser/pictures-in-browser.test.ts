@@ -35,11 +35,6 @@ describe.skipIf(!hasChromium)('in Chromium, from another origin', () => {
     await tab.goto(pageUrl);
     const result = await tab.evaluate(
       async ({ base, id }) => {
-        // Runs in the page; typed by hand because the project compiles without the DOM library.
-        const { Image, document } = globalThis as unknown as {
-          Image: new () => { src: string; naturalWidth: number; naturalHeight: number; decode(): Promise<void> };
-          document: { body: { append(node: unknown): void } };
-        };
         const img = new Image();
         img.src = `${base}/pfp/large/${id}.webp`;
         await img.decode();

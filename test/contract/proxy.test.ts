@@ -141,5 +141,21 @@ describe('through the Prism proxy, responses match the contract', () => {
       body: { message: 'Profile picture not found' },
     });
   });
+
+  it('the published contract, the docs page and its assets match the contract', async () => {
+    for (const [route, type] of [
+      ['/openapi.yaml', 'application/yaml'],
+      ['/openapi.json', 'application/json'],
+      ['/docs', 'text/html'],
+      ['/docs/assets/redoc.standalone.js', 'application/javascript'],
+      ['/docs/assets/redoc.standalone.js.LICENSE.txt', 'text/plain'],
+    ] as const) {
+      const res = await fetch(`${prism.url}${route}`);
+      const text = await res.text();
+      expect(res.headers.get('sl-violations'), `${route}: ${res.headers.get('sl-violations')}`).toBeNull();
+      expect(res.status, `${route}: ${text.slice(0, 500)}`).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(new RegExp(`^${type}`));
+    }
+  });
 });
 

@@ -1,0 +1,262 @@
+/**
+ * A small typed client for the Identity and Profile Service, built on openapi-fetch and the
+ * types generated from openapi.yaml (generated/api.ts). Works in Node 20+ and browsers (fetch
+ * and Web Crypto only). Every failed call throws an IdentityServiceError carrying the server's
+ * `{message}` and status.
+ *
+ *   const idp = createIdentityClient({ baseUrl: 'http://localhost:3000', clientId, clientSecret });
+ *   const { access_token } = await idp.exchangeToken({ code });
+ *   const me = await idp.whois(access_token);
+ *   const profile = await idp.userInfo(me.id);
+ *   const src = idp.pictureUrl(profile, 'medium');
+ */
+import createFetchClient, { type Client } from 'openapi-fetch';
+import type { components, paths } from '../generated/api.js';
+
+export type TokenResponse = components['schemas']['TokenResponse'];
+export type Identity = components['schemas']['Identity'];
+export type PublicUser = components['schemas']['PublicUser'];
+export type UserInfoResponse = components['schemas']['UserInfoResponse'];
+export type PictureSize = paths['/pfp/{size}/{file}']['get']['parameters']['path']['size'];
+export type Scope = 'userinfo' | 'email';
+
+export const PICTURE_SIZES: Readonly<Record<PictureSize, number>> = { large: 256, medium: 64, small: 16 };
+
+/** A non-2xx answer. `message` is the server's own `{message}` when it sent one. */
+export class IdentityServiceError extends Error {
+  override name = 'IdentityServiceError';
+  constructor(
+    readonly status: number,
+    message: string,
+    /** The parsed error body, as sent. */
+    readonly body: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface IdentityClientOptions {
+  /** The service's address, e.g. `https://id.example.com` (no trailing slash needed). */
+  baseUrl: string;
+  /** Your app's client id and secret, for the token exchange. Keep the secret on your backend. */
+  clientId?: string;
+  clientSecret?: string;
+  /**
+   * How the token exchange authenticates the client: `body` (client_id and client_secret as form
+   * fields, as the interface shows) or `basic` (an HTTP Basic header, RFC 6749 2.3.1).
+   */
+  clientAuth?: 'body' | 'basic';
+  /** Headers sent with every request (e.g. `Prefer: code=401` against the Prism mock). */
+  headers?: Record<string, string>;
+  /** A fetch implementation (defaults to the global one). */
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface ExchangeTokenParams {
+  code: string;
+  /** Required when the code was issued through the traditional flow for a redirect_uri. */
+  redirectUri?: string;
+  /** The PKCE verifier, required when the code was requested with a code_challenge. */
+  codeVerifier?: string;
+  /** Override the client's credentials or auth method for this call. */
+  clientId?: string;
+  clientSecret?: string;
+  clientAuth?: 'body' | 'basic';
+}
+
+export interface PictureOwner {
+  id: number;
+  /** Leave out (or undefined) for a user without a picture. */
+  pfpTimestamp?: number;
+}
+
+function trimBase(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '');
+}
+
+/**
+ * The address of a user's profile picture: `/pfp/<size>/<id>-<pfpTimestamp>.webp` when the user
+ * has a pfpTimestamp, `/pfp/<size>/<id>.webp` (the generated default picture) when not.
+ */
+export function pictureUrl(baseUrl: string, user: PictureOwner, size: PictureSize): string {
+  if (!(size in PICTURE_SIZES)) throw new RangeError(`size must be one of ${Object.keys(PICTURE_SIZES).join(', ')}`);
+  if (!Number.isSafeInteger(user.id) || user.id < 1) throw new RangeError('id must be a positive integer');
+  const file = user.pfpTimestamp === undefined ? `${user.id}.webp` : `${user.id}-${user.pfpTimestamp}.webp`;
+  return `${trimBase(baseUrl)}/pfp/${size}/${file}`;
+}
+
+export interface AuthorizeUrlParams {
+  clientId: string;
+  /** Exactly one of the redirect URIs registered for the app. */
+  redirectUri: string;
+  /** `['userinfo']` or `['userinfo', 'email']` (or the space-separated string). */
+  scope: Scope[] | string;
+  /** An unguessable value; check it when the browser comes back (createState()). */
+  state: string;
+  /** The S256 challenge of a PKCE pair (createPkcePair()); recommended. */
+  codeChallenge?: string;
+}
+
+/**
+ * The traditional-flow address to send the user's browser to:
+ * `GET /oauth?response_type=code&client_id=..&redirect_uri=..&scope=..&state=..[&code_challenge=..&code_challenge_method=S256]`.
+ * The browser comes back to `redirect_uri?code=..&state=..`, or with `error=access_denied` /
+ * `error=invalid_scope` (and the same state).
+ */
+export function authorizeUrl(baseUrl: string, params: AuthorizeUrlParams): string {
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: params.clientId,
+    redirect_uri: params.redirectUri,
+    scope: Array.isArray(params.scope) ? params.scope.join(' ') : params.scope,
+    state: params.state,
+  });
+  if (params.codeChallenge !== undefined) {
+    query.set('code_challenge', params.codeChallenge);
+    query.set('code_challenge_method', 'S256');
+  }
+  return `${trimBase(baseUrl)}/oauth?${query.toString()}`;
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function randomToken(bytes = 32): string {
+  return base64url(globalThis.crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+/** An unguessable `state` value for the traditional flow. */
+export function createState(): string {
+  return randomToken(16);
+}
+
+export interface PkcePair {
+  /** Keep it (server side or session storage); send it to the token endpoint as code_verifier. */
+  verifier: string;
+  /** Send it in the authorize URL as code_challenge. */
+  challenge: string;
+  method: 'S256';
+}
+
+/** The S256 challenge of a verifier (RFC 7636 4.2): base64url(SHA-256(verifier)). */
+export async function pkceChallenge(verifier: string): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier));
+  return base64url(new Uint8Array(digest));
+}
+
+/** A fresh PKCE pair: a 43-character verifier (32 random bytes) and its S256 challenge. */
+export async function createPkcePair(): Promise<PkcePair> {
+  const verifier = randomToken(32);
+  return { verifier, challenge: await pkceChallenge(verifier), method: 'S256' };
+}
+
+function failure(response: Response, body: unknown): IdentityServiceError {
+  const message =
+    typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string'
+      ? (body as { message: string }).message
+      : // Not the service's own error shape (a proxy, or the Prism mock's problem+json reports).
+        typeof body === 'object' && body !== null && typeof (body as { detail?: unknown }).detail === 'string'
+        ? (body as { detail: string }).detail
+        : `HTTP ${response.status} ${response.statusText}`.trim();
+  return new IdentityServiceError(response.status, message, body);
+}
+
+/** RFC 6749 2.3.1: id and secret are form-encoded before they are joined and base64-encoded. */
+function basicCredentials(clientId: string, clientSecret: string): string {
+  const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
+  const bytes = new TextEncoder().encode(`${enc(clientId)}:${enc(clientSecret)}`);
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return `Basic ${btoa(binary)}`;
+}
+
+export interface IdentityClient {
+  /** The underlying openapi-fetch client, typed by the contract, for anything not wrapped here. */
+  readonly http: Client<paths>;
+  readonly baseUrl: string;
+  /** POST /api/oauth/token: exchange an authorization code for a 600-second Bearer token. */
+  exchangeToken(params: ExchangeTokenParams): Promise<TokenResponse>;
+  /** GET /api/oauth/whois: who the token belongs to (`email` only with the email scope). */
+  whois(accessToken: string): Promise<Identity>;
+  /** GET /api/users/info?id=N: a user's public profile, no authentication. */
+  userInfo(id: number): Promise<PublicUser>;
+  /** The picture address of a user (whois identity or public profile) at one of the three sizes. */
+  pictureUrl(user: PictureOwner, size: PictureSize): string;
+  /** GET a profile picture's WebP bytes. */
+  fetchPicture(user: PictureOwner, size: PictureSize): Promise<Uint8Array>;
+  /** The traditional-flow address to send a browser to. */
+  authorizeUrl(params: Omit<AuthorizeUrlParams, 'clientId'> & { clientId?: string }): string;
+}
+
+export function createIdentityClient(options: IdentityClientOptions): IdentityClient {
+  const baseUrl = trimBase(options.baseUrl);
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const http = createFetchClient<paths>({ baseUrl, fetch: fetchImpl, headers: options.headers });
+
+  return {
+    http,
+    baseUrl,
+
+    async exchangeToken(params) {
+      const clientId = params.clientId ?? options.clientId;
+      const clientSecret = params.clientSecret ?? options.clientSecret;
+      if (!clientId || !clientSecret) throw new TypeError('exchangeToken needs clientId and clientSecret');
+      const auth = params.clientAuth ?? options.clientAuth ?? 'body';
+      const form: Record<string, string> = { grant_type: 'authorization_code', code: params.code };
+      if (auth === 'body') Object.assign(form, { client_id: clientId, client_secret: clientSecret });
+      if (params.redirectUri !== undefined) form.redirect_uri = params.redirectUri;
+      if (params.codeVerifier !== undefined) form.code_verifier = params.codeVerifier;
+      const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
+      if (auth === 'basic') headers.Authorization = basicCredentials(clientId, clientSecret);
+      const { data, error, response } = await http.POST('/api/oauth/token', {
+        body: form as components['schemas']['TokenRequest'],
+        bodySerializer: (body) => new URLSearchParams(body as Record<string, string>).toString(),
+        headers,
+      });
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      return data;
+    },
+
+    async whois(accessToken) {
+      const { data, error, response } = await http.GET('/api/oauth/whois', {
+        headers: { Authorization: `Bearer ${accessToken}` },
+      });
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      return data;
+    },
+
+    async userInfo(id) {
+      const { data, error, response } = await http.GET('/api/users/info', { params: { query: { id } } });
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      return data.user;
+    },
+
+    pictureUrl(user, size) {
+      return pictureUrl(baseUrl, user, size);
+    },
+
+    async fetchPicture(user, size) {
+      const response = await fetchImpl(pictureUrl(baseUrl, user, size), { headers: options.headers });
+      if (!response.ok) {
+        const text = await response.text();
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON: keep the text
+        }
+        throw failure(response, body);
+      }
+      return new Uint8Array(await response.arrayBuffer());
+    },
+
+    authorizeUrl(params) {
+      const clientId = params.clientId ?? options.clientId;
+      if (!clientId) throw new TypeError('authorizeUrl needs clientId');
+      return authorizeUrl(baseUrl, { ...params, clientId });
+    },
+  };
+}

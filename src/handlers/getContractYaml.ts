@@ -1,0 +1,7 @@
+import type { Handler } from './types.js';
+
+export const getContractYaml: Handler = async (_c, ctx, deps) => {
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.type = 'application/yaml; charset=utf-8';
+  ctx.body = deps.publication.contract.yaml;
+};

@@ -1,0 +1,10 @@
+import { DOCS_CSP } from '../docs/published.js';
+import type { Handler } from './types.js';
+
+export const getDocs: Handler = async (_c, ctx, deps) => {
+  ctx.set('Content-Security-Policy', DOCS_CSP);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = deps.publication.page;
+};

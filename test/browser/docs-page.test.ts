@@ -1,0 +1,78 @@
+/**
+ * GET /docs in Chromium: Redoc renders every operation of the contract from what this service
+ * serves, and the page asks no other host for anything (it must work without internet).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers.js';
+import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
+
+interface Contract {
+  paths: Record<string, Record<string, { operationId: string; summary: string }>>;
+}
+const contract = yaml.load(fs.readFileSync(path.resolve(import.meta.dirname, '../../openapi.yaml'), 'utf8')) as Contract;
+const operations = Object.values(contract.paths).flatMap((methods) => Object.values(methods));
+
+let t: TestServer;
+let browser: Browser;
+
+describe.skipIf(!hasChromium)('the API reference page in Chromium', () => {
+  beforeAll(async () => {
+    t = await startServer({ PUBLIC_URL: 'https://id.example.com' });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('lists every operation by operationId and summary, with no request to any other host', async () => {
+    const context = await browser.newContext();
+    const foreign: string[] = [];
+    const local: string[] = [];
+    // Every request the page makes passes here: local ones go on, anything else is recorded and refused.
+    await context.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.protocol === 'blob:' || url.protocol === 'data:' || ['127.0.0.1', 'localhost'].includes(url.hostname)) {
+        local.push(url.pathname);
+        return route.continue();
+      }
+      foreign.push(url.href);
+      return route.abort('blockedbyclient');
+    });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('request', (req) => {
+      const url = new URL(req.url());
+      if (!['127.0.0.1', 'localhost'].includes(url.hostname) && !['blob:', 'data:'].includes(url.protocol)) foreign.push(url.href);
+    });
+    const csp: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && msg.text().includes('Content Security Policy')) csp.push(msg.text());
+    });
+
+    const res = await page.goto(`${t.baseUrl}/docs`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-security-policy']).toContain("default-src 'none'");
+    await page.locator('[data-section-id^="operation/"]').first().waitFor({ timeout: 20_000 });
+
+    for (const op of operations) {
+      const section = page.locator(`[data-section-id="operation/${op.operationId}"]`);
+      await expect.poll(() => section.count(), { message: op.operationId }).toBe(1);
+      await expect.poll(() => section.locator('h2').first().innerText(), { message: op.operationId }).toBe(op.summary);
+    }
+    // The server address in the rendered contract is the configured PUBLIC_URL.
+    expect(await page.content()).toContain('https://id.example.com');
+
+    expect(local).toEqual(expect.arrayContaining(['/docs', '/docs/assets/redoc.standalone.js', '/openapi.json']));
+    expect(foreign).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    expect(csp).toEqual([]);
+    await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'docs.png'), fullPage: false });
+    await context.close();
+  });
+});
