@@ -5,6 +5,7 @@ import type { operations } from '../../generated/api.js';
 import type { Config } from '../config.js';
 import type { DefaultPictures } from '../pictures/defaults.js';
 import type { PictureFiles } from '../pictures/pictures.js';
+import type { Limits } from '../security/rate-limit.js';
 import type { Store } from '../store/types.js';
 
 /** Everything a handler may use, injected by createApp. */
@@ -16,6 +17,7 @@ export interface AppDeps {
   now: () => number;
   files: PictureFiles;
   defaults: DefaultPictures;
+  limits: Limits;
 }
 
 export type Handler = (c: OpContext, ctx: Koa.Context, deps: AppDeps) => Promise<void>;
