@@ -4,7 +4,7 @@ import { pageContext, redirect, safeReturnTo, sendHtml } from './web.js';
 
 export const getSignIn: Handler = async (_c, ctx, deps) => {
   const returnTo = safeReturnTo(ctx.query.return_to);
-  const page = await pageContext(ctx, deps);
+  const page = await pageContext(ctx, deps, true);
   if (page.user) return redirect(ctx, returnTo ?? '/account', 303);
   sendHtml(ctx, signInPage({ ...page, returnTo }));
 };

@@ -2,7 +2,7 @@
 import type Koa from 'koa';
 import { ApiError } from '../errors.js';
 import type { PageUser } from '../pages/html.js';
-import { csrfToken } from '../sessions/csrf.js';
+import { csrfToken, existingCsrfToken } from '../sessions/csrf.js';
 import { readSession } from '../sessions/session.js';
 import type { UserRecord } from '../store/types.js';
 import type { AppDeps } from './types.js';
@@ -20,10 +20,18 @@ export function signedInUser(ctx: Koa.Context): UserRecord {
   return user;
 }
 
-/** What every page's layout needs. */
-export async function pageContext(ctx: Koa.Context, deps: AppDeps): Promise<{ user: PageUser | undefined; record: UserRecord | undefined; csrfToken: string }> {
+/**
+ * What every page's layout needs. A signed-in session always has a CSRF secret; for a visitor
+ * one is made (and so a session stored) only by pages with a form (`withForm`).
+ */
+export async function pageContext(
+  ctx: Koa.Context,
+  deps: AppDeps,
+  withForm = false,
+): Promise<{ user: PageUser | undefined; record: UserRecord | undefined; csrfToken: string }> {
   const record = await currentUser(ctx, deps);
-  return { record, user: record && { id: record.id, name: record.name }, csrfToken: csrfToken(ctx) };
+  const token = withForm || record ? csrfToken(ctx) : existingCsrfToken(ctx);
+  return { record, user: record && { id: record.id, name: record.name }, csrfToken: token };
 }
 
 export function sendHtml(ctx: Koa.Context, page: string, status = 200): void {
