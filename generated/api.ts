@@ -1570,6 +1570,8 @@ export interface operations {
             };
             401: components["responses"]["SignInRequired"];
             403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     setAccountPicture: {
@@ -1749,6 +1751,8 @@ export interface operations {
             };
             401: components["responses"]["SignInRequired"];
             403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deleteApp: {
@@ -1913,6 +1917,8 @@ export interface operations {
             };
             401: components["responses"]["SignInRequired"];
             403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getGameApp: {
@@ -2052,6 +2058,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
 }
