@@ -1,7 +1,7 @@
 /** Sign up, sign in, sign out (postSignUp, postSignIn, postSignOut, getSignIn, getSignUp) and getSession. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../src/oauth/secrets.js';
-import { Agent, makeUser, signedInAgent, startServer, type TestServer } from './helpers.js';
+import { Agent, makeUser, signedInAgent, startServer, type TestServer, TEST_PASSWORD } from './helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -104,7 +104,7 @@ describe('postSignIn', () => {
     const agent = new Agent(t);
     await agent.csrf();
     const before = agent.cookies.get('idp.sid');
-    const res = await agent.form('/signin', { name: user.email, password: `password-${user.name}`, return_to: '/apps' });
+    const res = await agent.form('/signin', { name: user.email, password: TEST_PASSWORD, return_to: '/apps' });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/apps');
     expect(agent.cookies.get('idp.sid')).not.toBe(before);
@@ -115,7 +115,7 @@ describe('postSignIn', () => {
     expect(((await (await old.fetch('/api/session')).json()) as { signed_in: boolean }).signed_in).toBe(false);
 
     const other = new Agent(t);
-    const offsite = await other.form('/signin', { name: user.name, password: `password-${user.name}`, return_to: '//evil.example/x' });
+    const offsite = await other.form('/signin', { name: user.name, password: TEST_PASSWORD, return_to: '//evil.example/x' });
     expect(offsite.headers.get('location')).toBe('/account');
   });
 
@@ -157,7 +157,7 @@ describe('rate limits', () => {
     try {
       const user = await makeUser(s);
       for (let i = 0; i < 3; i++) expect((await new Agent(s).form('/signin', { name: user.name, password: 'wrong password' })).status).toBe(401);
-      const locked = await new Agent(s).form('/signin', { name: user.name, password: `password-${user.name}` });
+      const locked = await new Agent(s).form('/signin', { name: user.name, password: TEST_PASSWORD });
       expect(locked.status).toBe(429);
       expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(500);
       expect(await locked.text()).toMatch(/Too many attempts, retry in \d+ seconds/);
@@ -174,7 +174,7 @@ describe('rate limits', () => {
       const user = await makeUser(s);
       await new Agent(s).signIn(user);
       await new Agent(s).signIn(user);
-      expect((await new Agent(s).form('/signin', { name: user.name, password: `password-${user.name}` })).status).toBe(429);
+      expect((await new Agent(s).form('/signin', { name: user.name, password: TEST_PASSWORD })).status).toBe(429);
       expect((await new Agent(s).form('/signup', { name: 'first_one', email: 'f@example.com', password: 'password-1' })).status).toBe(303);
       const second = await new Agent(s).form('/signup', { name: 'second_one', email: 's@example.com', password: 'password-1' });
       expect(second.status).toBe(429);

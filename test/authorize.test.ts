@@ -1,7 +1,7 @@
 /** The traditional flow: getAuthorize (consent page) and postAuthorize (the decision). */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, makeClient, makeUser, signedInAgent, startServer, tokenRequest, type TestClient, type TestServer } from './helpers.js';
+import { Agent, makeClient, makeUser, signedInAgent, startServer, tokenRequest, type TestClient, type TestServer, TEST_PASSWORD } from './helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -65,7 +65,7 @@ describe('getAuthorize: signed out', () => {
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(`/signin?return_to=${encodeURIComponent(url)}`);
     const user = await makeUser(t);
-    const signIn = await agent.form('/signin', { name: user.name, password: `password-${user.name}`, return_to: url });
+    const signIn = await agent.form('/signin', { name: user.name, password: TEST_PASSWORD, return_to: url });
     expect(signIn.headers.get('location')).toBe(url);
     expect((await agent.fetch(url)).status).toBe(200);
   });

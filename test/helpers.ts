@@ -10,7 +10,7 @@ import { createApp as registerApp } from '../src/oauth/clients.js';
 import { issueCode, type CodeRequest } from '../src/oauth/codes.js';
 import { KnexStore } from '../src/store/knex-store.js';
 import type { UserRecord } from '../src/store/types.js';
-import { createUser } from '../src/users/users.js';
+import { hashPassword } from '../src/accounts/passwords.js';
 
 /** A clock the test moves by hand; starts at the real time. */
 export class TestClock {
@@ -70,10 +70,16 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Pick<App
 
 let counter = 0;
 
-/** Creates a user with a unique name; the password is `password-<name>`. */
+/** The password of every user makeUser creates. */
+export const TEST_PASSWORD = 'test-password-1';
+/** scrypt is slow on purpose (~90 ms): hash the shared test password once per test process. */
+let testPasswordHash: Promise<string> | undefined;
+
+/** Creates a user with a unique name and the password TEST_PASSWORD. */
 export async function makeUser(t: TestServer, name?: string): Promise<UserRecord> {
   const n = name ?? `user_${process.pid}_${++counter}`;
-  return createUser({ store: t.store, now: t.clock.now }, { name: n, email: `${n}@example.com`, password: `password-${n}` });
+  testPasswordHash ??= hashPassword(TEST_PASSWORD);
+  return t.store.createUser({ name: n, email: `${n.toLowerCase()}@example.com`, passwordHash: await testPasswordHash }, t.clock.now());
 }
 
 export interface TestClient {
@@ -164,7 +170,7 @@ export class Agent {
     return this.fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   }
 
-  async signIn(user: Pick<UserRecord, 'name'>, password = `password-${user.name}`): Promise<void> {
+  async signIn(user: Pick<UserRecord, 'name'>, password = TEST_PASSWORD): Promise<void> {
     const res = await this.form('/signin', { name: user.name, password });
     if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
   }

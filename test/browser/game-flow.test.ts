@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerGame } from '../../src/games/games.js';
 import type { UserRecord } from '../../src/store/types.js';
-import { makeClient, makeUser, startServer, tokenRequest, type TestClient, type TestServer } from '../helpers.js';
+import { makeClient, makeUser, startServer, tokenRequest, type TestClient, type TestServer, TEST_PASSWORD } from '../helpers.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
 
 const GAME_PAGE = fs.readFileSync(path.resolve(import.meta.dirname, '../../examples/game/index.html'), 'utf8');
@@ -41,22 +41,32 @@ declare global {
   }
 }
 
-async function openPlay(signedInAs?: UserRecord): Promise<{ context: BrowserContext; page: Page; game: Frame }> {
-  const context = await browser.newContext();
+/** Signed-in browser contexts, one per user: each test still opens its own page (a fresh load). */
+const contexts = new Map<number, BrowserContext>();
+
+async function signedInContext(user: UserRecord): Promise<BrowserContext> {
+  let context = contexts.get(user.id);
+  if (!context) {
+    context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${t.baseUrl}/signin`);
+    await page.fill('input[name=name]', user.name);
+    await page.fill('input[name=password]', TEST_PASSWORD);
+    await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('button[type=submit]')]);
+    await page.close();
+    contexts.set(user.id, context);
+  }
+  return context;
+}
+
+async function openPlay(signedInAs?: UserRecord): Promise<{ close: () => Promise<void>; page: Page; game: Frame }> {
+  const context = signedInAs ? await signedInContext(signedInAs) : await browser.newContext();
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  if (signedInAs) {
-    await page.goto(`${t.baseUrl}/signin?return_to=%2Fplay%2F${gameId}`);
-    await page.fill('input[name=name]', signedInAs.name);
-    await page.fill('input[name=password]', `password-${signedInAs.name}`);
-    await Promise.all([page.waitForURL(`${t.baseUrl}/play/${gameId}`), page.click('button[type=submit]')]);
-  } else {
-    await page.goto(`${t.baseUrl}/play/${gameId}`);
-  }
-  const frame = page.frameLocator('#game');
-  await frame.locator('#authorize').waitFor();
+  await page.goto(`${t.baseUrl}/play/${gameId}`);
+  await page.frameLocator('#game').locator('#authorize').waitFor();
   const game = page.frames().find((f) => f.url().startsWith(gameOrigin))!;
-  return { context, page, game };
+  return { page, game, close: () => (signedInAs ? page.close() : context.close()) };
 }
 
 /** Sends a message from the game and waits for the answer number `n` (1-based). */
@@ -98,13 +108,13 @@ describe.skipIf(!hasChromium)('game flow in Chromium', () => {
   });
 
   it('info tells the game the signed-in state, with the echo copied back', async () => {
-    const { context, game } = await openPlay(player);
+    const { close, game } = await openPlay(player);
     expect(await ask(game, { action: 'info', echo: { n: 1 } })).toEqual({ type: 'info', logged_in: true, game_id: gameId, echo: { n: 1 } });
-    await context.close();
+    await close();
   });
 
   it('authorize: the player consents in the dialog; the code gives a token whose whois is the player', async () => {
-    const { context, page, game } = await openPlay(player);
+    const { close, page, game } = await openPlay(player);
     await game.evaluate((m) => window.ask(m), authorize(client.clientId, { echo: 'e1' }));
     await page.waitForSelector('#consent[open]');
     expect(await page.textContent('#consent-app')).toBe('Test App');
@@ -118,45 +128,45 @@ describe.skipIf(!hasChromium)('game flow in Chromium', () => {
     const { access_token } = (await token.json()) as { access_token: string };
     const whois = await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${access_token}` } });
     expect(await whois.json()).toEqual({ id: player.id, name: player.name });
-    await context.close();
+    await close();
   });
 
   it('authorize: the player refuses (access_denied), and a second authorize on the same load is already_requested', async () => {
-    const { context, page, game } = await openPlay(player);
+    const { close, page, game } = await openPlay(player);
     await game.evaluate((m) => window.ask(m), authorize(client.clientId));
     await page.waitForSelector('#consent[open]');
     await page.click('#consent-cancel');
     expect(await answer(game, 1)).toEqual({ type: 'authorized', error: true, message: 'access_denied' });
     expect(await ask(game, authorize(client.clientId, { echo: 2 }), 2)).toEqual({ type: 'authorized', error: true, message: 'already_requested', echo: 2 });
     expect(await page.isVisible('#consent[open]')).toBe(false);
-    await context.close();
+    await close();
   });
 
   it('signed out: no_account (and info says logged_in false)', async () => {
-    const { context, game } = await openPlay();
+    const { close, game } = await openPlay();
     expect(await ask(game, { action: 'info' })).toEqual({ type: 'info', logged_in: false, game_id: gameId });
     expect(await ask(game, authorize(client.clientId), 2)).toEqual({ type: 'authorized', error: true, message: 'no_account' });
-    await context.close();
+    await close();
   });
 
   it("an app whose owner is not the game's author, or an unknown app: invalid_app, without a dialog", async () => {
     const stranger = await makeClient(t, player.id);
     for (const clientId of [stranger.clientId, 'unknown-client']) {
-      const { context, page, game } = await openPlay(player);
+      const { close, page, game } = await openPlay(player);
       expect(await ask(game, authorize(clientId))).toEqual({ type: 'authorized', error: true, message: 'invalid_app' });
       expect(await page.isVisible('#consent[open]')).toBe(false);
-      await context.close();
+      await close();
     }
   });
 
   it('scopes other than exactly ["userinfo"]: invalid_scopes', async () => {
-    const { context, game } = await openPlay(player);
+    const { close, game } = await openPlay(player);
     expect(await ask(game, authorize(client.clientId, { scopes: ['userinfo', 'email'] }))).toEqual({ type: 'authorized', error: true, message: 'invalid_scopes' });
-    await context.close();
+    await close();
   });
 
   it("ignores messages from any window but the game's iframe, even from the game's origin", async () => {
-    const { context, page, game } = await openPlay(player);
+    const { close, page, game } = await openPlay(player);
     // The play page itself, and a second frame of the game's origin, ask first.
     await page.evaluate((m) => window.postMessage(m, '*'), authorize(client.clientId));
     await page.evaluate((src) => {
@@ -178,6 +188,6 @@ describe.skipIf(!hasChromium)('game flow in Chromium', () => {
     await page.waitForSelector('#consent[open]');
     await page.click('#consent-authorize');
     expect((await answer(game, 1)).error).toBe(false);
-    await context.close();
+    await close();
   });
 });
