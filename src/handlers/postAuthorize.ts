@@ -1,9 +1,9 @@
-import { AUTHORIZE_FIELDS, checkGrant, decide, grantErrorRedirect, resolveClient, type AuthorizeParams } from '../oauth/authorize.js';
+import { AUTHORIZE_FIELDS, checkGrant, decide, grantErrorRedirect, resolveClient, type AuthorizeForm } from '../oauth/authorize.js';
 import type { Handler } from './types.js';
 import { currentUser, redirect, redirectToSignIn } from './web.js';
 
 export const postAuthorize: Handler = async (c, ctx, deps) => {
-  const form = c.request.requestBody as AuthorizeParams & { decision: 'authorize' | 'cancel' };
+  const form = c.request.requestBody as AuthorizeForm;
   const client = await resolveClient(deps.store, form);
   const user = await currentUser(ctx, deps);
   if (!user) {

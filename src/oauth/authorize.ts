@@ -3,21 +3,17 @@
  * are checked first and never redirected to when wrong; then the grant request itself, whose
  * errors go back to the client's redirect_uri with the state.
  */
+import type { operations } from '../../generated/api.js';
 import { ApiError } from '../errors.js';
 import type { AppRecord, Store, UserRecord } from '../store/types.js';
 import type { Deps } from './clients.js';
 import { issueCode } from './codes.js';
 import { parseScopes, type Scope } from './scopes.js';
 
-export interface AuthorizeParams {
-  client_id?: string;
-  redirect_uri?: string;
-  scope?: string;
-  state?: string;
-  response_type?: string;
-  code_challenge?: string;
-  code_challenge_method?: string;
-}
+/** The request's parameters, named as the contract names them (query of GET /oauth). */
+export type AuthorizeParams = NonNullable<operations['getAuthorize']['parameters']['query']>;
+/** The consent form (POST /oauth): the same parameters plus the user's decision. */
+export type AuthorizeForm = operations['postAuthorize']['requestBody']['content']['application/x-www-form-urlencoded'];
 
 /** The parameters that travel from the consent page's form back to POST /oauth. */
 export const AUTHORIZE_FIELDS = [
