@@ -16,7 +16,10 @@ const port = Number(process.env.PORT || 8080);
 const service = (process.env.SERVICE_URL || 'http://localhost:3000').replace(/\/+$/, '');
 const clientId = process.env.CLIENT_ID || 'demo_client';
 const clientSecret = process.env.CLIENT_SECRET || 'demo-secret';
-const page = fs.readFileSync(path.join(import.meta.dirname, 'index.html'), 'utf8');
+const escape = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const page = fs
+  .readFileSync(path.join(import.meta.dirname, 'index.html'), 'utf8')
+  .replace('<html lang="en">', `<html lang="en" data-service="${escape(service)}">`);
 
 async function whoIs(code, redirectUri) {
   const form = new URLSearchParams({ grant_type: 'authorization_code', code, client_id: clientId, client_secret: clientSecret });
@@ -27,8 +30,6 @@ async function whoIs(code, redirectUri) {
   const whois = await fetch(`${service}/api/oauth/whois`, { headers: { Authorization: `Bearer ${tokenBody.access_token}` } });
   return whois.json();
 }
-
-const escape = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 http
   .createServer(async (req, res) => {
