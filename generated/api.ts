@@ -205,6 +205,475 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Home page
+         * @description Links to sign in, sign up, the account, apps and games pages.
+         */
+        get: operations["getHome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A script or stylesheet of the pages
+         * @description The pages' own scripts and stylesheet, shipped with the service (nothing is loaded from elsewhere).
+         */
+        get: operations["getAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign-in page
+         * @description The sign-in form (name or email, and password). Anyone may load it; it starts a session to
+         *     hold the form's CSRF token. A user who is already signed in is redirected (303) to
+         *     `return_to` instead, or to `/account`.
+         */
+        get: operations["getSignIn"];
+        put?: never;
+        /**
+         * Sign in
+         * @description Checks the name (or email) and password, starts a new session (a fresh session id) and
+         *     redirects to `return_to` (a path on this service) or `/account`. Rate-limited per client
+         *     address and per account. A failure shows the form again with the reason.
+         */
+        post: operations["postSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign-up page
+         * @description The sign-up form (name, email and password). Anyone may load it; it starts a session to
+         *     hold the form's CSRF token. A user who is already signed in is redirected (303) to
+         *     `return_to` instead, or to `/account`.
+         */
+        get: operations["getSignUp"];
+        put?: never;
+        /**
+         * Create an account and sign in
+         * @description Name 3-28 of `A-Za-z0-9_-` (unique ignoring case), a unique email, a password of 8-256
+         *     characters. Signs the new user in and redirects to `return_to` or `/account`.
+         *     Rate-limited per client address.
+         */
+        post: operations["postSignUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Ends the session and redirects to the home page.
+         */
+        post: operations["postSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's account page
+         * @description Bio, flair, profile picture. Redirects to the sign-in page when signed out.
+         */
+        get: operations["getAccountPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's applications page
+         * @description Register an app, see its client id and (once) its secret, rotate the secret, delete the
+         *     app, and build the traditional-flow link for chosen scopes. Redirects to the sign-in page
+         *     when signed out.
+         */
+        get: operations["getAppsPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Games page
+         * @description Lists the games; a signed-in user can register one.
+         */
+        get: operations["getGamesPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/play/{gameId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Play a game
+         * @description Shows the game in an iframe and speaks the game flow's postMessage protocol with it:
+         *     `{action: "authorize", client_id, scopes: ["userinfo"]}` is answered, to the game's
+         *     origin only, with `{type: "authorized", error: false, code}` or
+         *     `{type: "authorized", error: true, message}` (`no_account`, `invalid_scopes`,
+         *     `invalid_app`, `access_denied`, `server_error`, `already_requested`);
+         *     `{action: "info"}` with `{type: "info", logged_in, game_id}`. An `echo` value sent with
+         *     a message is copied into its answer. Messages from any other window or origin are ignored.
+         */
+        get: operations["getPlayPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Traditional flow: the consent page
+         * @description An unknown `client_id` or a `redirect_uri` not registered for it (exact match) shows an
+         *     error page (400) and never redirects. Then a signed-out user is sent to sign in and back.
+         *     Then a bad request redirects to `redirect_uri` with `error` (`invalid_scope`,
+         *     `unsupported_response_type`, `invalid_request`) and `state`. Otherwise the consent page
+         *     names the app, its owner and each scope, with Authorize and Cancel. The page cannot be
+         *     framed and sends no referrer.
+         */
+        get: operations["getAuthorize"];
+        put?: never;
+        /**
+         * Traditional flow: the user's decision
+         * @description `decision=authorize` redirects to `redirect_uri?code=<code>&state=<state>`;
+         *     `decision=cancel` to `redirect_uri?error=access_denied&error_description=The user did not consent.&state=<state>`.
+         *     The same checks as the consent page apply first.
+         */
+        post: operations["postAuthorize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current session and its CSRF token
+         * @description Who is signed in (if anyone) and the CSRF token that state-changing calls send as
+         *     `X-CSRF-Token`. Starts an anonymous session when there is none. Same-origin only (no CORS).
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's account
+         * @description The signed-in user's public profile and email address. Requires the session cookie (no
+         *     CSRF token: it changes nothing); 401 without a signed-in user. Sent with
+         *     `Cache-Control: no-store`.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the bio or equip an owned flair
+         * @description Changes the signed-in user's bio and/or equipped flair; a field left out is unchanged, and
+         *     no other field can be changed here. Requires the session cookie and the CSRF token
+         *     (`X-CSRF-Token`). Returns the updated public profile.
+         */
+        patch: operations["updateAccount"];
+        trace?: never;
+    };
+    "/api/account/picture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a new profile picture
+         * @description Multipart form with one `file` part: any image sharp reads, at most 8 MB and a bounded
+         *     pixel count. Stored centre-cropped as the three WebP sizes; `pfpTimestamp` changes.
+         */
+        put: operations["setAccountPicture"];
+        post?: never;
+        /**
+         * Remove the profile picture
+         * @description Removes the signed-in user's profile picture: `pfpTimestamp` is unset and the picture files
+         *     are deleted, so `/pfp/<size>/<id>.webp` serves the generated default picture again.
+         *     Requires the session cookie and the CSRF token. Returns the updated public profile
+         *     (unchanged when the user had no picture).
+         */
+        delete: operations["removeAccountPicture"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Play heartbeat
+         * @description Sent about once a minute while the user plays. Adds the whole minutes since the previous
+         *     heartbeat to `playMinutes`, never more than the real elapsed time, and moves
+         *     `lastHeartbeat` forward by exactly those minutes (the remainder carries over to the next
+         *     heartbeat). After a gap of more than 5 minutes, or on the first heartbeat, nothing is added
+         *     and `lastHeartbeat` is set to now, because the time in between was not played.
+         */
+        post: operations["postHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's apps
+         * @description The apps (OAuth clients) the signed-in user registered, oldest first, without their
+         *     secrets. Requires the session cookie; sent with `Cache-Control: no-store`.
+         */
+        get: operations["listApps"];
+        put?: never;
+        /**
+         * Register an app
+         * @description 1 to 10 redirect URIs, matched exactly; https, or http on localhost. The client secret is
+         *     in this response only; only its hash is kept.
+         */
+        post: operations["registerApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/apps/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an app
+         * @description Deletes the app and revokes its codes and tokens.
+         */
+        delete: operations["deleteApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/apps/{clientId}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an app's client secret
+         * @description The old secret stops working at once; the new one is in this response only.
+         */
+        post: operations["rotateAppSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * All games
+         * @description Every registered game with its author, newest first. Public: anyone may call it, without
+         *     a session.
+         */
+        get: operations["listGames"];
+        put?: never;
+        /**
+         * Register a game
+         * @description The signed-in user becomes its author. `url` is where the game is hosted (https, or http on localhost).
+         */
+        post: operations["registerGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{gameId}/apps/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app as the play page's consent dialog shows it
+         * @description The app's name and owner, when the app may ask for codes from this game: its owner must
+         *     be the game's author. 403 otherwise.
+         */
+        get: operations["getGameApp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{gameId}/codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Game flow: issue an authorization code
+         * @description Called by the play page after the player consents. The app's owner must be the game's
+         *     author, and the scopes exactly `["userinfo"]`. The code is bound to no redirect_uri.
+         */
+        post: operations["issueGameCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -305,6 +774,91 @@ export interface components {
             /** @description Every route the service answers. */
             paths: Record<string, never>;
         };
+        /**
+         * @description A user named by id and name (the signed-in user, a game's author, an app's owner). The
+         *     public profile is at `GET /api/users/info?id=<id>`.
+         */
+        UserRef: {
+            /** @description User id, a positive integer. */
+            id: number;
+            /** @description User name, 3-28 characters of `A-Za-z0-9_-`. */
+            name: string;
+        };
+        /** @description The current session. */
+        SessionInfo: {
+            /** @description Whether a user is signed in to this session. `user` is present only when true. */
+            signed_in: boolean;
+            user?: components["schemas"]["UserRef"];
+            /** @description Send as `X-CSRF-Token` (or the `_csrf` form field) with state-changing requests. */
+            csrf_token: string;
+        };
+        /** @description The signed-in user's account, as only that user sees it. */
+        Account: {
+            user: components["schemas"]["PublicUser"];
+            /** @description The user's email address, in lower case. Private to the user (and to apps granted the `email` scope, through whois). */
+            email: string;
+        };
+        /** @description The signed-in user's public profile. */
+        AccountUser: {
+            user: components["schemas"]["PublicUser"];
+        };
+        /** @description The user's play time after a heartbeat. */
+        Heartbeat: {
+            /** @description Minutes added by this heartbeat. */
+            addedMinutes: number;
+            /** @description Total play time in minutes, including `addedMinutes`. */
+            playMinutes: number;
+            /**
+             * @description The heartbeat time now on record, ms since the Unix epoch: now when this heartbeat
+             *     starts a play session (the first one, or after a gap of more than 5 minutes), otherwise
+             *     the previous value advanced by `addedMinutes` whole minutes (the remainder carries over).
+             */
+            lastHeartbeat: number;
+        };
+        /** @description An app (OAuth client) of the signed-in user. Never holds its secret or the secret's hash. */
+        App: {
+            /** @description The app's client id: 11 characters of base64url, not secret. */
+            client_id: string;
+            /** @description App name, 1-64 characters; shown on the consent page. */
+            name: string;
+            /** @description The registered redirect URIs (1-10), each https or http on localhost; the authorize endpoint accepts exactly these. */
+            redirect_uris: string[];
+            /** @description ms since the Unix epoch. */
+            created_at: number;
+        };
+        /** @description A newly registered app with its client secret. */
+        AppWithSecret: {
+            /** @description The app's client id: 11 characters of base64url, not secret. */
+            client_id: string;
+            /** @description Shown only in this response. */
+            client_secret: string;
+            /** @description App name, 1-64 characters; shown on the consent page. */
+            name: string;
+            /** @description The registered redirect URIs (1-10), each https or http on localhost; the authorize endpoint accepts exactly these. */
+            redirect_uris: string[];
+            /** @description Registration time, ms since the Unix epoch. */
+            created_at: number;
+        };
+        /** @description A game registered by its author and shown at `/play/<id>`. */
+        Game: {
+            /** @description Game id, a positive integer; the game is played at `/play/<id>`. */
+            id: number;
+            /** @description Game title, 1-64 characters. */
+            title: string;
+            /** @description Where the game is hosted; the play page frames it. */
+            url: string;
+            author: components["schemas"]["UserRef"];
+            /** @description Registration time, ms since the Unix epoch. */
+            created_at: number;
+        };
+        /** @description An app as the play page's consent dialog shows it. */
+        GameApp: {
+            /** @description The app's client id. */
+            client_id: string;
+            /** @description App name, 1-64 characters; shown in the consent dialog. */
+            name: string;
+            owner: components["schemas"]["UserRef"];
+        };
         /** @description Health of the service. */
         Health: {
             /**
@@ -320,6 +874,127 @@ export interface components {
         };
     };
     responses: {
+        /** @description The page. */
+        HtmlPage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Identity Service</title><link rel="stylesheet" href="/assets/site.css"></head><body><main><h1>Identity Service</h1></main></body></html> */
+                "text/html": string;
+            };
+        };
+        /** @description An error page that states the reason. */
+        HtmlError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error</title></head><body><main><h1>400 Bad Request</h1><p>Unknown client.</p></main></body></html> */
+                "text/html": string;
+            };
+        };
+        /** @description Redirect (after a form, or to the sign-in page). */
+        SeeOther: {
+            headers: {
+                /** @description Where to go. */
+                Location?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Redirect to the client's redirect_uri (with `code` or `error`), or to the sign-in page. */
+        Found: {
+            headers: {
+                /** @description Where to go. */
+                Location?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description No signed-in user in this session. */
+        SignInRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Sign in first"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The CSRF token is missing or wrong. */
+        CsrfFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Invalid CSRF token"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The signed-in user has no app with this client id. */
+        AppNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "App not found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The app's owner is not the game's author. */
+        NotGameAuthorsApp: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "The app's owner is not the game's author"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The user's public profile after the change. */
+        AccountUser: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "user": {
+                 *         "name": "ada_l",
+                 *         "id": 12,
+                 *         "bio": "Writes programs for engines that do not exist yet.",
+                 *         "flairs": [
+                 *           "none",
+                 *           "early-adopter"
+                 *         ],
+                 *         "equippedFlair": "early-adopter",
+                 *         "playMinutes": 1440,
+                 *         "lastHeartbeat": 1733707565493,
+                 *         "modLevel": 0,
+                 *         "pfpTimestamp": 1733707565493
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountUser"];
+            };
+        };
         /** @description The request body is too large. */
         PayloadTooLarge: {
             headers: {
@@ -365,7 +1040,34 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description A path on this service to go back to after signing in (anything else is ignored). */
+        ReturnTo: string;
+        /**
+         * @description Game id.
+         * @example 3
+         */
+        GameId: number;
+        /**
+         * @description The app's client id.
+         * @example Xw3Ah1pX9kA
+         */
+        ClientIdPath: string;
+        /** @description The app's client id (required; a missing one shows the error page). */
+        ClientId: string;
+        /** @description One of the app's registered redirect URIs, exactly (required; a missing or unregistered one shows the error page). */
+        RedirectUri: string;
+        /** @description Space-separated scopes, `userinfo` and optionally `email`. */
+        Scope: string;
+        /** @description Opaque value returned to the client unchanged. */
+        State: string;
+        /** @description `code` (the only response type; may be left out). */
+        ResponseType: string;
+        /** @description PKCE challenge (RFC 7636), S256 only. */
+        CodeChallenge: string;
+        /** @description `S256` (may be left out when a code_challenge is sent). */
+        CodeChallengeMethod: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -827,6 +1529,973 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    getHome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+        };
+    };
+    getAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description File name: a lower-case letter, then up to 40 lower-case letters, digits or `-`, ending in `.js` or `.css`. Any other name, or a file the service does not ship, is 404.
+                 * @example play.js
+                 */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=300`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example 'use strict';
+                     *     // The page's own script (play.js, apps.js, ...).
+                     */
+                    "text/javascript": string;
+                    /** @example body { font-family: system-ui, sans-serif; } */
+                    "text/css": string;
+                };
+            };
+            /** @description No such asset. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No such asset"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSignIn: {
+        parameters: {
+            query?: {
+                /** @description A path on this service to go back to after signing in (anything else is ignored). */
+                return_to?: components["parameters"]["ReturnTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+        };
+    };
+    postSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "ada_l",
+                 *       "password": "correct horse battery staple",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description User name or email address. */
+                    name: string;
+                    /** @description The account's password. */
+                    password: string;
+                    /** @description A path on this service to go to after signing in; anything else is ignored and the user goes to `/account`. Optional. */
+                    return_to?: string;
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+            401: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            429: components["responses"]["HtmlError"];
+        };
+    };
+    getSignUp: {
+        parameters: {
+            query?: {
+                /** @description A path on this service to go back to after signing in (anything else is ignored). */
+                return_to?: components["parameters"]["ReturnTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+        };
+    };
+    postSignUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "ada_l",
+                 *       "email": "ada@example.com",
+                 *       "password": "correct horse battery staple",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description User name, 3-28 characters of `A-Za-z0-9_-`, unique ignoring case (a taken name is 409). */
+                    name: string;
+                    /** @description Email address, at most 254 characters; kept trimmed and in lower case, and unique (an address already registered is 409). */
+                    email: string;
+                    /** @description Password, 8-256 characters. */
+                    password: string;
+                    /** @description A path on this service to go to after signing up; anything else is ignored and the user goes to `/account`. Optional. */
+                    return_to?: string;
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            409: components["responses"]["HtmlError"];
+            429: components["responses"]["HtmlError"];
+        };
+    };
+    postSignOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The CSRF token of the form; may be left out when the token is sent as `X-CSRF-Token` instead. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            303: components["responses"]["SeeOther"];
+            403: components["responses"]["HtmlError"];
+        };
+    };
+    getAccountPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+        };
+    };
+    getAppsPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+        };
+    };
+    getGamesPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+        };
+    };
+    getPlayPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Game id.
+                 * @example 3
+                 */
+                gameId: components["parameters"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            404: components["responses"]["HtmlError"];
+        };
+    };
+    getAuthorize: {
+        parameters: {
+            query?: {
+                /** @description The app's client id (required; a missing one shows the error page). */
+                client_id?: components["parameters"]["ClientId"];
+                /** @description One of the app's registered redirect URIs, exactly (required; a missing or unregistered one shows the error page). */
+                redirect_uri?: components["parameters"]["RedirectUri"];
+                /** @description Space-separated scopes, `userinfo` and optionally `email`. */
+                scope?: components["parameters"]["Scope"];
+                /** @description Opaque value returned to the client unchanged. */
+                state?: components["parameters"]["State"];
+                /** @description `code` (the only response type; may be left out). */
+                response_type?: components["parameters"]["ResponseType"];
+                /** @description PKCE challenge (RFC 7636), S256 only. */
+                code_challenge?: components["parameters"]["CodeChallenge"];
+                /** @description `S256` (may be left out when a code_challenge is sent). */
+                code_challenge_method?: components["parameters"]["CodeChallengeMethod"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            302: components["responses"]["Found"];
+            400: components["responses"]["HtmlError"];
+        };
+    };
+    postAuthorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "authorize",
+                 *       "client_id": "Xw3Ah1pX9kA",
+                 *       "redirect_uri": "https://app.example/callback",
+                 *       "scope": "userinfo email",
+                 *       "state": "af0ifjsldkj",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The user's choice on the consent page. `authorize` issues a code and redirects with it; `cancel` redirects with `error=access_denied`.
+                     * @enum {string}
+                     */
+                    decision: "authorize" | "cancel";
+                    /** @description The app's client id, carried over from the consent page (required; a missing or unknown one shows the error page). */
+                    client_id?: string;
+                    /** @description One of the app's registered redirect URIs, exactly, carried over from the consent page (required; a missing or unregistered one shows the error page). */
+                    redirect_uri?: string;
+                    /** @description Space-separated scopes, `userinfo` and optionally `email`, carried over from the consent page. */
+                    scope?: string;
+                    /** @description Opaque value returned to the client unchanged. Optional. */
+                    state?: string;
+                    /** @description `code` (the only response type; may be left out). */
+                    response_type?: string;
+                    /** @description PKCE challenge (RFC 7636), S256 only: 43 base64url characters. Optional; when sent, the token exchange requires the matching `code_verifier`. */
+                    code_challenge?: string;
+                    /** @description `S256` (may be left out when a code_challenge is sent). */
+                    code_challenge_method?: string;
+                    /** @description The CSRF token of the consent page's form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            302: components["responses"]["Found"];
+            400: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "signed_in": true,
+                     *       "user": {
+                     *         "id": 12,
+                     *         "name": "ada_l"
+                     *       },
+                     *       "csrf_token": "3yQ1nJrC-bK9mQ0x5cVd0pYtU7sWq2eR8fGhJkLzXcA"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "ada@example.com",
+                     *       "user": {
+                     *         "name": "ada_l",
+                     *         "id": 12,
+                     *         "bio": "Writes programs for engines that do not exist yet.",
+                     *         "flairs": [
+                     *           "none",
+                     *           "early-adopter"
+                     *         ],
+                     *         "equippedFlair": "early-adopter",
+                     *         "playMinutes": 1440,
+                     *         "lastHeartbeat": 1733707565493,
+                     *         "modLevel": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "bio": "Writes programs for engines that do not exist yet.",
+                 *       "equippedFlair": "early-adopter"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description New biography, at most 1024 characters; `""` clears it. Left out, the bio is unchanged. */
+                    bio?: string;
+                    /** @description The flair to equip, one of the user's `flairs` (any other is 400). Left out, the equipped flair is unchanged. */
+                    equippedFlair?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["AccountUser"];
+            /** @description The bio is too long, or the user does not own the flair. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The user does not own the flair \"gold\""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    setAccountPicture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The image, in any format sharp reads, at most 8 MB (larger is 413).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["AccountUser"];
+            /** @description Not a readable image, or no `file` part. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The upload has no file part"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    removeAccountPicture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AccountUser"];
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+        };
+    };
+    postHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The updated play time. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "addedMinutes": 1,
+                     *       "playMinutes": 1441,
+                     *       "lastHeartbeat": 1733707625493
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Heartbeat"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description Another heartbeat of the same user was being recorded at the same moment; send the next one as usual. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Heartbeats are arriving concurrently; try again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The apps, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "apps": [
+                     *         {
+                     *           "client_id": "Xw3Ah1pX9kA",
+                     *           "name": "Ada's Chess",
+                     *           "redirect_uris": [
+                     *             "https://chess.example/callback"
+                     *           ],
+                     *           "created_at": 1733707565493
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The user's apps, oldest first; empty when there are none. */
+                        apps: components["schemas"]["App"][];
+                    };
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+        };
+    };
+    registerApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada's Chess",
+                 *       "redirect_uris": [
+                 *         "https://chess.example/callback"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description App name, 1-64 characters once surrounding whitespace is trimmed; shown on the consent page. */
+                    name: string;
+                    /**
+                     * @description 1-10 redirect URIs, each an absolute https URL (http is allowed on localhost,
+                     *     127.0.0.1 and [::1] only) without a fragment, at most 2048 characters.
+                     *     Duplicates are dropped. The authorize endpoint accepts exactly these.
+                     */
+                    redirect_uris: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The app, with its client secret (shown only now). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "Xw3Ah1pX9kA",
+                     *       "client_secret": "2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM",
+                     *       "name": "Ada's Chess",
+                     *       "redirect_uris": [
+                     *         "https://chess.example/callback"
+                     *       ],
+                     *       "created_at": 1733707565493
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AppWithSecret"];
+                };
+            };
+            /** @description Bad name or redirect URIs. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Redirect URI must use https (http is allowed on localhost only): http://chess.example/cb"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app's client id.
+                 * @example Xw3Ah1pX9kA
+                 */
+                clientId: components["parameters"]["ClientIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["AppNotFound"];
+        };
+    };
+    rotateAppSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app's client id.
+                 * @example Xw3Ah1pX9kA
+                 */
+                clientId: components["parameters"]["ClientIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "Xw3Ah1pX9kA",
+                     *       "client_secret": "9pL2kQ7vN4xB1mZ8cW3eR6tY0uI5oA2sD7fG4hJ1kL0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The app's client id (unchanged). */
+                        client_id: string;
+                        /** @description The new client secret: 43 characters of base64url. Shown only in this response; only its hash is kept. */
+                        client_secret: string;
+                    };
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["AppNotFound"];
+        };
+    };
+    listGames: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The games, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "games": [
+                     *         {
+                     *           "id": 3,
+                     *           "title": "Ada's Chess",
+                     *           "url": "https://chess.example/play",
+                     *           "author": {
+                     *             "id": 12,
+                     *             "name": "ada_l"
+                     *           },
+                     *           "created_at": 1733707565493
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description All games, newest first; empty when there are none. */
+                        games: components["schemas"]["Game"][];
+                    };
+                };
+            };
+        };
+    };
+    registerGame: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Ada's Chess",
+                 *       "url": "https://chess.example/play"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Game title, 1-64 characters once surrounding whitespace is trimmed. */
+                    title: string;
+                    /**
+                     * @description Where the game is hosted: an absolute https URL (http is allowed on localhost,
+                     *     127.0.0.1 and [::1] only) without a fragment, at most 2048 characters. The
+                     *     play page frames it and exchanges messages with its origin only.
+                     */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The game. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "title": "Ada's Chess",
+                     *       "url": "https://chess.example/play",
+                     *       "author": {
+                     *         "id": 12,
+                     *         "name": "ada_l"
+                     *       },
+                     *       "created_at": 1733707565493
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            /** @description Bad title or URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Game URL must use https (http is allowed on localhost only): http://chess.example/play"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getGameApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Game id.
+                 * @example 3
+                 */
+                gameId: components["parameters"]["GameId"];
+                /**
+                 * @description The app's client id.
+                 * @example Xw3Ah1pX9kA
+                 */
+                clientId: components["parameters"]["ClientIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The app. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "Xw3Ah1pX9kA",
+                     *       "name": "Ada's Chess",
+                     *       "owner": {
+                     *         "id": 12,
+                     *         "name": "ada_l"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GameApp"];
+                };
+            };
+            403: components["responses"]["NotGameAuthorsApp"];
+            /** @description No such game or app. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    issueGameCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Game id.
+                 * @example 3
+                 */
+                gameId: components["parameters"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "Xw3Ah1pX9kA",
+                 *       "scopes": [
+                 *         "userinfo"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Client id of the app the code is for; the app's owner must be the game's author. */
+                    client_id: string;
+                    /** @description The scopes asked for; must be exactly `["userinfo"]`. */
+                    scopes: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The code (single use, 5 minutes). */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "Q0hBTkdFLU1FLXRoaXMtaXMtYW4tZXhhbXBsZS1jb2Rl"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The authorization code: 43 characters of base64url, single use, valid for 5
+                         *     minutes, bound to no redirect_uri. The game's backend exchanges it at
+                         *     `POST /api/oauth/token`.
+                         */
+                        code: string;
+                    };
+                };
+            };
+            /** @description The scopes are not exactly `["userinfo"]`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The game flow grants exactly the scopes [\"userinfo\"]"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            /** @description Bad CSRF token, or the app's owner is not the game's author. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such game or app. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "App not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
 }

@@ -71,6 +71,13 @@ export function describeValidationError(err: ErrorObject): string {
 
 export type Api = OpenAPIBackend;
 
+/** An operation that answers with HTML: its errors are pages too. */
+export function isPageOperation(operation: Operation): boolean {
+  return Object.values(operation.responses ?? {}).some(
+    (r) => typeof r === 'object' && r !== null && 'content' in r && r.content !== undefined && 'text/html' in r.content,
+  );
+}
+
 export async function createApi(): Promise<Api> {
   const api = new OpenAPIBackend({
     definition: CONTRACT_PATH,
@@ -99,10 +106,12 @@ export async function createApi(): Promise<Api> {
       throw new ApiError(400, errors[0] ? describeValidationError(errors[0]) : 'Invalid request');
     },
     unauthorizedHandler: (c: OpContext) => {
-      const failure = Object.values(c.security ?? {}).find(
-        (r): r is { error: unknown } => typeof r === 'object' && r !== null && 'error' in r,
-      );
-      if (failure?.error instanceof ApiError) throw failure.error;
+      // The lowest status wins: "sign in first" (401) before "bad CSRF token" (403).
+      const failures = Object.values(c.security ?? {})
+        .map((r) => (typeof r === 'object' && r !== null && 'error' in r ? (r as { error: unknown }).error : undefined))
+        .filter((e): e is ApiError => e instanceof ApiError)
+        .sort((a, b) => a.status - b.status);
+      if (failures[0]) throw failures[0];
       throw new ApiError(401, 'Authentication required');
     },
   });

@@ -2,14 +2,19 @@
 import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { CONTRACT_PATH, createApi, type Api } from './api.js';
+import { CONTRACT_PATH, createApi, isPageOperation, type Api } from './api.js';
 import { bodyMiddleware } from './body.js';
 import type { Config } from './config.js';
 import { createPublication } from './docs/published.js';
-import { ApiError, errorMiddleware } from './errors.js';
+import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './errors.js';
 import type { AppDeps } from './handlers/index.js';
+import { errorPage } from './pages/pages.js';
 import { DefaultPictures } from './pictures/defaults.js';
 import { PictureFiles } from './pictures/pictures.js';
+import { securityHeaders } from './security/headers.js';
+import { memoryLimits, type LimitRule, type Limits } from './security/rate-limit.js';
+import { existingCsrfToken } from './sessions/csrf.js';
+import { readSession, sessionMiddleware } from './sessions/session.js';
 import type { Store } from './store/types.js';
 
 export interface AppOptions {
@@ -22,6 +27,8 @@ export interface AppOptions {
    * this on, so a handler that drifts from openapi.yaml fails loudly).
    */
   validateResponses?: boolean;
+  /** Rate-limit rules replacing the defaults (tests use small ones). */
+  limits?: Partial<Record<keyof Limits, LimitRule>>;
 }
 
 export interface App {
@@ -32,6 +39,10 @@ export interface App {
 
 /** Browsers call these from any origin (games do); they carry no credentials. */
 const PUBLIC_CORS_PREFIXES = ['/api/users/', '/pfp/'];
+/** Called by client backends and other origins without cookies: no session is read or made. */
+const SESSIONLESS_PREFIXES = ['/api/oauth/', '/api/users/', '/pfp/', '/healthz'];
+/** The only route that takes multipart bodies (streamed by its handler after the auth checks). */
+const UPLOAD_PATHS = [/^\/api\/account\/picture$/];
 
 export async function createApp(options: AppOptions): Promise<App> {
   const deps: AppDeps = {
@@ -42,6 +53,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     files: new PictureFiles(options.config.picturesDir),
     defaults: new DefaultPictures(),
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
+    limits: memoryLimits(options.limits),
   };
   const api = await createApi();
   const koa = new Koa({ proxy: false });
@@ -49,12 +61,16 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   if (options.validateResponses) koa.use(responseValidation(api, deps.logger));
   koa.use(requestLog(deps.logger));
-  koa.use(errorMiddleware(deps.logger));
+  koa.use(errorMiddleware(deps.logger, htmlErrors(api, deps)));
+  koa.use(securityHeaders(PUBLIC_CORS_PREFIXES));
+
+  const session = sessionMiddleware(koa, { store: deps.store, now: deps.now, secret: options.config.sessionSecret });
+  koa.use((ctx, next) => (SESSIONLESS_PREFIXES.some((p) => ctx.path.startsWith(p)) ? next() : session(ctx, next)));
 
   const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], credentials: false });
   koa.use((ctx, next) => (PUBLIC_CORS_PREFIXES.some((p) => ctx.path.startsWith(p)) ? publicCors(ctx, next) : next()));
 
-  koa.use(bodyMiddleware());
+  koa.use(bodyMiddleware(UPLOAD_PATHS));
   koa.use(async (ctx) => {
     await api.handleRequest(
       {
@@ -63,13 +79,34 @@ export async function createApp(options: AppOptions): Promise<App> {
         path: ctx.path,
         query: ctx.query as Record<string, string | string[]>,
         headers: ctx.headers as Record<string, string | string[]>,
-        body: ctx.request.body,
+        // A multipart body is streamed by its handler later; the validator sees an empty form
+        // (openapi-backend does not check binary parts).
+        body: ctx.request.body ?? (ctx.request.is('multipart/form-data') ? {} : undefined),
       },
       ctx,
       deps,
     );
   });
   return { koa, api, deps };
+}
+
+/** Errors of HTML operations are error pages, with the signed-in user in the header when known. */
+function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
+  return async (ctx, status, message) => {
+    const operation = api.router.matchOperation({ method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, headers: {} }, false);
+    if (!operation || !isPageOperation(operation)) return undefined;
+    let user: { id: number; name: string } | undefined;
+    let csrfToken = '';
+    try {
+      const id = readSession(ctx).userId;
+      const record = id === undefined ? undefined : await deps.store.getUser(id);
+      user = record && { id: record.id, name: record.name };
+      csrfToken = existingCsrfToken(ctx);
+    } catch {
+      // The error may be the session store itself failing: show the page without the user.
+    }
+    return errorPage({ user, csrfToken, status, message });
+  };
 }
 
 function requestLog(logger: Logger): Koa.Middleware {

@@ -2,6 +2,7 @@
  * The only reader of process.env. Every key is validated at start; a bad value stops the start
  * with one clear line (ConfigError).
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -22,6 +23,12 @@ export interface Config {
   publicUrl: string;
   /** DEMO_DATA: create the demo user and app on an empty database at start (default true). */
   demoData: boolean;
+  /**
+   * SESSION_SECRET: key that signs the session cookie, at least 32 characters. When unset a random
+   * one is made at start (sessionSecretGenerated), so sessions do not survive a restart.
+   */
+  sessionSecret: string;
+  sessionSecretGenerated: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -65,5 +72,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const publicUrl = parseUrl('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port || 3000}`);
   const demoData = parseBool('DEMO_DATA', env.DEMO_DATA, true);
-  return { port, host, databaseUrl, picturesDir, logLevel, publicUrl, demoData };
+  const sessionSecretGenerated = env.SESSION_SECRET === undefined || env.SESSION_SECRET === '';
+  const sessionSecret = sessionSecretGenerated ? randomBytes(32).toString('base64url') : String(env.SESSION_SECRET);
+  if (sessionSecret.length < 32) {
+    throw new ConfigError(`SESSION_SECRET must be at least 32 characters, got ${sessionSecret.length}`);
+  }
+  return { port, host, databaseUrl, picturesDir, logLevel, publicUrl, demoData, sessionSecret, sessionSecretGenerated };
 }

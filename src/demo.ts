@@ -16,6 +16,8 @@ export const DEMO = {
     name: 'Demo App',
     redirectUri: 'http://localhost:8080/callback',
   },
+  /** examples/game/serve.mjs serves the example game here. */
+  game: { title: 'Example Game', url: 'http://localhost:8080/' },
 } as const;
 
 /** A 512x512 gradient with a circle: the demo user's profile picture. */
@@ -33,6 +35,7 @@ export interface DemoResult {
   userId: number;
   otherUserId: number;
   pfpTimestamp: number;
+  gameId: number;
 }
 
 export async function seedDemo(store: Store, config: Config, now: () => number = Date.now): Promise<DemoResult> {
@@ -53,9 +56,10 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
     redirectUris: [DEMO.app.redirectUri],
     createdAt: now(),
   });
+  const game = await store.createGame({ authorId: user.id, title: DEMO.game.title, url: DEMO.game.url, createdAt: now() });
   const picture = await sharp(Buffer.from(demoPictureSvg())).png().toBuffer();
   const pfpTimestamp = await setPicture({ store, files: new PictureFiles(config.picturesDir), now }, user.id, picture);
-  return { userId: user.id, otherUserId: other.id, pfpTimestamp };
+  return { userId: user.id, otherUserId: other.id, pfpTimestamp, gameId: game.id };
 }
 
 export function demoInstructions(config: Config, demo: DemoResult): string {
@@ -65,6 +69,9 @@ Demo data created (a fresh database):
   user      ${DEMO.user.name} (id ${demo.userId}) / password ${DEMO.user.password}
   user      ${DEMO.otherUser.name} (id ${demo.otherUserId}), no profile picture
   app       client_id ${DEMO.app.clientId} / client_secret ${DEMO.app.clientSecret}
+  game      ${DEMO.game.title} (id ${demo.gameId}) at ${DEMO.game.url}: run \`node examples/game/serve.mjs\`, then open ${base}/play/${demo.gameId}
+Sign in at ${base}/signin; the traditional flow, by hand (with examples/game/serve.mjs running):
+  ${base}/oauth?response_type=code&client_id=${DEMO.app.clientId}&redirect_uri=${encodeURIComponent(DEMO.app.redirectUri)}&scope=userinfo%20email&state=demo
 Try the flow (a code lives 5 minutes, a token 600 seconds):
   CODE=$(npm run --silent admin -- code issue --user ${demo.userId} --client-id ${DEMO.app.clientId} --scope "userinfo email" | node -pe 'JSON.parse(require("fs").readFileSync(0)).code')
   TOKEN=$(curl -s ${base}/api/oauth/token -d grant_type=authorization_code -d code=$CODE -d client_id=${DEMO.app.clientId} -d client_secret=${DEMO.app.clientSecret} | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token')

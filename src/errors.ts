@@ -20,7 +20,10 @@ const HTTP_MESSAGES: Record<number, string> = {
   415: 'Unsupported request body encoding',
 };
 
-export function errorMiddleware(logger: Logger): Koa.Middleware {
+/** Renders an error as an HTML page when the request was for one; undefined means JSON. */
+export type HtmlErrorRenderer = (ctx: Koa.Context, status: number, message: string) => Promise<string | undefined>;
+
+export function errorMiddleware(logger: Logger, renderHtml?: HtmlErrorRenderer): Koa.Middleware {
   return async function renderErrors(ctx, next) {
     try {
       await next();
@@ -39,7 +42,14 @@ export function errorMiddleware(logger: Logger): Koa.Middleware {
         logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
       }
       ctx.status = status;
-      ctx.body = { message };
+      const page = renderHtml && (await renderHtml(ctx, status, message));
+      if (page === undefined || page === '') {
+        ctx.body = { message };
+      } else {
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = page;
+      }
     }
   };
 }

@@ -18,6 +18,9 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  if (config.sessionSecretGenerated) {
+    logger.warn('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart');
+  }
   const store = KnexStore.open(config.databaseUrl);
   await store.migrate();
 

@@ -375,6 +375,36 @@ describe('picture', () => {
   });
 });
 
+describe('game', () => {
+  it('create prints {id}; list shows it with its author; the play page frames its address', async () => {
+    const author = await createUser();
+    const created = await ok<{ id: number }>('game', 'create', '--author', String(author.id), '--title', 'Space Chess', '--url', 'https://chess.example/play');
+    expect(Object.keys(created)).toEqual(['id']);
+    const { games } = await ok<{ games: { id: number }[] }>('game', 'list');
+    expect(games.find((g) => g.id === created.id)).toEqual({
+      id: created.id,
+      title: 'Space Chess',
+      url: 'https://chess.example/play',
+      author: { id: author.id, name: author.name },
+      created_at: expect.any(Number),
+    });
+    const page = await fetch(`${t.baseUrl}/play/${created.id}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain('frame-src \'self\' https://chess.example');
+  });
+
+  it('create refuses a plain-http address off localhost, a bad title and an unknown author', async () => {
+    const author = await createUser();
+    await fails(1, 'Game URL must use https (http is allowed on localhost only): http://chess.example/', 'game', 'create', '--author', String(author.id), '--title', 'T', '--url', 'http://chess.example/');
+    await fails(1, 'Game title must be 1 to 64 characters', 'game', 'create', '--author', String(author.id), '--title', ' ', '--url', 'https://chess.example/');
+    await fails(1, 'User 999999 not found', 'game', 'create', '--author', '999999', '--title', 'T', '--url', 'https://chess.example/');
+  });
+
+  it('fails on a missing --url (usage error, exit 2)', async () => {
+    expect((await cli('game', 'create', '--author', '1', '--title', 'T')).code).toBe(2);
+  });
+});
+
 describe('configuration', () => {
   it('a bad LOG_LEVEL is reported as an error, exit 1', async () => {
     let stdout = '';

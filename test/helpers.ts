@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp, type App } from '../src/app.js';
+import { createApp, type App, type AppOptions } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createApp as registerApp } from '../src/oauth/clients.js';
 import { issueCode, type CodeRequest } from '../src/oauth/codes.js';
 import { KnexStore } from '../src/store/knex-store.js';
 import type { UserRecord } from '../src/store/types.js';
-import { createUser } from '../src/users/users.js';
+import { hashPassword } from '../src/accounts/passwords.js';
 
 /** A clock the test moves by hand; starts at the real time. */
 export class TestClock {
@@ -36,7 +36,7 @@ export function tempDir(prefix = 'idp-test-'): string {
 }
 
 /** Starts a fresh service: new database file, new picture folder, response validation on. */
-export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+export async function startServer(env: NodeJS.ProcessEnv = {}, options: Pick<AppOptions, 'limits'> = {}): Promise<TestServer> {
   const dir = tempDir();
   const config = loadConfig({
     DATABASE_URL: path.join(dir, 'test.sqlite'),
@@ -48,7 +48,7 @@ export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<TestServ
   const store = KnexStore.open(config.databaseUrl);
   await store.migrate();
   const clock = new TestClock();
-  const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true });
+  const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, ...options });
   const server = app.koa.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
@@ -70,10 +70,16 @@ export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<TestServ
 
 let counter = 0;
 
-/** Creates a user with a unique name; the password is `password-<name>`. */
+/** The password of every user makeUser creates. */
+export const TEST_PASSWORD = 'test-password-1';
+/** scrypt is slow on purpose (~90 ms): hash the shared test password once per test process. */
+let testPasswordHash: Promise<string> | undefined;
+
+/** Creates a user with a unique name and the password TEST_PASSWORD. */
 export async function makeUser(t: TestServer, name?: string): Promise<UserRecord> {
   const n = name ?? `user_${process.pid}_${++counter}`;
-  return createUser({ store: t.store, now: t.clock.now }, { name: n, email: `${n}@example.com`, password: `password-${n}` });
+  testPasswordHash ??= hashPassword(TEST_PASSWORD);
+  return t.store.createUser({ name: n, email: `${n.toLowerCase()}@example.com`, passwordHash: await testPasswordHash }, t.clock.now());
 }
 
 export interface TestClient {
@@ -117,3 +123,63 @@ export async function makeToken(t: TestServer, scope = 'userinfo'): Promise<{ us
 }
 
 export const fixturesDir = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
+
+/**
+ * A browser-like HTTP client for one session: keeps cookies, never follows redirects, and sends
+ * the session's CSRF token with state-changing JSON calls.
+ */
+export class Agent {
+  readonly cookies = new Map<string, string>();
+  constructor(readonly t: TestServer) {}
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  async fetch(pathAndQuery: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0 && !headers.has('Cookie')) headers.set('Cookie', this.cookieHeader());
+    const res = await fetch(`${this.t.baseUrl}${pathAndQuery}`, { ...init, headers, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq);
+      const value = pair!.slice(eq + 1);
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+
+  /** The session's CSRF token (starting an anonymous session when there is none). */
+  async csrf(): Promise<string> {
+    const res = await this.fetch('/api/session');
+    return ((await res.json()) as { csrf_token: string }).csrf_token;
+  }
+
+  /** POSTs an HTML form with the session's CSRF token (unless `_csrf` is given). */
+  async form(path: string, fields: Record<string, string>): Promise<Response> {
+    const body = new URLSearchParams({ _csrf: await this.csrf(), ...fields });
+    return this.fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: body.toString() });
+  }
+
+  /** A JSON call with the X-CSRF-Token header. */
+  async json(method: string, path: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { 'X-CSRF-Token': await this.csrf() };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    return this.fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  async signIn(user: Pick<UserRecord, 'name'>, password = TEST_PASSWORD): Promise<void> {
+    const res = await this.form('/signin', { name: user.name, password });
+    if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+  }
+}
+
+/** A new user, signed in on a new Agent. */
+export async function signedInAgent(t: TestServer, name?: string): Promise<{ agent: Agent; user: UserRecord }> {
+  const user = await makeUser(t, name);
+  const agent = new Agent(t);
+  await agent.signIn(user);
+  return { agent, user };
+}

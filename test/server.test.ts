@@ -42,6 +42,7 @@ describe('server process', () => {
     const proc = startProcess({ PORT: '0', DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics') });
     const port = await proc.listening();
     expect(proc.out()).toContain('client_id demo_client / client_secret demo-secret');
+    expect(proc.out()).toContain('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart');
 
     const info = await fetch(`http://127.0.0.1:${port}/api/users/info?id=1`);
     expect(info.status).toBe(200);
@@ -90,12 +91,18 @@ describe('loadConfig', () => {
       logLevel: 'info',
       publicUrl: 'http://localhost:3000',
       demoData: true,
+      sessionSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      sessionSecretGenerated: true,
     });
+  });
+
+  it('generates a different session secret at each start when SESSION_SECRET is unset', () => {
+    expect(loadConfig({}).sessionSecret).not.toBe(loadConfig({}).sessionSecret);
   });
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no' }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: 'x'.repeat(40) }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -104,6 +111,8 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       publicUrl: 'https://id.example',
       demoData: false,
+      sessionSecret: 'x'.repeat(40),
+      sessionSecretGenerated: false,
     });
   });
 
@@ -112,6 +121,7 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
     [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL must be an absolute http(s) URL, got "ftp://x"'],
     [{ DEMO_DATA: 'maybe' }, 'DEMO_DATA must be true or false, got "maybe"'],
+    [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET must be at least 32 characters, got 5'],
   ])('rejects %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
   });

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { ApiError } from '../errors.js';
+import { gameView, registerGame } from '../games/games.js';
 import { createApp as registerApp, rotateSecret } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
 import { PictureFiles, removePicture, setPicture } from '../pictures/pictures.js';
@@ -144,6 +145,24 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         { userId: o.user, clientId: o.clientId, scope: o.scope, redirectUri: o.redirectUri ?? null, codeChallenge: o.codeChallenge ?? null },
       );
       print({ code: issued.code });
+    });
+
+  const game = program.command('game').description('Manage games');
+  game
+    .command('create')
+    .description('Register a game hosted at URL; /play/<id> frames it')
+    .requiredOption('--author <userId>', 'id of the author (their apps may use the game flow here)', int('--author'))
+    .requiredOption('--title <title>', 'game title, 1-64 characters')
+    .requiredOption('--url <url>', 'address the game is hosted at (https, or http on localhost)')
+    .action(async (o: { author: number; title: string; url: string }) => {
+      const created = await registerGame({ store: await openStore(), now }, { authorId: o.author, title: o.title, url: o.url });
+      print({ id: created.id });
+    });
+  game
+    .command('list')
+    .description('List every game, newest first')
+    .action(async () => {
+      print({ games: (await (await openStore()).listGames()).map(gameView) });
     });
 
   const picture = program.command('picture').description('Profile pictures');

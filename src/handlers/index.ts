@@ -8,6 +8,34 @@ import { getHealth } from './getHealth.js';
 import { getProfilePicture } from './getProfilePicture.js';
 import { getUserInfo } from './getUserInfo.js';
 import { bearerAuth, getWhois } from './getWhois.js';
+import { getHome } from './getHome.js';
+import { getAsset } from './getAsset.js';
+import { getSignIn } from './getSignIn.js';
+import { postSignIn } from './postSignIn.js';
+import { getSignUp } from './getSignUp.js';
+import { postSignUp } from './postSignUp.js';
+import { postSignOut } from './postSignOut.js';
+import { getAccountPage } from './getAccountPage.js';
+import { getAppsPage } from './getAppsPage.js';
+import { getGamesPage } from './getGamesPage.js';
+import { getPlayPage } from './getPlayPage.js';
+import { getAuthorize } from './getAuthorize.js';
+import { postAuthorize } from './postAuthorize.js';
+import { getSession } from './getSession.js';
+import { getAccount } from './getAccount.js';
+import { updateAccount } from './updateAccount.js';
+import { setAccountPicture } from './setAccountPicture.js';
+import { removeAccountPicture } from './removeAccountPicture.js';
+import { postHeartbeat } from './postHeartbeat.js';
+import { listApps } from './listApps.js';
+import { registerApp } from './registerApp.js';
+import { deleteApp } from './deleteApp.js';
+import { rotateAppSecret } from './rotateAppSecret.js';
+import { listGames } from './listGames.js';
+import { registerGame } from './registerGame.js';
+import { getGameApp } from './getGameApp.js';
+import { issueGameCode } from './issueGameCode.js';
+import { csrf, session } from './security.js';
 import type { Handler, SecurityHandler } from './types.js';
 
 export type { AppDeps, Handler, SecurityHandler } from './types.js';
@@ -23,7 +51,34 @@ export const operationHandlers = {
   getContractJson,
   getDocs,
   getDocsAsset,
+  getHome,
+  getAsset,
+  getSignIn,
+  postSignIn,
+  getSignUp,
+  postSignUp,
+  postSignOut,
+  getAccountPage,
+  getAppsPage,
+  getGamesPage,
+  getPlayPage,
+  getAuthorize,
+  postAuthorize,
+  getSession,
+  getAccount,
+  updateAccount,
+  setAccountPicture,
+  removeAccountPicture,
+  postHeartbeat,
+  listApps,
+  registerApp,
+  deleteApp,
+  rotateAppSecret,
+  listGames,
+  registerGame,
+  getGameApp,
+  issueGameCode,
 } satisfies Record<keyof operations, Handler>;
 
 /** One handler per security scheme that needs one (clientBasic is checked by exchangeToken itself). */
-export const securityHandlers = { bearerAuth } satisfies Record<string, SecurityHandler>;
+export const securityHandlers = { bearerAuth, session, csrf } satisfies Record<string, SecurityHandler>;

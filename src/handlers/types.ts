@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Publication } from '../docs/published.js';
 import type { DefaultPictures } from '../pictures/defaults.js';
 import type { PictureFiles } from '../pictures/pictures.js';
+import type { Limits } from '../security/rate-limit.js';
 import type { Store } from '../store/types.js';
 
 /** Everything a handler may use, injected by createApp. */
@@ -19,6 +20,7 @@ export interface AppDeps {
   defaults: DefaultPictures;
   /** The published contract and the docs page, prepared at start. */
   publication: Publication;
+  limits: Limits;
 }
 
 export type Handler = (c: OpContext, ctx: Koa.Context, deps: AppDeps) => Promise<void>;

@@ -1,3 +1,4 @@
+import type { components } from '../../generated/api.js';
 import { ApiError } from '../errors.js';
 import type { AppRecord, Store } from '../store/types.js';
 import { CLIENT_ID_BYTES, CLIENT_SECRET_BYTES, digestsEqual, hashSecret, randomSecret } from './secrets.js';
@@ -10,19 +11,26 @@ export interface Deps {
 export const MAX_REDIRECT_URIS = 10;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/** A redirect URI is absolute https, or http on localhost for development, with no fragment. */
-export function redirectUriProblem(uri: string): string | undefined {
-  if (uri.length > 2048) return 'Redirect URI is longer than 2048 characters';
+/**
+ * An address a browser is sent to or frames: absolute https, or http on localhost for
+ * development, with no fragment. `label` names it in the message ("Redirect URI", "Game URL").
+ */
+export function webAddressProblem(uri: string, label: string): string | undefined {
+  if (uri.length > 2048) return `${label} is longer than 2048 characters`;
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
-    return `Redirect URI is not an absolute URL: ${uri}`;
+    return `${label} is not an absolute URL: ${uri}`;
   }
-  if (url.hash !== '' || uri.includes('#')) return `Redirect URI must not contain a fragment: ${uri}`;
+  if (url.hash !== '' || uri.includes('#')) return `${label} must not contain a fragment: ${uri}`;
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
-  return `Redirect URI must use https (http is allowed on localhost only): ${uri}`;
+  return `${label} must use https (http is allowed on localhost only): ${uri}`;
+}
+
+export function redirectUriProblem(uri: string): string | undefined {
+  return webAddressProblem(uri, 'Redirect URI');
 }
 
 export function validateAppInput(name: string, redirectUris: string[]): void {
@@ -66,6 +74,18 @@ export async function rotateSecret(deps: Deps, clientId: string): Promise<string
   return clientSecret;
 }
 
+/** The app with this client id if `ownerId` owns it; 404 otherwise (never revealing others' apps). */
+export async function ownedApp(store: Store, clientId: string, ownerId: number): Promise<AppRecord> {
+  const app = await store.getApp(clientId);
+  if (!app || app.ownerId !== ownerId) throw new ApiError(404, 'App not found');
+  return app;
+}
+
+/** Deletes an app with its codes and tokens. */
+export async function deleteApp(store: Store, clientId: string): Promise<void> {
+  if (!(await store.deleteApp(clientId))) throw new ApiError(404, 'App not found');
+}
+
 /** Checks client credentials; 401 for an unknown client or a wrong secret. */
 export async function authenticateClient(
   store: Store,
@@ -79,4 +99,9 @@ export async function authenticateClient(
     throw new ApiError(401, 'Invalid client secret', challenge);
   }
   return app;
+}
+
+/** An app as the JSON API shows it (never its secret hash). */
+export function appView(app: AppRecord): components['schemas']['App'] {
+  return { client_id: app.clientId, name: app.name, redirect_uris: app.redirectUris, created_at: app.createdAt };
 }

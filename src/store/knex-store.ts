@@ -7,6 +7,9 @@ import {
   UniqueViolation,
   type AppRecord,
   type CodeRecord,
+  type GameRecord,
+  type GameWithAuthor,
+  type NewGame,
   type NewUser,
   type Store,
   type TokenRecord,
@@ -109,6 +112,17 @@ function toToken(r: Row): TokenRecord {
   };
 }
 
+function toGame(r: Row): GameWithAuthor {
+  return {
+    id: num(r.id),
+    authorId: num(r.author_id),
+    title: String(r.title),
+    url: String(r.url),
+    createdAt: num(r.created_at),
+    authorName: String(r.author_name),
+  };
+}
+
 function tokenRow(t: TokenRecord): Row {
   return {
     token_hash: t.tokenHash,
@@ -201,6 +215,18 @@ export class KnexStore implements Store {
     return row && toUser(row);
   }
 
+  async getUserByEmail(email: string): Promise<UserRecord | undefined> {
+    const row = (await this.knex('users').where({ email: email.toLowerCase() }).first()) as Row | undefined;
+    return row && toUser(row);
+  }
+
+  async recordHeartbeat(id: number, expected: number, now: number, addMinutes: number): Promise<UserRecord | undefined> {
+    const changed = await this.knex('users')
+      .where({ id, last_heartbeat: expected })
+      .update({ last_heartbeat: now, play_minutes: this.knex.raw('play_minutes + ?', [addMinutes]) });
+    return changed === 1 ? this.getUser(id) : undefined;
+  }
+
   async updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined> {
     const row: Row = {};
     if (patch.bio !== undefined) row.bio = patch.bio;
@@ -236,6 +262,11 @@ export class KnexStore implements Store {
   async getApp(clientId: string): Promise<AppRecord | undefined> {
     const row = (await this.knex('apps').where({ client_id: clientId }).first()) as Row | undefined;
     return row && toApp(row);
+  }
+
+  async listAppsByOwner(ownerId: number): Promise<AppRecord[]> {
+    const rows = (await this.knex('apps').where({ owner_id: ownerId }).orderBy([{ column: 'created_at' }, { column: 'client_id' }])) as Row[];
+    return rows.map(toApp);
   }
 
   async setAppSecret(clientId: string, secretHash: string): Promise<boolean> {
@@ -313,5 +344,43 @@ export class KnexStore implements Store {
         'u.email as user_email',
         'u.pfp_timestamp as user_pfp_timestamp',
       )) as Row | undefined;
+  }
+
+  async createGame(game: NewGame): Promise<GameRecord> {
+    const [row] = (await this.knex('games')
+      .insert({ author_id: game.authorId, title: game.title, url: game.url, created_at: game.createdAt })
+      .returning('id')) as Row[];
+    return { id: num(row?.id), ...game };
+  }
+
+  private gamesQuery() {
+    return this.knex('games as g').join('users as u', 'u.id', 'g.author_id').select('g.*', 'u.name as author_name');
+  }
+
+  async getGame(id: number): Promise<GameWithAuthor | undefined> {
+    const row = (await this.gamesQuery().where('g.id', id).first()) as Row | undefined;
+    return row && toGame(row);
+  }
+
+  async listGames(): Promise<GameWithAuthor[]> {
+    const rows = (await this.gamesQuery().orderBy('g.id', 'desc')) as Row[];
+    return rows.map(toGame);
+  }
+
+  async getSession(idHash: string, now: number): Promise<string | undefined> {
+    const row = (await this.knex('sessions').where({ id_hash: idHash }).where('expires_at', '>', now).first('data')) as Row | undefined;
+    return row ? String(row.data) : undefined;
+  }
+
+  async setSession(idHash: string, data: string, expiresAt: number): Promise<void> {
+    await this.knex('sessions').insert({ id_hash: idHash, data, expires_at: expiresAt }).onConflict('id_hash').merge();
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    await this.knex('sessions').where({ id_hash: idHash }).delete();
+  }
+
+  async deleteExpiredSessions(now: number): Promise<number> {
+    return this.knex('sessions').where('expires_at', '<=', now).delete();
   }
 }

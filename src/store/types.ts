@@ -60,6 +60,22 @@ export interface TokenRecord {
   createdAt: number;
 }
 
+export interface GameRecord {
+  id: number;
+  authorId: number;
+  title: string;
+  /** Where the game is hosted: the play page frames this address. */
+  url: string;
+  createdAt: number;
+}
+
+export type NewGame = Omit<GameRecord, 'id'>;
+
+/** A game with its author's name, as lists and pages show it. */
+export interface GameWithAuthor extends GameRecord {
+  authorName: string;
+}
+
 /** A token together with the user it belongs to: what whois needs, in one read. */
 export interface TokenWithUser {
   token: TokenRecord;
@@ -83,16 +99,25 @@ export interface Store {
   createUser(user: NewUser, now: number): Promise<UserRecord>;
   getUser(id: number): Promise<UserRecord | undefined>;
   getUserByName(name: string): Promise<UserRecord | undefined>;
+  getUserByEmail(email: string): Promise<UserRecord | undefined>;
   updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined>;
   /**
    * Sets pfpTimestamp to `next` only if it is still `expected` (compare-and-set), so two
    * concurrent picture changes cannot both believe they won; raises pfpHighWater to `next`.
    * Returns whether it was set.
    */
+  /**
+   * Records a play heartbeat only if lastHeartbeat is still `expected` (compare-and-set, so two
+   * concurrent heartbeats cannot both add the same minutes): sets lastHeartbeat to `now` and adds
+   * `addMinutes` to playMinutes. Returns the updated user, or undefined when it lost the race.
+   */
+  recordHeartbeat(id: number, expected: number, now: number, addMinutes: number): Promise<UserRecord | undefined>;
   swapPfpTimestamp(id: number, expected: number | null, next: number | null): Promise<boolean>;
 
   createApp(app: AppRecord): Promise<void>;
   getApp(clientId: string): Promise<AppRecord | undefined>;
+  /** The apps a user owns, oldest first. */
+  listAppsByOwner(ownerId: number): Promise<AppRecord[]>;
   setAppSecret(clientId: string, secretHash: string): Promise<boolean>;
   /** Deletes the app with its codes and tokens. */
   deleteApp(clientId: string): Promise<boolean>;
@@ -108,4 +133,17 @@ export interface Store {
   revokeTokensOfCode(codeHash: string, now: number): Promise<number>;
 
   getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined>;
+
+  createGame(game: NewGame): Promise<GameRecord>;
+  getGame(id: number): Promise<GameWithAuthor | undefined>;
+  /** Every game, newest first. */
+  listGames(): Promise<GameWithAuthor[]>;
+
+  /** Session data (JSON text) by the hash of its id; expired sessions are not returned. */
+  getSession(idHash: string, now: number): Promise<string | undefined>;
+  /** Inserts or replaces a session. */
+  setSession(idHash: string, data: string, expiresAt: number): Promise<void>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Deletes expired sessions; returns how many. */
+  deleteExpiredSessions(now: number): Promise<number>;
 }

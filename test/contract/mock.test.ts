@@ -21,16 +21,22 @@ interface Response {
   content?: Record<string, MediaType>;
   headers?: Record<string, { example?: unknown }>;
 }
+interface Parameter {
+  $ref?: string;
+  name: string;
+  in: string;
+  example?: unknown;
+}
 interface Operation {
   operationId: string;
-  parameters?: { name: string; in: string; example?: unknown }[];
+  parameters?: Parameter[];
   requestBody?: { content: Record<string, MediaType> };
   responses: Record<string, Response>;
   security?: Record<string, unknown>[];
 }
 interface Contract {
   paths: Record<string, Record<string, Operation>>;
-  components: { responses: Record<string, Response> };
+  components: { responses: Record<string, Response>; parameters: Record<string, Parameter> };
 }
 
 const contract = yaml.load(fs.readFileSync(path.resolve(import.meta.dirname, '../../openapi.yaml'), 'utf8')) as Contract;
@@ -51,17 +57,27 @@ function resolveResponse(r: Response): Response {
 function requestFor(route: string, method: string, op: Operation): { url: string; init: RequestInit & { headers: Record<string, string> } } {
   let url = route;
   const query = new URLSearchParams();
-  for (const p of op.parameters ?? []) {
+  for (const ref of op.parameters ?? []) {
+    const p = ref.$ref ? contract.components.parameters[ref.$ref.split('/').pop()!]! : ref;
     if (p.in === 'path') url = url.replace(`{${p.name}}`, String(p.example));
     if (p.in === 'query') query.set(p.name, String(p.example));
   }
   const headers: Record<string, string> = {};
   if (op.security?.some((s) => 'bearerAuth' in s)) headers.Authorization = 'Bearer pV8c1kqUe0m3Rz6YbT2nW9sXa4Lh7Jf5Gd0iOy1uQwE';
-  let body: string | undefined;
+  if (op.security?.some((s) => 'session' in s)) headers.Cookie = 'idp.sid=example-session-id';
+  if (op.security?.some((s) => 'csrf' in s)) headers['X-CSRF-Token'] = 'example-csrf-token';
+  let body: string | FormData | undefined;
   const json = op.requestBody?.content['application/json'];
+  const form = op.requestBody?.content['application/x-www-form-urlencoded'];
   if (json) {
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(exampleOf(json));
+  } else if (form) {
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(exampleOf(form) as Record<string, string>).toString();
+  } else if (op.requestBody?.content['multipart/form-data']) {
+    body = new FormData();
+    body.append('file', new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])]), 'picture.png');
   }
   const qs = query.toString();
   return { url: qs ? `${url}?${qs}` : url, init: { method: method.toUpperCase(), headers, body } };
@@ -86,15 +102,42 @@ afterAll(async () => mock?.stop());
 describe('npm run mock', () => {
   it('covers every operation of the contract', () => {
     expect(operations.map((o) => o.op.operationId).sort()).toEqual([
+      'deleteApp',
       'exchangeToken',
+      'getAccount',
+      'getAccountPage',
+      'getAppsPage',
+      'getAsset',
+      'getAuthorize',
       'getContractJson',
       'getContractYaml',
       'getDocs',
       'getDocsAsset',
+      'getGameApp',
+      'getGamesPage',
       'getHealth',
+      'getHome',
+      'getPlayPage',
       'getProfilePicture',
+      'getSession',
+      'getSignIn',
+      'getSignUp',
       'getUserInfo',
       'getWhois',
+      'issueGameCode',
+      'listApps',
+      'listGames',
+      'postAuthorize',
+      'postHeartbeat',
+      'postSignIn',
+      'postSignOut',
+      'postSignUp',
+      'registerApp',
+      'registerGame',
+      'removeAccountPicture',
+      'rotateAppSecret',
+      'setAccountPicture',
+      'updateAccount',
     ]);
   });
 
@@ -127,18 +170,18 @@ describe('npm run mock', () => {
         for (const [name, header] of Object.entries(success.headers ?? {})) expect(res.headers.get(name)).toBe(header.example);
       });
     } else if (mediaType === 'application/json') {
-      it(`${op.operationId}: answers 200 with the success example`, async () => {
+      it(`${op.operationId}: answers ${successStatus} with the success example`, async () => {
         const { url, init } = requestFor(route, method, op);
         const res = await fetch(`${mock.url}${url}`, init);
-        expect(res.status).toBe(200);
+        expect(res.status).toBe(Number(successStatus));
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
         expect(await res.json()).toEqual(exampleOf(media));
       });
     } else {
-      it(`${op.operationId}: answers 200 with the ${mediaType} example`, async () => {
+      it(`${op.operationId}: answers ${successStatus} with the ${mediaType} example`, async () => {
         const { url, init } = requestFor(route, method, op);
         const res = await fetch(`${mock.url}${url}`, init);
-        expect(res.status).toBe(200);
+        expect(res.status).toBe(Number(successStatus));
         expect(res.headers.get('content-type')).toBe(mediaType);
         expect(await res.text()).toBe(exampleOf(media));
       });

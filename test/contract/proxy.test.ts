@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPicture } from '../../src/pictures/pictures.js';
-import { makeClient, makeCode, makeUser, startServer, type TestServer } from '../helpers.js';
+import { registerGame } from '../../src/games/games.js';
+import { makeClient, makeCode, makeUser, signedInAgent, startServer, type TestServer } from '../helpers.js';
 import { startPrism, type Prism } from './prism.js';
 import sharp from 'sharp';
 
@@ -24,11 +25,27 @@ afterAll(async () => {
 });
 
 async function through(pathAndQuery: string, init?: RequestInit): Promise<{ status: number; body: unknown; headers: Headers }> {
-  const res = await fetch(`${prism.url}${pathAndQuery}`, init);
+  const res = await fetch(`${prism.url}${pathAndQuery}`, { redirect: 'manual', ...init });
   const text = await res.text();
   expect(res.headers.get('sl-violations'), `contract violations: ${res.headers.get('sl-violations')}`).toBeNull();
   expect(res.status, `Prism reported: ${text}`).not.toBe(500);
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+  const json = (res.headers.get('content-type') ?? '').startsWith('application/json');
+  return { status: res.status, body: text && json ? JSON.parse(text) : text || undefined, headers: res.headers };
+}
+
+/** A signed-in session: its cookies and CSRF token, for requests sent through Prism. */
+async function session(): Promise<{ user: { id: number; name: string; email: string }; json: (method: string, body?: unknown) => RequestInit }> {
+  const { agent, user } = await signedInAgent(t);
+  const csrf = await agent.csrf();
+  const cookie = agent.cookieHeader();
+  return {
+    user,
+    json: (method, body) => ({
+      method,
+      headers: { Cookie: cookie, 'X-CSRF-Token': csrf, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  };
 }
 
 function form(params: Record<string, string>): RequestInit {
@@ -157,5 +174,72 @@ describe('through the Prism proxy, responses match the contract', () => {
       expect(res.headers.get('content-type')).toMatch(new RegExp(`^${type}`));
     }
   });
-});
 
+  it('session 200 for a visitor and a signed-in user; account 200, 401, 403', async () => {
+    expect(await through('/api/session')).toMatchObject({ status: 200, body: { signed_in: false } });
+    const { user, json } = await session();
+    expect(await through('/api/session', json('GET'))).toMatchObject({ status: 200, body: { signed_in: true, user: { id: user.id, name: user.name } } });
+    expect(await through('/api/account', json('GET'))).toMatchObject({ status: 200, body: { email: user.email, user: { id: user.id } } });
+    expect(await through('/api/account', { headers: { Cookie: 'idp.sid=nobody' } })).toMatchObject({ status: 401, body: { message: 'Sign in first' } });
+    const patched = await through('/api/account', json('PATCH', { bio: 'through Prism' }));
+    expect(patched).toMatchObject({ status: 200, body: { user: { bio: 'through Prism' } } });
+    expect(await through('/api/account', json('PATCH', { equippedFlair: 'gold' }))).toMatchObject({ status: 400, body: { message: 'The user does not own the flair "gold"' } });
+    const forged = json('PATCH', { bio: 'x' });
+    (forged.headers as Record<string, string>)['X-CSRF-Token'] = 'forged';
+    expect(await through('/api/account', forged)).toMatchObject({ status: 403, body: { message: 'Invalid CSRF token' } });
+  });
+
+  it('picture removal 200 and heartbeat 200 (the upload itself is tested directly: Prism mangles binary bodies)', async () => {
+    const { json } = await session();
+    expect(await through('/api/account/picture', json('DELETE'))).toMatchObject({ status: 200, body: { user: { bio: '' } } });
+    expect(await through('/api/account/heartbeat', json('POST'))).toMatchObject({ status: 200, body: { addedMinutes: 0, playMinutes: 0 } });
+  });
+
+  it('apps: register 201, list 200, rotate 200, delete 204, then 404', async () => {
+    const { json } = await session();
+    const created = await through('/api/apps', json('POST', { name: 'Prism App', redirect_uris: ['https://prism.example/cb'] }));
+    expect(created.status).toBe(201);
+    const clientId = (created.body as { client_id: string }).client_id;
+    expect(await through('/api/apps', json('POST', { name: 'Bad', redirect_uris: ['http://prism.example/cb'] }))).toMatchObject({ status: 400 });
+    expect(await through('/api/apps', json('GET'))).toMatchObject({ status: 200, body: { apps: [{ client_id: clientId, name: 'Prism App' }] } });
+    expect(await through(`/api/apps/${clientId}/secret`, json('POST'))).toMatchObject({ status: 200, body: { client_id: clientId } });
+    expect((await through(`/api/apps/${clientId}`, json('DELETE'))).status).toBe(204);
+    expect(await through(`/api/apps/${clientId}/secret`, json('POST'))).toMatchObject({ status: 404, body: { message: 'App not found' } });
+    expect(await through(`/api/apps/${clientId}`, json('DELETE'))).toMatchObject({ status: 404, body: { message: 'App not found' } });
+  });
+
+  it('games: register 201, list 200, game app 200/403/404, game code 200/400/403', async () => {
+    const { user, json } = await session();
+    const created = await through('/api/games', json('POST', { title: 'Prism Game', url: 'https://game.example/' }));
+    expect(created.status).toBe(201);
+    const gameId = (created.body as { id: number }).id;
+    expect((await through('/api/games')).body).toMatchObject({ games: [{ id: gameId, author: { id: user.id } }] });
+    expect(await through('/api/games', json('POST', { title: '', url: 'https://game.example/' }))).toMatchObject({ status: 400 });
+    const own = await makeClient(t, user.id);
+    const stranger = await makeClient(t, (await makeUser(t)).id);
+    expect(await through(`/api/games/${gameId}/apps/${own.clientId}`)).toMatchObject({ status: 200, body: { client_id: own.clientId, owner: { id: user.id } } });
+    expect(await through(`/api/games/${gameId}/apps/${stranger.clientId}`)).toMatchObject({ status: 403 });
+    expect(await through(`/api/games/${gameId}/apps/unknown`)).toMatchObject({ status: 404, body: { message: 'App not found' } });
+    expect(await through(`/api/games/${gameId}/codes`, json('POST', { client_id: own.clientId, scopes: ['userinfo'] }))).toMatchObject({ status: 200, body: { code: expect.any(String) } });
+    expect(await through(`/api/games/${gameId}/codes`, json('POST', { client_id: own.clientId, scopes: ['email'] }))).toMatchObject({ status: 400 });
+    expect(await through(`/api/games/${gameId}/codes`, json('POST', { client_id: stranger.clientId, scopes: ['userinfo'] }))).toMatchObject({ status: 403 });
+  });
+
+  // Prism's proxy follows redirects itself, so the pages' 302/303 answers are tested directly.
+  it('pages answer as declared: HTML 200, HTML error pages, assets', async () => {
+    const author = await makeUser(t);
+    const client = await makeClient(t, author.id);
+    const game = await registerGame({ store: t.store, now: t.clock.now }, { authorId: author.id, title: 'G', url: 'https://game.example/' });
+    for (const page of ['/', '/signin', '/signup', '/games', `/play/${game.id}`]) {
+      const res = await through(page);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    }
+    expect((await through('/play/999999')).status).toBe(404);
+    expect((await through('/assets/play.js')).status).toBe(200);
+    expect((await through('/assets/nope.js')).status).toBe(404);
+    const unregistered = new URLSearchParams({ client_id: client.clientId, redirect_uri: 'https://evil.example/cb', scope: 'userinfo' });
+    expect((await through(`/oauth?${unregistered}`)).status).toBe(400);
+    expect((await through('/oauth?client_id=unknown')).status).toBe(400);
+  });
+});

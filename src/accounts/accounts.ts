@@ -1,0 +1,70 @@
+/** Signing up, signing in (rate-limited, constant work for unknown names) and play heartbeats. */
+import { ApiError } from '../errors.js';
+import type { Limits } from '../security/rate-limit.js';
+import type { Store, UserRecord } from '../store/types.js';
+import { createUser, type NewAccount } from '../users/users.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+
+export interface AccountDeps {
+  store: Store;
+  now: () => number;
+  limits: Limits;
+}
+
+export async function signUp(deps: AccountDeps, input: NewAccount, ip: string): Promise<UserRecord> {
+  await deps.limits.signUpIp.consume(ip);
+  return createUser(deps, input);
+}
+
+/** A real hash of nothing in particular: an unknown name costs the same scrypt run as a known one. */
+let decoyHash: Promise<string> | undefined;
+
+/**
+ * Checks a name (or email) and password. Every attempt counts against the client address; failed
+ * ones count against the account too, and a locked account refuses even the right password.
+ */
+export async function signIn(deps: AccountDeps, input: { login: string; password: string }, ip: string): Promise<UserRecord> {
+  await deps.limits.signInIp.consume(ip);
+  const login = input.login.trim();
+  const user = login.includes('@') ? await deps.store.getUserByEmail(login) : await deps.store.getUserByName(login);
+  const accountKey = user ? `user:${user.id}` : `login:${login.toLowerCase()}`;
+  await deps.limits.signInAccount.check(accountKey);
+  decoyHash ??= hashPassword('decoy password for unknown accounts');
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
+  if (!user || !ok) {
+    await deps.limits.signInAccount.consume(accountKey);
+    throw new ApiError(401, 'Wrong name or password');
+  }
+  await deps.limits.signInAccount.reset(accountKey);
+  return user;
+}
+
+const MINUTE_MS = 60_000;
+/** Heartbeats further apart than this are separate play sessions: the gap was not played. */
+export const HEARTBEAT_GAP_MS = 5 * MINUTE_MS;
+
+export interface HeartbeatResult {
+  addedMinutes: number;
+  user: UserRecord;
+}
+
+/**
+ * Adds the whole minutes since lastHeartbeat to playMinutes and moves lastHeartbeat forward by
+ * exactly those minutes (the remainder carries over to the next heartbeat, so the total never
+ * exceeds the real elapsed time). The first heartbeat, or one after a gap, starts a new play
+ * session: lastHeartbeat becomes now and nothing is added.
+ */
+export async function heartbeat(deps: { store: Store; now: () => number }, userId: number): Promise<HeartbeatResult> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const user = await deps.store.getUser(userId);
+    if (!user) throw new ApiError(401, 'Sign in first');
+    const now = deps.now();
+    const elapsed = now - user.lastHeartbeat;
+    const continuing = user.lastHeartbeat > 0 && elapsed >= 0 && elapsed <= HEARTBEAT_GAP_MS;
+    const addedMinutes = continuing ? Math.floor(elapsed / MINUTE_MS) : 0;
+    const next = continuing ? user.lastHeartbeat + addedMinutes * MINUTE_MS : now;
+    const updated = await deps.store.recordHeartbeat(userId, user.lastHeartbeat, next, addedMinutes);
+    if (updated) return { addedMinutes, user: updated };
+  }
+  throw new ApiError(409, 'Heartbeats are arriving concurrently; try again');
+}

@@ -1,0 +1,83 @@
+/**
+ * Games and the game flow's server side (decisions.md): a game is hosted at its own address and
+ * framed by /play/<id>; an app may get codes through a game only when its owner is the game's
+ * author, and only for the scopes ["userinfo"].
+ */
+import type { components } from '../../generated/api.js';
+import { ApiError } from '../errors.js';
+import type { Deps } from '../oauth/clients.js';
+import { webAddressProblem } from '../oauth/clients.js';
+import { issueCode } from '../oauth/codes.js';
+import type { AppRecord, GameWithAuthor, Store, UserRecord } from '../store/types.js';
+
+/** The only scopes the game flow grants. */
+export const GAME_SCOPES = ['userinfo'] as const;
+
+export async function registerGame(
+  deps: Deps,
+  input: { authorId: number; title: string; url: string },
+): Promise<GameWithAuthor> {
+  const title = input.title.trim();
+  if (title.length < 1 || title.length > 64) throw new ApiError(400, 'Game title must be 1 to 64 characters');
+  const problem = webAddressProblem(input.url, 'Game URL');
+  if (problem) throw new ApiError(400, problem);
+  const author = await deps.store.getUser(input.authorId);
+  if (!author) throw new ApiError(404, `User ${input.authorId} not found`);
+  const game = await deps.store.createGame({ authorId: author.id, title, url: input.url, createdAt: deps.now() });
+  return { ...game, authorName: author.name };
+}
+
+export async function getGame(store: Store, id: number): Promise<GameWithAuthor> {
+  const game = await store.getGame(id);
+  if (!game) throw new ApiError(404, 'Game not found');
+  return game;
+}
+
+/** The origin the play page frames and exchanges messages with. */
+export function gameOrigin(game: { url: string }): string {
+  return new URL(game.url).origin;
+}
+
+/** The app a game may request codes for: it exists and its owner is the game's author. */
+export async function gameApp(
+  store: Store,
+  gameId: number,
+  clientId: string,
+): Promise<{ game: GameWithAuthor; app: AppRecord; owner: UserRecord }> {
+  const game = await getGame(store, gameId);
+  const app = await store.getApp(clientId);
+  if (!app) throw new ApiError(404, 'App not found');
+  if (app.ownerId !== game.authorId) throw new ApiError(403, "The app's owner is not the game's author");
+  const owner = await store.getUser(app.ownerId);
+  if (!owner) throw new ApiError(404, 'App not found');
+  return { game, app, owner };
+}
+
+/** Issues a game-flow code: exactly the userinfo scope, bound to no redirect_uri. */
+export async function issueGameCode(
+  deps: Deps,
+  input: { gameId: number; clientId: string; scopes: string[]; userId: number },
+): Promise<string> {
+  if (input.scopes.length !== GAME_SCOPES.length || input.scopes.some((s, i) => s !== GAME_SCOPES[i])) {
+    throw new ApiError(400, 'The game flow grants exactly the scopes ["userinfo"]');
+  }
+  const { app } = await gameApp(deps.store, input.gameId, input.clientId);
+  const { code } = await issueCode(deps, {
+    userId: input.userId,
+    clientId: app.clientId,
+    scope: GAME_SCOPES.join(' '),
+    redirectUri: null,
+    codeChallenge: null,
+  });
+  return code;
+}
+
+export function gameView(game: GameWithAuthor): components['schemas']['Game'] {
+  return {
+    id: game.id,
+    title: game.title,
+    url: game.url,
+    author: { id: game.authorId, name: game.authorName },
+    created_at: game.createdAt,
+  };
+}

@@ -1,0 +1,7 @@
+import { homePage } from '../pages/pages.js';
+import type { Handler } from './types.js';
+import { pageContext, sendHtml } from './web.js';
+
+export const getHome: Handler = async (_c, ctx, deps) => {
+  sendHtml(ctx, homePage(await pageContext(ctx, deps)));
+};

@@ -1,0 +1,12 @@
+import { gameOrigin, getGame } from '../games/games.js';
+import { playPage } from '../pages/pages.js';
+import { allowPageSources } from '../security/headers.js';
+import type { Handler } from './types.js';
+import { pageContext, sendHtml } from './web.js';
+
+export const getPlayPage: Handler = async (c, ctx, deps) => {
+  const game = await getGame(deps.store, Number((c.request.params as { gameId: string }).gameId));
+  const origin = gameOrigin(game);
+  allowPageSources(ctx, { frameSrc: [origin] });
+  sendHtml(ctx, playPage({ ...(await pageContext(ctx, deps)), game, origin }));
+};

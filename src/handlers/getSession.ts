@@ -1,0 +1,12 @@
+import { csrfToken } from '../sessions/csrf.js';
+import type { Handler, JsonBody } from './types.js';
+import { currentUser } from './web.js';
+
+export const getSession: Handler = async (_c, ctx, deps) => {
+  const user = await currentUser(ctx, deps);
+  const body: JsonBody<'getSession', 200> = user
+    ? { signed_in: true, user: { id: user.id, name: user.name }, csrf_token: csrfToken(ctx) }
+    : { signed_in: false, csrf_token: csrfToken(ctx) };
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+};

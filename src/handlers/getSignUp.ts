@@ -1,0 +1,10 @@
+import { signUpPage } from '../pages/pages.js';
+import type { Handler } from './types.js';
+import { pageContext, redirect, safeReturnTo, sendHtml } from './web.js';
+
+export const getSignUp: Handler = async (_c, ctx, deps) => {
+  const returnTo = safeReturnTo(ctx.query.return_to);
+  const page = await pageContext(ctx, deps, true);
+  if (page.user) return redirect(ctx, returnTo ?? '/account', 303);
+  sendHtml(ctx, signUpPage({ ...page, returnTo }));
+};

@@ -1,0 +1,10 @@
+import { appView } from '../oauth/clients.js';
+import type { Handler, JsonBody } from './types.js';
+import { signedInUser } from './web.js';
+
+export const listApps: Handler = async (_c, ctx, deps) => {
+  const apps = await deps.store.listAppsByOwner(signedInUser(ctx).id);
+  const body: JsonBody<'listApps', 200> = { apps: apps.map(appView) };
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+};

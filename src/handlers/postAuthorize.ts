@@ -1,0 +1,18 @@
+import { AUTHORIZE_FIELDS, checkGrant, decide, grantErrorRedirect, resolveClient, type AuthorizeForm } from '../oauth/authorize.js';
+import type { Handler } from './types.js';
+import { currentUser, redirect, redirectToSignIn } from './web.js';
+
+export const postAuthorize: Handler = async (c, ctx, deps) => {
+  const form = c.request.requestBody as AuthorizeForm;
+  const client = await resolveClient(deps.store, form);
+  const user = await currentUser(ctx, deps);
+  if (!user) {
+    const query = new URLSearchParams();
+    for (const name of AUTHORIZE_FIELDS) if (form[name] !== undefined) query.set(name, form[name]);
+    return redirectToSignIn(ctx, `/oauth?${query}`, 302);
+  }
+  const grant = checkGrant(form);
+  if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, form.state), 302);
+  const location = await decide(deps, { client, grant, userId: user.id, state: form.state, decision: form.decision });
+  redirect(ctx, location, 302);
+};

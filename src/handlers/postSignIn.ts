@@ -1,0 +1,20 @@
+import { signIn } from '../accounts/accounts.js';
+import { signInPage } from '../pages/pages.js';
+import { csrfToken, newCsrfSecret } from '../sessions/csrf.js';
+import { startUserSession } from '../sessions/session.js';
+import type { Handler } from './types.js';
+import { formAction, redirect, safeReturnTo } from './web.js';
+
+export const postSignIn: Handler = async (c, ctx, deps) => {
+  const form = c.request.requestBody as { name: string; password: string; return_to?: string };
+  const returnTo = safeReturnTo(form.return_to);
+  await formAction(
+    ctx,
+    async () => {
+      const user = await signIn(deps, { login: form.name, password: form.password }, ctx.ip);
+      await startUserSession(ctx, user.id, newCsrfSecret());
+      redirect(ctx, returnTo ?? '/account', 303);
+    },
+    (error) => signInPage({ user: undefined, csrfToken: csrfToken(ctx), error, login: form.name, returnTo }),
+  );
+};

@@ -1,0 +1,20 @@
+import { signUp } from '../accounts/accounts.js';
+import { signUpPage } from '../pages/pages.js';
+import { csrfToken, newCsrfSecret } from '../sessions/csrf.js';
+import { startUserSession } from '../sessions/session.js';
+import type { Handler } from './types.js';
+import { formAction, redirect, safeReturnTo } from './web.js';
+
+export const postSignUp: Handler = async (c, ctx, deps) => {
+  const form = c.request.requestBody as { name: string; email: string; password: string; return_to?: string };
+  const returnTo = safeReturnTo(form.return_to);
+  await formAction(
+    ctx,
+    async () => {
+      const user = await signUp(deps, { name: form.name, email: form.email, password: form.password }, ctx.ip);
+      await startUserSession(ctx, user.id, newCsrfSecret());
+      redirect(ctx, returnTo ?? '/account', 303);
+    },
+    (error) => signUpPage({ user: undefined, csrfToken: csrfToken(ctx), error, name: form.name, email: form.email, returnTo }),
+  );
+};

@@ -1,0 +1,11 @@
+import { removePicture } from '../pictures/pictures.js';
+import { toPublicUser } from '../users/users.js';
+import type { Handler, JsonBody } from './types.js';
+import { signedInUser } from './web.js';
+
+export const removeAccountPicture: Handler = async (_c, ctx, deps) => {
+  const user = signedInUser(ctx);
+  await removePicture(deps, user.id);
+  const body: JsonBody<'removeAccountPicture', 200> = { user: toPublicUser((await deps.store.getUser(user.id))!) };
+  ctx.body = body;
+};

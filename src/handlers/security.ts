@@ -1,0 +1,20 @@
+import { ApiError } from '../errors.js';
+import { csrfTokenValid } from '../sessions/csrf.js';
+import { currentUser } from './web.js';
+import type { SecurityHandler } from './types.js';
+
+/** The `session` scheme: a signed-in user, or 401. */
+export const session: SecurityHandler = async (_c, ctx, deps) => {
+  const user = await currentUser(ctx, deps);
+  if (!user) throw new ApiError(401, 'Sign in first');
+  ctx.state.user = user;
+  return true;
+};
+
+/** The `csrf` scheme: the session's token in X-CSRF-Token, or in the `_csrf` field of a form. */
+export const csrf: SecurityHandler = async (c, ctx) => {
+  const body = c.request.requestBody as { _csrf?: unknown } | undefined;
+  const token = ctx.get('X-CSRF-Token') || (typeof body === 'object' && body !== null ? body._csrf : undefined);
+  if (!csrfTokenValid(ctx, token)) throw new ApiError(403, 'Invalid CSRF token');
+  return true;
+};

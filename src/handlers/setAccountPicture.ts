@@ -1,0 +1,19 @@
+import { ApiError } from '../errors.js';
+import { readFilePart } from '../multipart.js';
+import { MAX_UPLOAD_BYTES } from '../pictures/images.js';
+import { setPicture } from '../pictures/pictures.js';
+import { toPublicUser } from '../users/users.js';
+import type { Handler, JsonBody } from './types.js';
+import { signedInUser } from './web.js';
+
+export const setAccountPicture: Handler = async (_c, ctx, deps) => {
+  const user = signedInUser(ctx);
+  if (!ctx.request.is('multipart/form-data')) {
+    throw new ApiError(415, 'Upload the picture as multipart/form-data with a file part');
+  }
+  // Read only now, after the session and CSRF checks: no one streams 8 MB at us unauthenticated.
+  const file = await readFilePart(ctx.req, { field: 'file', maxBytes: MAX_UPLOAD_BYTES, tooLarge: 'The picture is larger than 8 MB' });
+  await setPicture(deps, user.id, file);
+  const body: JsonBody<'setAccountPicture', 200> = { user: toPublicUser((await deps.store.getUser(user.id))!) };
+  ctx.body = body;
+};

@@ -1,0 +1,72 @@
+/** What the page and session handlers share: the signed-in user, HTML responses, redirects. */
+import type Koa from 'koa';
+import { ApiError } from '../errors.js';
+import type { PageUser } from '../pages/html.js';
+import { csrfToken, existingCsrfToken } from '../sessions/csrf.js';
+import { readSession } from '../sessions/session.js';
+import type { UserRecord } from '../store/types.js';
+import type { AppDeps } from './types.js';
+
+/** The user this session is signed in as, if any (a deleted user counts as signed out). */
+export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<UserRecord | undefined> {
+  const id = readSession(ctx).userId;
+  return id === undefined ? undefined : deps.store.getUser(id);
+}
+
+/** The user the `session` security handler resolved; only on operations that declare it. */
+export function signedInUser(ctx: Koa.Context): UserRecord {
+  const user = ctx.state.user as UserRecord | undefined;
+  if (!user) throw new Error('operation does not declare the session security scheme');
+  return user;
+}
+
+/**
+ * What every page's layout needs. A signed-in session always has a CSRF secret; for a visitor
+ * one is made (and so a session stored) only by pages with a form (`withForm`).
+ */
+export async function pageContext(
+  ctx: Koa.Context,
+  deps: AppDeps,
+  withForm = false,
+): Promise<{ user: PageUser | undefined; record: UserRecord | undefined; csrfToken: string }> {
+  const record = await currentUser(ctx, deps);
+  const token = withForm || record ? csrfToken(ctx) : existingCsrfToken(ctx);
+  return { record, user: record && { id: record.id, name: record.name }, csrfToken: token };
+}
+
+export function sendHtml(ctx: Koa.Context, page: string, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  // Pages carry CSRF tokens and personal data: never cached.
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = page;
+}
+
+export function redirect(ctx: Koa.Context, location: string, status: 302 | 303): void {
+  ctx.status = status;
+  ctx.redirect(location);
+}
+
+/** Only paths on this service are followed after sign-in (no open redirect). */
+export function safeReturnTo(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\')) return undefined;
+  return raw;
+}
+
+export function redirectToSignIn(ctx: Koa.Context, returnTo: string, status: 302 | 303): void {
+  redirect(ctx, `/signin?return_to=${encodeURIComponent(returnTo)}`, status);
+}
+
+/**
+ * Runs a form's action; an expected failure (an ApiError below 500) shows the form again with
+ * its reason and status instead of the generic error page.
+ */
+export async function formAction(ctx: Koa.Context, action: () => Promise<void>, showForm: (error: string) => string): Promise<void> {
+  try {
+    await action();
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status >= 500) throw err;
+    ctx.set(err.headers);
+    sendHtml(ctx, showForm(err.message), err.status);
+  }
+}

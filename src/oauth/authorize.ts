@@ -1,0 +1,115 @@
+/**
+ * The traditional flow's rules (decisions.md, RFC 6749 4.1): the client and its exact redirect_uri
+ * are checked first and never redirected to when wrong; then the grant request itself, whose
+ * errors go back to the client's redirect_uri with the state.
+ */
+import type { operations } from '../../generated/api.js';
+import { ApiError } from '../errors.js';
+import type { AppRecord, Store, UserRecord } from '../store/types.js';
+import type { Deps } from './clients.js';
+import { issueCode } from './codes.js';
+import { parseScopes, type Scope } from './scopes.js';
+
+/** The request's parameters, named as the contract names them (query of GET /oauth). */
+export type AuthorizeParams = NonNullable<operations['getAuthorize']['parameters']['query']>;
+/** The consent form (POST /oauth): the same parameters plus the user's decision. */
+export type AuthorizeForm = operations['postAuthorize']['requestBody']['content']['application/x-www-form-urlencoded'];
+
+/** The parameters that travel from the consent page's form back to POST /oauth. */
+export const AUTHORIZE_FIELDS = [
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'response_type',
+  'code_challenge',
+  'code_challenge_method',
+] as const satisfies readonly (keyof AuthorizeParams)[];
+
+export interface ResolvedClient {
+  app: AppRecord;
+  owner: UserRecord;
+  redirectUri: string;
+}
+
+/** Unknown client or unregistered redirect_uri: a 400 for the error page, never a redirect. */
+export async function resolveClient(store: Store, params: AuthorizeParams): Promise<ResolvedClient> {
+  if (!params.client_id) throw new ApiError(400, 'The request has no client_id');
+  const app = await store.getApp(params.client_id);
+  if (!app) throw new ApiError(400, 'Unknown client: no app has this client_id');
+  if (!params.redirect_uri) throw new ApiError(400, 'The request has no redirect_uri');
+  if (!app.redirectUris.includes(params.redirect_uri)) {
+    throw new ApiError(400, 'The redirect_uri is not registered for this app');
+  }
+  const owner = await store.getUser(app.ownerId);
+  if (!owner) throw new ApiError(400, 'Unknown client: no app has this client_id');
+  return { app, owner, redirectUri: params.redirect_uri };
+}
+
+export interface Grant {
+  scopes: Scope[];
+  codeChallenge: string | null;
+}
+
+export interface GrantError {
+  error: 'invalid_scope' | 'invalid_request' | 'unsupported_response_type';
+  description: string;
+}
+
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Checks what is asked for; an error here is reported to the client by redirect. */
+export function checkGrant(params: AuthorizeParams): Grant | GrantError {
+  if (params.response_type !== undefined && params.response_type !== 'code') {
+    return { error: 'unsupported_response_type', description: 'Only response_type=code is supported' };
+  }
+  const parsed = parseScopes(params.scope ?? '');
+  if ('error' in parsed) return { error: 'invalid_scope', description: parsed.error };
+  if (parsed.scopes.length === 0) return { error: 'invalid_scope', description: 'No scope requested' };
+  const method = params.code_challenge_method;
+  const challenge = params.code_challenge;
+  if (method !== undefined && method !== 'S256') {
+    return { error: 'invalid_request', description: 'Only the S256 code_challenge_method is supported' };
+  }
+  if (method !== undefined && challenge === undefined) {
+    return { error: 'invalid_request', description: 'code_challenge_method was sent without a code_challenge' };
+  }
+  if (challenge !== undefined && !S256_CHALLENGE.test(challenge)) {
+    return { error: 'invalid_request', description: 'code_challenge must be an S256 challenge: 43 base64url characters' };
+  }
+  return { scopes: parsed.scopes, codeChallenge: challenge ?? null };
+}
+
+/** redirect_uri with the given parameters added (keeping any query it has) and the state. */
+export function clientRedirect(redirectUri: string, params: Record<string, string>, state: string | undefined): string {
+  const url = new URL(redirectUri);
+  for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+  if (state !== undefined) url.searchParams.set('state', state);
+  return url.toString();
+}
+
+export function grantErrorRedirect(client: ResolvedClient, err: GrantError, state: string | undefined): string {
+  return clientRedirect(client.redirectUri, { error: err.error, error_description: err.description }, state);
+}
+
+/** The exact description decisions.md gives for a refusal (origin). */
+export const ACCESS_DENIED_DESCRIPTION = 'The user did not consent.';
+
+/** Where the user's decision sends the browser: a code for Authorize, access_denied for Cancel. */
+export async function decide(
+  deps: Deps,
+  input: { client: ResolvedClient; grant: Grant; userId: number; state: string | undefined; decision: 'authorize' | 'cancel' },
+): Promise<string> {
+  const { client, grant, state } = input;
+  if (input.decision === 'cancel') {
+    return clientRedirect(client.redirectUri, { error: 'access_denied', error_description: ACCESS_DENIED_DESCRIPTION }, state);
+  }
+  const { code } = await issueCode(deps, {
+    userId: input.userId,
+    clientId: client.app.clientId,
+    scope: grant.scopes.join(' '),
+    redirectUri: client.redirectUri,
+    codeChallenge: grant.codeChallenge,
+  });
+  return clientRedirect(client.redirectUri, { code }, state);
+}

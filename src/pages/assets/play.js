@@ -1,0 +1,69 @@
+// The play page's side of the game flow (decisions.md). It listens only to its game's iframe
+// window at the game's origin, answers only to that origin (never '*'), allows one authorize per
+// page load, asks the player in a dialog, and gets the code from the server (session + CSRF),
+// which checks the same rules again. While signed in it also sends a heartbeat every minute.
+'use strict';
+(function () {
+  const { api } = window.idp;
+  const frame = document.getElementById('game');
+  const origin = frame.dataset.origin;
+  const gameId = Number(frame.dataset.gameId);
+  const loggedIn = frame.dataset.loggedIn === 'true';
+  const dialog = document.getElementById('consent');
+  let requested = false;
+
+  function reply(message, request) {
+    if (request && Object.prototype.hasOwnProperty.call(request, 'echo')) message.echo = request.echo;
+    frame.contentWindow.postMessage(message, origin);
+  }
+
+  const refusal = (message) => ({ type: 'authorized', error: true, message });
+
+  const STATUS_MESSAGES = { 400: 'invalid_scopes', 401: 'no_account', 403: 'invalid_app', 404: 'invalid_app' };
+
+  function ask(app) {
+    document.getElementById('consent-app').textContent = app.name;
+    document.getElementById('consent-owner').textContent = app.owner.name;
+    return new Promise((resolve) => {
+      dialog.addEventListener('close', () => resolve(dialog.returnValue === 'authorize'), { once: true });
+      dialog.returnValue = '';
+      dialog.showModal();
+    });
+  }
+
+  async function authorize(request) {
+    if (!loggedIn) return refusal('no_account');
+    const scopes = request.scopes;
+    if (!Array.isArray(scopes) || scopes.length !== 1 || scopes[0] !== 'userinfo') return refusal('invalid_scopes');
+    if (typeof request.client_id !== 'string' || request.client_id === '') return refusal('invalid_app');
+    const path = `/api/games/${gameId}/apps/${encodeURIComponent(request.client_id)}`;
+    const app = await api('GET', path);
+    if (!app.ok) return refusal(STATUS_MESSAGES[app.status] || 'server_error');
+    if (!(await ask(app.data))) return refusal('access_denied');
+    const res = await api('POST', `/api/games/${gameId}/codes`, { client_id: request.client_id, scopes });
+    if (!res.ok) return refusal(STATUS_MESSAGES[res.status] || 'server_error');
+    return { type: 'authorized', error: false, code: res.data.code };
+  }
+
+  window.addEventListener('message', (event) => {
+    if (event.source !== frame.contentWindow || event.origin !== origin) return;
+    const request = event.data;
+    if (typeof request !== 'object' || request === null) return;
+    if (request.action === 'info') {
+      reply({ type: 'info', logged_in: loggedIn, game_id: gameId }, request);
+    } else if (request.action === 'authorize') {
+      if (requested) return reply(refusal('already_requested'), request);
+      requested = true;
+      authorize(request).then(
+        (answer) => reply(answer, request),
+        () => reply(refusal('server_error'), request),
+      );
+    }
+  });
+
+  if (loggedIn) {
+    const beat = () => api('POST', '/api/account/heartbeat').catch(() => {});
+    beat();
+    setInterval(beat, 60_000);
+  }
+})();

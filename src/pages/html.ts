@@ -1,0 +1,72 @@
+/** A tagged template that escapes every interpolated value, and the common page layout. */
+
+/** Markup that is already safe (made by `html`); anything else is escaped when interpolated. */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+function render(value: unknown): string {
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0] ?? '';
+  values.forEach((value, i) => {
+    out += render(value) + (strings[i + 1] ?? '');
+  });
+  return new SafeHtml(out);
+}
+
+export interface PageUser {
+  id: number;
+  name: string;
+}
+
+export interface LayoutOptions {
+  title: string;
+  /** The signed-in user, if any. */
+  user: PageUser | undefined;
+  /** The session's CSRF token: in a meta tag for scripts, and in the sign-out form. */
+  csrfToken: string;
+  body: SafeHtml;
+  /** Scripts of /assets/ (after common.js). */
+  scripts?: string[];
+}
+
+export function layout(o: LayoutOptions): string {
+  const account = o.user
+    ? html`<span class="who">Signed in as <strong>${o.user.name}</strong></span>
+        <form method="post" action="/signout" class="inline"><input type="hidden" name="_csrf" value="${o.csrfToken}"><button type="submit" class="link">Sign out</button></form>`
+    : html`<a href="/signin">Sign in</a> <a href="/signup">Sign up</a>`;
+  const scripts = o.scripts?.length ? ['common.js', ...o.scripts] : [];
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${o.csrfToken}">
+<title>${o.title}</title>
+<link rel="stylesheet" href="/assets/site.css">
+</head>
+<body>
+<header><nav><a href="/" class="brand">Identity</a> <a href="/games">Games</a> <a href="/apps">Apps</a> <a href="/account">Account</a></nav><div class="session">${account}</div></header>
+<main>
+${o.body}
+</main>
+${scripts.map((s) => html`<script src="/assets/${s}"></script>`)}
+</body>
+</html>
+`.value;
+}

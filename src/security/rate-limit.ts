@@ -1,0 +1,72 @@
+/**
+ * Rate limits behind a small interface, so a store-backed limiter (shared by several service
+ * processes) can replace the in-memory one without touching the callers.
+ */
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { ApiError } from '../errors.js';
+
+export interface Limiter {
+  /** Counts one event for `key`; throws a 429 ApiError (with Retry-After) once over the limit. */
+  consume(key: string): Promise<void>;
+  /** Throws the same 429 when `key` is already over the limit, without counting. */
+  check(key: string): Promise<void>;
+  /** Forgets `key` (e.g. after a successful sign-in). */
+  reset(key: string): Promise<void>;
+}
+
+export interface LimitRule {
+  /** Events allowed per window. */
+  points: number;
+  /** Window length in seconds. */
+  seconds: number;
+}
+
+export interface Limits {
+  /** Sign-in attempts per client address. */
+  signInIp: Limiter;
+  /** Failed sign-ins per account. */
+  signInAccount: Limiter;
+  /** Sign-ups per client address. */
+  signUpIp: Limiter;
+}
+
+export const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
+  signInIp: { points: 30, seconds: 10 * 60 },
+  signInAccount: { points: 10, seconds: 15 * 60 },
+  signUpIp: { points: 20, seconds: 60 * 60 },
+};
+
+function tooMany(res: RateLimiterRes): ApiError {
+  const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  return new ApiError(429, `Too many attempts, retry in ${seconds} seconds`, { 'Retry-After': String(seconds) });
+}
+
+export function memoryLimiter(rule: LimitRule): Limiter {
+  const limiter = new RateLimiterMemory({ points: rule.points, duration: rule.seconds });
+  return {
+    async consume(key) {
+      try {
+        await limiter.consume(key);
+      } catch (err) {
+        if (err instanceof RateLimiterRes) throw tooMany(err);
+        throw err;
+      }
+    },
+    async check(key) {
+      const res = await limiter.get(key);
+      if (res && res.consumedPoints >= rule.points) throw tooMany(res);
+    },
+    async reset(key) {
+      await limiter.delete(key);
+    },
+  };
+}
+
+export function memoryLimits(rules: Partial<Record<keyof Limits, LimitRule>> = {}): Limits {
+  const all = { ...DEFAULT_LIMITS, ...rules };
+  return {
+    signInIp: memoryLimiter(all.signInIp),
+    signInAccount: memoryLimiter(all.signInAccount),
+    signUpIp: memoryLimiter(all.signUpIp),
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Sessions: koa-session with its data in the Store (table `sessions`). The cookie carries only a
+ * random id (signed with SESSION_SECRET); the table keys rows by the id's SHA-256, so a leaked
+ * table hands out no live sessions.
+ */
+import type Koa from 'koa';
+import createSession from 'koa-session';
+import { hashSecret, randomSecret } from '../oauth/secrets.js';
+import type { Store } from '../store/types.js';
+
+export const SESSION_COOKIE = 'idp.sid';
+export const SESSION_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
+/** Expired rows are swept after this many session writes. */
+const SWEEP_EVERY = 200;
+
+/** What this service keeps in a session. */
+export interface SessionData {
+  userId?: number;
+  /** The synchronizer-token secret that CSRF tokens of this session are made from. */
+  csrfSecret?: string;
+}
+
+type KoaSession = SessionData & { regenerate(): Promise<void> };
+
+export interface SessionDeps {
+  store: Store;
+  now: () => number;
+  secret: string;
+}
+
+export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
+  koa.keys = [deps.secret];
+  let writes = 0;
+  return createSession(
+    {
+      key: SESSION_COOKIE,
+      maxAge: SESSION_MAX_AGE_MS,
+      httpOnly: true,
+      sameSite: 'lax',
+      signed: true,
+      renew: true,
+      genid: () => randomSecret(32),
+      store: {
+        get: async (key: string) => {
+          const data = await deps.store.getSession(hashSecret(key), deps.now());
+          return data === undefined ? undefined : (JSON.parse(data) as unknown);
+        },
+        set: async (key: string, sess: unknown, maxAge: number) => {
+          await deps.store.setSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge);
+          if (++writes % SWEEP_EVERY === 0) await deps.store.deleteExpiredSessions(deps.now());
+        },
+        destroy: async (key: string) => {
+          await deps.store.deleteSession(hashSecret(key));
+        },
+      },
+    },
+    koa,
+  );
+}
+
+function sessionOf(ctx: Koa.Context): KoaSession {
+  const session = (ctx as unknown as { session: KoaSession | null }).session;
+  if (!session) throw new Error('session middleware is not installed on this route');
+  return session;
+}
+
+export function readSession(ctx: Koa.Context): Readonly<SessionData> {
+  return sessionOf(ctx);
+}
+
+/** Changes fields of the session (saved when the request ends). */
+export function writeSession(ctx: Koa.Context, patch: Partial<SessionData>): void {
+  Object.assign(sessionOf(ctx), patch);
+}
+
+/**
+ * Signs a user in under a fresh session id and a fresh CSRF secret, so an id or token planted
+ * before sign-in (session fixation) is worth nothing after it.
+ */
+export async function startUserSession(ctx: Koa.Context, userId: number, csrfSecret: string): Promise<void> {
+  const session = sessionOf(ctx);
+  session.userId = userId;
+  session.csrfSecret = csrfSecret;
+  await session.regenerate();
+}
+
+export function endSession(ctx: Koa.Context): void {
+  (ctx as unknown as { session: null }).session = null;
+}

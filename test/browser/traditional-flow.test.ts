@@ -1,0 +1,160 @@
+/**
+ * The traditional flow in Chromium, as a person does it: sign up, register an app whose redirect
+ * URI is a callback server on another port, follow the generated link, click Authorize or Cancel,
+ * then the client's backend exchanges the code and asks whois.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, tokenRequest, type TestServer } from '../helpers.js';
+import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
+
+let t: TestServer;
+let browser: Browser;
+let callback: http.Server;
+let callbackUrl: string;
+let context: BrowserContext;
+let page: Page;
+let app: { clientId: string; clientSecret: string };
+const name = `tf_${process.pid}`;
+
+describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
+  beforeAll(async () => {
+    t = await startServer();
+    callback = http.createServer((_req, res) => {
+      res.setHeader('Content-Type', 'text/html');
+      res.end('<!doctype html><title>client callback</title><h1>client callback</h1>');
+    });
+    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+    callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
+    browser = await launchChromium();
+    context = await browser.newContext();
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    callback?.close();
+    await t?.close();
+  });
+
+  it('signs up through the form and lands on the account page', async () => {
+    await page.goto(`${t.baseUrl}/signup`);
+    await page.fill('input[name=name]', name);
+    await page.fill('input[name=email]', `${name}@example.com`);
+    await page.fill('input[name=password]', 'correct horse battery');
+    await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('button[type=submit]')]);
+    await expect.poll(() => page.textContent('#profile-email')).toBe(`${name}@example.com`);
+  });
+
+  it('registers an app on the apps page and sees its secret once', async () => {
+    await page.goto(`${t.baseUrl}/apps`);
+    await page.fill('#app-name', 'Callback Client');
+    await page.fill('#redirect-uris', callbackUrl);
+    await page.click('#register');
+    await page.waitForSelector('#new-secret:not([hidden])');
+    app = { clientId: (await page.textContent('#new-client-id'))!, clientSecret: (await page.textContent('#new-client-secret'))! };
+    expect(app.clientId).toMatch(/^[\w-]{11}$/);
+    expect(app.clientSecret).toMatch(/^[\w-]{43}$/);
+    await page.waitForSelector(`section.app[data-client-id="${app.clientId}"]`);
+    await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'apps-page.png'), fullPage: true });
+  });
+
+  async function generatedLink(withEmail: boolean): Promise<string> {
+    await page.goto(`${t.baseUrl}/apps`);
+    const card = page.locator(`section.app[data-client-id="${app.clientId}"]`);
+    await card.locator('.scope-email').setChecked(withEmail);
+    return (await card.locator('.flow-link').getAttribute('href'))!;
+  }
+
+  async function exchange(location: string): Promise<unknown> {
+    const params = new URL(location).searchParams;
+    expect(params.get('state')).toBe('state123');
+    const res = await tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code: params.get('code')!,
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      redirect_uri: callbackUrl,
+    });
+    expect(res.status).toBe(200);
+    const { access_token } = (await res.json()) as { access_token: string };
+    return (await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${access_token}` } })).json();
+  }
+
+  it('Authorize with the email scope: the callback gets code and state; whois returns the user with email', async () => {
+    const link = await generatedLink(true);
+    expect(link).toContain(`${t.baseUrl}/oauth?response_type=code&client_id=${app.clientId}`);
+    await page.goto(link);
+    expect(await page.textContent('#app-name')).toBe('Callback Client');
+    expect(await page.textContent('#app-owner')).toBe(name);
+    expect(await page.locator('#scopes li').allTextContents()).toEqual([
+      'See your user id, name and profile picture userinfo',
+      'See your email address email',
+    ]);
+    await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'consent-page.png'), fullPage: true });
+    await Promise.all([page.waitForURL(`${callbackUrl}?**`), page.click('#authorize')]);
+    const user = await t.store.getUserByName(name);
+    expect(await exchange(page.url())).toEqual({ id: user!.id, name, email: `${name}@example.com` });
+  });
+
+  it('Authorize without the email scope: whois has no email', async () => {
+    await page.goto(await generatedLink(false));
+    await Promise.all([page.waitForURL(`${callbackUrl}?**`), page.click('#authorize')]);
+    expect(await exchange(page.url())).toEqual({ id: (await t.store.getUserByName(name))!.id, name });
+  });
+
+  it('Cancel sends access_denied to the callback', async () => {
+    await page.goto(await generatedLink(false));
+    await Promise.all([page.waitForURL(`${callbackUrl}?**`), page.click('#cancel')]);
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({
+      error: 'access_denied',
+      error_description: 'The user did not consent.',
+      state: 'state123',
+    });
+  });
+
+  it('a tampered redirect_uri gets the error page and no redirect', async () => {
+    const link = new URL(await generatedLink(false));
+    link.searchParams.set('redirect_uri', `${callbackUrl}/../evil`);
+    const res = await page.goto(link.toString());
+    expect(res?.status()).toBe(400);
+    expect(page.url()).toBe(link.toString());
+    expect(await page.textContent('#error-message')).toBe('The redirect_uri is not registered for this app');
+  });
+
+  it('a signed-out visitor signs in first and comes back to the consent page', async () => {
+    const fresh = await browser.newContext();
+    const tab = await fresh.newPage();
+    const link = await generatedLink(false);
+    await tab.goto(link);
+    expect(new URL(tab.url()).pathname).toBe('/signin');
+    await tab.fill('input[name=name]', name);
+    await tab.fill('input[name=password]', 'correct horse battery');
+    await Promise.all([tab.waitForURL(link), tab.click('button[type=submit]')]);
+    expect(await tab.textContent('#app-name')).toBe('Callback Client');
+    await fresh.close();
+  });
+
+  it('the consent page cannot be framed by another origin', async () => {
+    const link = await generatedLink(false);
+    const framer = http.createServer((_req, res) => {
+      res.setHeader('Content-Type', 'text/html');
+      res.end(`<!doctype html><iframe id="f" src="${link.replace(/"/g, '&quot;')}"></iframe>`);
+    });
+    await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve));
+    try {
+      const tab = await context.newPage();
+      await tab.goto(`http://127.0.0.1:${(framer.address() as AddressInfo).port}/`);
+      await tab.waitForTimeout(500);
+      const framed = tab.frames().find((f) => f !== tab.mainFrame());
+      // Chromium replaces a refused frame with an error page: no consent form is in it.
+      expect(await framed?.$('#authorize').catch(() => null)).toBeFalsy();
+      await tab.close();
+    } finally {
+      framer.close();
+    }
+  });
+});

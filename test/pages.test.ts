@@ -1,0 +1,64 @@
+/** getHome, getAsset, and the headers every page and public resource gets. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, makeUser, signedInAgent, startServer, type TestServer } from './helpers.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startServer();
+});
+afterAll(async () => t?.close());
+
+describe('getHome', () => {
+  it('greets a visitor without starting a session, and a signed-in user by name', async () => {
+    const res = await fetch(`${t.baseUrl}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(await res.text()).toContain('<a class="button" href="/signup">Create an account</a>');
+    const { agent, user } = await signedInAgent(t);
+    const page = await (await agent.fetch('/')).text();
+    expect(page).toContain(`<h1>Hello, ${user.name}</h1>`);
+    expect(page).toMatch(/<form method="post" action="\/signout" class="inline"><input type="hidden" name="_csrf" value="[\w-]+">/);
+  });
+
+  it('sends the security headers: strict CSP, no framing, no referrer', async () => {
+    const res = await fetch(`${t.baseUrl}/`);
+    const csp = res.headers.get('content-security-policy')!;
+    for (const part of ["default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "object-src 'none'", "form-action 'self'"]) expect(csp).toContain(part);
+    expect(csp).not.toContain('upgrade-insecure-requests');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+  });
+});
+
+describe('getAsset', () => {
+  it('serves the pages scripts and stylesheet with their types', async () => {
+    for (const [file, type] of [['play.js', 'text/javascript; charset=utf-8'], ['site.css', 'text/css; charset=utf-8']]) {
+      const res = await fetch(`${t.baseUrl}/assets/${file}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(type);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    }
+  });
+
+  it('is 404 for an unknown or malformed name, never a file outside assets/', async () => {
+    for (const file of ['nope.js', '..%2Fhtml.ts', 'play.ts', '.hidden.js']) {
+      const res = await fetch(`${t.baseUrl}/assets/${file}`);
+      expect([res.status, await res.json()]).toEqual([404, { message: 'No such asset' }]);
+    }
+  });
+});
+
+describe('public resources', () => {
+  it('pictures and users/info may be read from any origin (CORP cross-origin), and start no session', async () => {
+    const user = await makeUser(t);
+    const agent = new Agent(t);
+    for (const path of [`/pfp/small/${user.id}.webp`, `/api/users/info?id=${user.id}`]) {
+      const res = await agent.fetch(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+      expect(res.headers.getSetCookie()).toEqual([]);
+    }
+  });
+});
