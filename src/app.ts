@@ -71,6 +71,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   koa.use((ctx, next) => (PUBLIC_CORS_PREFIXES.some((p) => ctx.path.startsWith(p)) ? publicCors(ctx, next) : next()));
 
   koa.use(bodyMiddleware(UPLOAD_PATHS));
+  const validatedHeaders = contractHeaderNames(api);
   koa.use(async (ctx) => {
     await api.handleRequest(
       {
@@ -78,7 +79,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         method: ctx.method === 'HEAD' ? 'GET' : ctx.method,
         path: ctx.path,
         query: ctx.query as Record<string, string | string[]>,
-        headers: ctx.headers as Record<string, string | string[]>,
+        headers: pickHeaders(ctx.headers, validatedHeaders),
         // A multipart body is streamed by its handler later; the validator sees an empty form
         // (openapi-backend does not check binary parts).
         body: ctx.request.body ?? (ctx.request.is('multipart/form-data') ? {} : undefined),
@@ -88,6 +89,29 @@ export async function createApp(options: AppOptions): Promise<App> {
     );
   });
   return { koa, api, deps };
+}
+
+/**
+ * The headers openapi-backend needs: Content-Type (to validate the body) and the contract's header
+ * parameters. Credentials (Authorization, the session cookie, X-CSRF-Token) are read from ctx by
+ * the security handlers, so the rest is not copied and parsed again on every request.
+ */
+function contractHeaderNames(api: Api): string[] {
+  const declared = api.router
+    .getOperations()
+    .flatMap((op) => op.parameters ?? [])
+    .filter((p): p is { in: string; name: string } => 'in' in p && p.in === 'header')
+    .map((p) => p.name.toLowerCase());
+  return [...new Set(['content-type', ...declared])];
+}
+
+function pickHeaders(headers: Koa.Context['headers'], names: readonly string[]): Record<string, string | string[]> {
+  const picked: Record<string, string | string[]> = {};
+  for (const name of names) {
+    const value = headers[name];
+    if (value !== undefined) picked[name] = value;
+  }
+  return picked;
 }
 
 /** Errors of HTML operations are error pages, with the signed-in user in the header when known. */

@@ -4,9 +4,11 @@
  * frames its game's origin, and the consent page's form may end in a redirect to the client's
  * origin (Chromium applies form-action to the redirect too).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import helmet, { type HelmetOptions } from 'helmet';
 import type Koa from 'koa';
-import helmet from 'koa-helmet';
+import koaHelmet from 'koa-helmet';
 
 interface PageSources {
   frameSrc?: string[];
@@ -25,8 +27,8 @@ function directive(name: keyof PageSources, fallback: string) {
     [fallback, ...(pageSources.get(res)?.[name] ?? [])].join(' ');
 }
 
-function helmetFor(crossOriginResources: boolean): Koa.Middleware {
-  return helmet({
+function helmetOptions(crossOriginResources: boolean): HelmetOptions {
+  return {
     contentSecurityPolicy: {
       useDefaults: true,
       directives: {
@@ -45,7 +47,24 @@ function helmetFor(crossOriginResources: boolean): Koa.Middleware {
     // The legacy twin of frame-ancestors 'none', for browsers without CSP level 2.
     xFrameOptions: { action: 'deny' },
     crossOriginResourcePolicy: { policy: crossOriginResources ? 'cross-origin' : 'same-origin' },
+  };
+}
+
+/**
+ * The headers helmet sets on a response that widens nothing: the same for every such response,
+ * so they are computed once, by helmet itself on a throwaway response, instead of per request
+ * (building the CSP string was about 5% of a users/info request).
+ */
+export function staticHelmetHeaders(options: HelmetOptions): Record<string, string> {
+  const req = new IncomingMessage(new Socket());
+  const res = new ServerResponse(req);
+  let finished = false;
+  helmet(options)(req, res, (err?: unknown) => {
+    if (err) throw err;
+    finished = true;
   });
+  if (!finished) throw new Error('helmet did not finish synchronously');
+  return Object.fromEntries(Object.entries(res.getHeaders()).map(([name, value]) => [name, String(value)]));
 }
 
 /**
@@ -55,16 +74,20 @@ function helmetFor(crossOriginResources: boolean): Koa.Middleware {
  * origin (pictures, users/info).
  */
 export function securityHeaders(publicPrefixes: readonly string[]): Koa.Middleware {
-  const pages = helmetFor(false);
-  const shared = helmetFor(true);
+  const widenedPages = koaHelmet(helmetOptions(false));
+  const pageHeaders = staticHelmetHeaders(helmetOptions(false));
+  const sharedHeaders = staticHelmetHeaders(helmetOptions(true));
   const done = async () => {};
   return async function setSecurityHeaders(ctx, next) {
     try {
       await next();
     } finally {
       const own = ctx.response.get('Content-Security-Policy');
-      await (publicPrefixes.some((p) => ctx.path.startsWith(p)) ? shared : pages)(ctx, done);
+      if (pageSources.has(ctx.res)) await widenedPages(ctx, done);
+      else ctx.set(publicPrefixes.some((p) => ctx.path.startsWith(p)) ? sharedHeaders : pageHeaders);
       if (own) ctx.set('Content-Security-Policy', own);
     }
   };
 }
+
+export { helmetOptions };
