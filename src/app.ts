@@ -12,7 +12,7 @@ import { errorPage } from './pages/pages.js';
 import { DefaultPictures } from './pictures/defaults.js';
 import { PictureFiles } from './pictures/pictures.js';
 import { securityHeaders } from './security/headers.js';
-import { memoryLimits, type LimitRule, type Limits } from './security/rate-limit.js';
+import { storeLimits, type LimitRule, type Limits } from './security/rate-limit.js';
 import { existingCsrfToken } from './sessions/csrf.js';
 import { readSession, sessionMiddleware } from './sessions/session.js';
 import type { Store } from './store/types.js';
@@ -53,7 +53,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     files: new PictureFiles(options.config.picturesDir),
     defaults: new DefaultPictures(),
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
-    limits: memoryLimits(options.limits),
+    limits: storeLimits(options.store, options.limits),
   };
   const api = await createApi();
   const koa = new Koa({ proxy: false });
