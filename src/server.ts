@@ -1,6 +1,6 @@
 /** Entry point: load config, open the store, build the app, listen; close cleanly on SIGTERM/SIGINT. */
 import type { Server } from 'node:http';
-import { createApp } from './app.js';
+import { answerClientErrors, createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
 
   const { koa } = await createApp({ config, store, logger });
   const server: Server = koa.listen(config.port, config.host);
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
