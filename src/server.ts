@@ -4,6 +4,7 @@ import { answerClientErrors, createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';
+import { sweepOrphanFiles } from './pictures/pictures.js';
 import { KnexStore } from './store/knex-store.js';
 
 async function main(): Promise<void> {
@@ -29,7 +30,9 @@ async function main(): Promise<void> {
     process.stdout.write(demoInstructions(config, demo));
   }
 
-  const { koa } = await createApp({ config, store, logger });
+  const { koa, deps } = await createApp({ config, store, logger });
+  const swept = await sweepOrphanFiles(deps, config.pictureSweepAgeSeconds * 1000);
+  if (swept > 0) logger.warn({ swept }, 'deleted picture files left by an interrupted change');
   const server: Server = koa.listen(config.port, config.host);
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
