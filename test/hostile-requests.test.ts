@@ -261,3 +261,21 @@ describe('hostile requests generated from openapi.yaml', () => {
     });
   }
 });
+
+describe('text PostgreSQL cannot store (found by this suite on PostgreSQL)', () => {
+  it('refuses NUL and control characters in stored text with 400 on every database, and finds no app by a NUL id', async () => {
+    const cases: [string, string, unknown, number, string][] = [
+      ['PATCH', '/api/account', { bio: 'a\u0000b' }, 400, 'Bio must not contain NUL characters'],
+      ['POST', '/api/apps', { name: 'a\u0000', redirect_uris: ['https://x.example/'] }, 400, 'App name must not contain control characters'],
+      ['POST', '/api/apps', { name: 'a', redirect_uris: ['https://x.example/\u0000'] }, 400, 'Redirect URI must not contain spaces or control characters'],
+      ['POST', '/api/games', { title: 't\u0000', url: 'https://g.example/' }, 400, 'Game title must not contain control characters'],
+      ['POST', '/api/games', { title: 't', url: 'https://g.example/\u0000' }, 400, 'Game URL must not contain spaces or control characters'],
+      ['DELETE', '/api/apps/%00', undefined, 404, 'App not found'],
+      ['POST', '/api/apps/%00/secret', undefined, 404, 'App not found'],
+    ];
+    for (const [method, path, body, status, message] of cases) {
+      const res = await agent.json(method, path, body);
+      expect([method, path, res.status, await res.json()]).toEqual([method, path, status, { message }]);
+    }
+  });
+});

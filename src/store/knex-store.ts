@@ -59,6 +59,8 @@ const num = (v: unknown): number => Number(v);
  * Whether an id can name a row: ids are 32-bit integer columns (`increments`), and PostgreSQL
  * refuses to compare one with a larger number (an error, not "no row"), so such ids find nothing.
  */
+/** PostgreSQL text cannot hold NUL: a key containing one names no row (instead of a driver error). */
+const hasNul = (...values: string[]): boolean => values.some((v) => v.includes('\u0000'));
 const isRowId = (id: number): boolean => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647;
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const scopesOf = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? v.split(' ') : []);
@@ -234,11 +236,13 @@ export class KnexStore implements Store {
   }
 
   async getUserByName(name: string): Promise<UserRecord | undefined> {
+    if (hasNul(name)) return undefined;
     const row = (await this.knex('users').where({ name_key: name.toLowerCase() }).first()) as Row | undefined;
     return row && toUser(row);
   }
 
   async getUserByEmail(email: string): Promise<UserRecord | undefined> {
+    if (hasNul(email)) return undefined;
     const row = (await this.knex('users').where({ email: email.toLowerCase() }).first()) as Row | undefined;
     return row && toUser(row);
   }
@@ -286,6 +290,7 @@ export class KnexStore implements Store {
   }
 
   async getApp(clientId: string): Promise<AppRecord | undefined> {
+    if (hasNul(clientId)) return undefined;
     const row = (await this.knex('apps').where({ client_id: clientId }).first()) as Row | undefined;
     return row && toApp(row);
   }
@@ -297,10 +302,12 @@ export class KnexStore implements Store {
   }
 
   async setAppSecret(clientId: string, secretHash: string): Promise<boolean> {
+    if (hasNul(clientId)) return false;
     return (await this.knex('apps').where({ client_id: clientId }).update({ secret_hash: secretHash })) === 1;
   }
 
   async deleteApp(clientId: string): Promise<boolean> {
+    if (hasNul(clientId)) return false;
     return this.knex.transaction(async (trx) => {
       await trx('access_tokens').where({ client_id: clientId }).delete();
       await trx('auth_codes').where({ client_id: clientId }).delete();
