@@ -103,7 +103,13 @@ export async function createApi(): Promise<Api> {
       const errors = c.validation.errors ?? [];
       const rule = contractRule(c.operation, errors);
       if (rule) throw new ApiError(rule.status, rule.message);
-      throw new ApiError(400, errors[0] ? describeValidationError(errors[0]) : 'Invalid request');
+      const message = errors[0] ? describeValidationError(errors[0]) : 'Invalid request';
+      // A path that no valid resource id fits names nothing: where the operation declares no 400
+      // (the address is the whole request), that is a 404.
+      if (errors[0]?.instancePath.startsWith('/path') && !Object.hasOwn(c.operation.responses ?? {}, '400')) {
+        throw new ApiError(404, `No such resource: ${message}`);
+      }
+      throw new ApiError(400, message);
     },
     unauthorizedHandler: (c: OpContext) => {
       // The lowest status wins: "sign in first" (401) before "bad CSRF token" (403).

@@ -1,9 +1,13 @@
 /** createApp: Koa, middleware and openapi-backend around injected dependencies. Never listens. */
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import cors from '@koa/cors';
 import Koa from 'koa';
+import type { Operation } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { CONTRACT_PATH, createApi, isPageOperation, type Api } from './api.js';
 import { bodyMiddleware } from './body.js';
+import { createDispatcher } from './dispatch.js';
 import type { Config } from './config.js';
 import { createPublication } from './docs/published.js';
 import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './errors.js';
@@ -12,7 +16,7 @@ import { errorPage } from './pages/pages.js';
 import { DefaultPictures } from './pictures/defaults.js';
 import { PictureFiles } from './pictures/pictures.js';
 import { securityHeaders } from './security/headers.js';
-import { memoryLimits, type LimitRule, type Limits } from './security/rate-limit.js';
+import { storeLimits, type LimitRule, type Limits } from './security/rate-limit.js';
 import { existingCsrfToken } from './sessions/csrf.js';
 import { readSession, sessionMiddleware } from './sessions/session.js';
 import type { Store } from './store/types.js';
@@ -53,7 +57,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     files: new PictureFiles(options.config.picturesDir),
     defaults: new DefaultPictures(),
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
-    limits: memoryLimits(options.limits),
+    limits: storeLimits(options.store, options.limits),
   };
   const api = await createApi();
   const koa = new Koa({ proxy: false });
@@ -70,15 +74,32 @@ export async function createApp(options: AppOptions): Promise<App> {
   const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], credentials: false });
   koa.use((ctx, next) => (PUBLIC_CORS_PREFIXES.some((p) => ctx.path.startsWith(p)) ? publicCors(ctx, next) : next()));
 
-  koa.use(bodyMiddleware(UPLOAD_PATHS));
+  const operationOf = (ctx: Koa.Context): Operation | undefined => {
+    if (!('operation' in ctx.state)) {
+      ctx.state.operation = api.router.matchOperation({ method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, headers: {} }, false);
+    }
+    return ctx.state.operation as Operation | undefined;
+  };
+  koa.use(
+    bodyMiddleware(UPLOAD_PATHS, (ctx) => {
+      const operation = operationOf(ctx);
+      // An unknown route or method still gets its 404/405; only declared bodies are read.
+      return operation === undefined || operation.requestBody !== undefined;
+    }),
+  );
   const validatedHeaders = contractHeaderNames(api);
+  const dispatch = createDispatcher(api);
   koa.use(async (ctx) => {
-    await api.handleRequest(
+    if (!isWellEncoded(ctx.path)) {
+      // openapi-backend would throw a URIError decoding path parameters: no such resource.
+      throw new ApiError(404, ctx.path.startsWith('/pfp/') ? 'Profile picture not found' : 'No such resource: the path is not valid percent-encoding');
+    }
+    await dispatch(
       {
         // HEAD is GET without a body (Koa drops the body itself).
         method: ctx.method === 'HEAD' ? 'GET' : ctx.method,
         path: ctx.path,
-        query: ctx.query as Record<string, string | string[]>,
+        query: declaredQuery(operationOf(ctx), ctx.query as Record<string, string | string[]>),
         headers: pickHeaders(ctx.headers, validatedHeaders),
         // A multipart body is streamed by its handler later; the validator sees an empty form
         // (openapi-backend does not check binary parts).
@@ -112,6 +133,55 @@ function pickHeaders(headers: Koa.Context['headers'], names: readonly string[]):
     if (value !== undefined) picked[name] = value;
   }
   return picked;
+}
+
+function isWellEncoded(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request headers are too large'],
+  HPE_URI_TOO_LONG: [414, 'Request URI is too long'],
+};
+
+/**
+ * Requests Node's HTTP parser refuses before Koa sees them (bytes not allowed in a request line or
+ * header, headers over 16 KB) are answered like every other error, as `{message}` JSON, instead of
+ * Node's bare `400 Bad Request`.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || (err.code === 'ECONNRESET' && !socket.readable)) {
+      socket.destroy();
+      return;
+    }
+    const [status, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Malformed HTTP request'];
+    const body = JSON.stringify({ message });
+    // A HEAD request gets the headers only (the request line is in the packet the parser refused).
+    const head = (err as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+    );
+  });
+}
+
+/**
+ * Only the query parameters the operation declares: unknown ones (cache busters, tracking tags)
+ * are ignored, as RFC 6749 3.1 requires of the authorization endpoint, instead of failing a valid
+ * request with an error the operation does not declare.
+ */
+function declaredQuery(operation: Operation | undefined, query: Record<string, string | string[]>): Record<string, string | string[]> {
+  if (!operation) return query;
+  const names = new Set(
+    (operation.parameters ?? []).flatMap((p) => ('in' in p && p.in === 'query' ? [p.name] : [])),
+  );
+  return Object.fromEntries(Object.entries(query).filter(([name]) => names.has(name)));
 }
 
 /** Errors of HTML operations are error pages, with the signed-in user in the header when known. */

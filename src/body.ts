@@ -24,9 +24,9 @@ function hasBody(ctx: Koa.Context): boolean {
  * JSON bodies become objects; URL-encoded forms become objects whatever the Content-Type says
  * (form, text/plain or none), because OAuth clients differ in what they send. Multipart bodies
  * are left to the routes that take uploads (`uploadPaths`); anywhere else, and for any other
- * type, 415.
+ * type, 415. Only requests to routes that take a body (`takesBody`) are parsed.
  */
-export function bodyMiddleware(uploadPaths: readonly RegExp[] = []): Koa.Middleware {
+export function bodyMiddleware(uploadPaths: readonly RegExp[] = [], takesBody: (ctx: Koa.Context) => boolean = () => true): Koa.Middleware {
   const parse = bodyParser({
     enableTypes: ['json', 'text'],
     extendTypes: { text: ['application/x-www-form-urlencoded', 'text/*'] },
@@ -40,7 +40,9 @@ export function bodyMiddleware(uploadPaths: readonly RegExp[] = []): Koa.Middlew
     },
   });
   return async function parseBody(ctx, next) {
-    if (!hasBody(ctx)) return next();
+    // A body sent to a route that takes none (a GET with a body, RFC 9110 9.3.1) has no meaning:
+    // it is ignored, so it cannot turn a valid request into a parse error the route never declares.
+    if (!hasBody(ctx) || !takesBody(ctx)) return next();
     if (ctx.request.type === '') {
       ctx.request.headers['content-type'] = 'text/plain';
     } else if (ctx.request.is('multipart') && uploadPaths.some((p) => p.test(ctx.path))) {

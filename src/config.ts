@@ -13,10 +13,19 @@ export interface Config {
   port: number;
   /** HOST: interface to bind (default 0.0.0.0, all interfaces). */
   host: string;
-  /** DATABASE_URL: SQLite file path, `file:<path>` or `:memory:` (default ./data/service.sqlite). */
+  /**
+   * DATABASE_URL: SQLite file path, `file:<path>` or `:memory:` (default ./data/service.sqlite), or
+   * `postgres://user:password@host:port/database` for PostgreSQL (needed to run several instances).
+   */
   databaseUrl: string;
   /** PICTURES_DIR: where profile pictures are stored (default ./data/pictures). */
   picturesDir: string;
+  /**
+   * PICTURE_SWEEP_AGE_SECONDS: at start, picture files no pfpTimestamp points at (left by a crash)
+   * are deleted once older than this (default 600). Keep it well above the longest picture change
+   * when several instances share the picture directory; 0 is safe only for a single instance.
+   */
+  pictureSweepAgeSeconds: number;
   /** LOG_LEVEL: pino level, one of fatal error warn info debug trace silent (default info). */
   logLevel: LogLevel;
   /** PUBLIC_URL: the address clients reach the service at (default http://localhost:<PORT>). */
@@ -61,11 +70,18 @@ function parseUrl(name: string, raw: string): string {
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
+function parseSeconds(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,9}$/.test(raw)) throw new ConfigError(`${name} must be a whole number of seconds, got "${raw}"`);
+  return Number(raw);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST || '0.0.0.0';
   const databaseUrl = env.DATABASE_URL || './data/service.sqlite';
   const picturesDir = path.resolve(env.PICTURES_DIR || './data/pictures');
+  const pictureSweepAgeSeconds = parseSeconds('PICTURE_SWEEP_AGE_SECONDS', env.PICTURE_SWEEP_AGE_SECONDS, 600);
   const logLevel = (env.LOG_LEVEL || 'info').toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
@@ -77,5 +93,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (sessionSecret.length < 32) {
     throw new ConfigError(`SESSION_SECRET must be at least 32 characters, got ${sessionSecret.length}`);
   }
-  return { port, host, databaseUrl, picturesDir, logLevel, publicUrl, demoData, sessionSecret, sessionSecretGenerated };
+  return { port, host, databaseUrl, picturesDir, pictureSweepAgeSeconds, logLevel, publicUrl, demoData, sessionSecret, sessionSecretGenerated };
 }

@@ -13,26 +13,7 @@ function templatePattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/\{[^}]+\}/g, '\0').split('\0').map(escapeRegExp).join('[^/]+')}$`);
 }
 
-/**
- * handleRequest parses the same request with the same operation twice (once itself, once in the
- * validator), and parsing (cookies, query clone, headers, path params) was the largest single cost
- * of openapi-backend per request; the second parse reuses the first. Each request object is new,
- * so entries die with it.
- */
-function memoizeParsing(router: OpenAPIRouter): void {
-  const parse = router.parseRequest.bind(router);
-  const parsed = new WeakMap<object, Map<unknown, ReturnType<OpenAPIRouter['parseRequest']>>>();
-  router.parseRequest = ((req: object, operation?: Operation) => {
-    let byOperation = parsed.get(req);
-    if (!byOperation) parsed.set(req, (byOperation = new Map()));
-    let result = byOperation.get(operation);
-    if (!result) byOperation.set(operation, (result = parse(req as Parameters<OpenAPIRouter['parseRequest']>[0], operation)));
-    return result;
-  }) as OpenAPIRouter['parseRequest'];
-}
-
 export function precompileRouting(router: OpenAPIRouter): void {
-  memoizeParsing(router);
   const operations = router.getOperations();
   const exact = new Map<string, Operation>();
   for (const op of operations) exact.set(`${op.method} ${op.path}`, op);

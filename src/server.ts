@@ -1,9 +1,10 @@
 /** Entry point: load config, open the store, build the app, listen; close cleanly on SIGTERM/SIGINT. */
 import type { Server } from 'node:http';
-import { createApp } from './app.js';
+import { answerClientErrors, createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';
+import { sweepOrphanFiles } from './pictures/pictures.js';
 import { KnexStore } from './store/knex-store.js';
 
 async function main(): Promise<void> {
@@ -29,8 +30,11 @@ async function main(): Promise<void> {
     process.stdout.write(demoInstructions(config, demo));
   }
 
-  const { koa } = await createApp({ config, store, logger });
+  const { koa, deps } = await createApp({ config, store, logger });
+  const swept = await sweepOrphanFiles(deps, config.pictureSweepAgeSeconds * 1000);
+  if (swept > 0) logger.warn({ swept }, 'deleted picture files left by an interrupted change');
   const server: Server = koa.listen(config.port, config.host);
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -1,9 +1,14 @@
-/** Test harness: the real app in-process on port 0, over a fresh SQLite file and picture folder. */
+/**
+ * Test harness: the real app in-process on port 0, over a fresh database and picture folder.
+ * The database is a SQLite file, or with TEST_DATABASE=postgres a new PostgreSQL database on the
+ * server TEST_POSTGRES_URL names (dropped again on close).
+ */
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp, type App, type AppOptions } from '../src/app.js';
+import pg from 'pg';
+import { answerClientErrors, createApp, type App, type AppOptions } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createApp as registerApp } from '../src/oauth/clients.js';
@@ -35,11 +40,51 @@ export function tempDir(prefix = 'idp-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** Starts a fresh service: new database file, new picture folder, response validation on. */
+/** Which database the API and store suites run on in this process. */
+export const TEST_DATABASE: 'sqlite' | 'postgres' = process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+let databases = 0;
+
+/** A new, empty database of the kind this run tests: a SQLite file in `dir`, or a PostgreSQL database. */
+export async function freshDatabase(dir: string): Promise<TestDatabase> {
+  if (TEST_DATABASE === 'sqlite') return { url: path.join(dir, `test-${++databases}.sqlite`), drop: async () => {} };
+  const serverUrl = process.env.TEST_POSTGRES_URL;
+  if (!serverUrl) throw new Error('TEST_DATABASE=postgres needs TEST_POSTGRES_URL (postgres://user@host:port/db)');
+  const name = `idp_test_${process.pid}_${Date.now().toString(36)}_${++databases}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** Starts a fresh service: new database, new picture folder, response validation on. */
 export async function startServer(env: NodeJS.ProcessEnv = {}, options: Pick<AppOptions, 'limits'> = {}): Promise<TestServer> {
   const dir = tempDir();
+  const db = env.DATABASE_URL ? undefined : await freshDatabase(dir);
   const config = loadConfig({
-    DATABASE_URL: path.join(dir, 'test.sqlite'),
+    DATABASE_URL: db?.url,
     PICTURES_DIR: path.join(dir, 'pictures'),
     LOG_LEVEL: 'silent',
     PORT: '0',
@@ -50,6 +95,7 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Pick<App
   const clock = new TestClock();
   const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, ...options });
   const server = app.koa.listen(0, '127.0.0.1');
+  answerClientErrors(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
@@ -63,6 +109,7 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Pick<App
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();
+      await db?.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../src/errors.js';
 import { encodePicture, MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES, type Encoded } from '../src/pictures/images.js';
-import { removePicture, setPicture } from '../src/pictures/pictures.js';
+import { removePicture, setPicture, sweepOrphanFiles } from '../src/pictures/pictures.js';
 import { fixturesDir, makeUser, startServer, type TestServer } from './helpers.js';
 
 const fixture = (name: string): Buffer => fs.readFileSync(path.join(fixturesDir, name));
@@ -338,5 +338,38 @@ describe('setPicture / removePicture', () => {
     ]);
     const final = await pfpTimestamp(user.id);
     expect(filesOf(user.id)).toEqual(final === null || final === undefined ? [] : expected(user.id, final));
+  });
+});
+
+describe('sweepOrphanFiles (at start, after a crash)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startServer();
+  });
+  afterAll(async () => t.close());
+
+  it('deletes old files no pfpTimestamp points at and stray temporaries; keeps current, young and foreign files', async () => {
+    const deps = { store: t.store, files: t.app.deps.files, now: t.clock.now };
+    const user = await makeUser(t);
+    const ts = await setPicture(deps, user.id, fixture('photo.jpg'));
+    const dir = t.config.picturesDir;
+    const put = (rel: string, ageMs: number) => {
+      fs.writeFileSync(path.join(dir, rel), 'x');
+      const when = new Date(t.clock.now() - ageMs);
+      fs.utimesSync(path.join(dir, rel), when, when);
+    };
+    const hour = 3_600_000;
+    // A crash after writing files but before committing them, and one before deleting old ones.
+    for (const size of SIZE_NAMES) put(`${size}/${user.id}-${ts + 5}.webp`, hour);
+    put(`large/${user.id}-${ts - 5}.webp`, hour);
+    put(`medium/.${user.id}-${ts + 9}.0123456789ab.tmp`, hour);
+    put('small/424242-1.webp', hour); // a user that does not exist
+    put(`large/${user.id}-${ts + 7}.webp`, 1_000); // young: maybe another instance's change in flight
+    put('large/README.txt', hour); // not ours
+    for (const size of SIZE_NAMES) fs.utimesSync(t.app.deps.files.path(size, user.id, ts), new Date(t.clock.now() - hour), new Date(t.clock.now() - hour));
+    expect(await sweepOrphanFiles(deps, 600_000)).toBe(6);
+    const left = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((p) => fs.statSync(path.join(dir, p)).isFile()).sort();
+    expect(left).toEqual([...SIZE_NAMES.map((s) => `${s}/${user.id}-${ts}.webp`), `large/${user.id}-${ts + 7}.webp`, 'large/README.txt'].sort());
+    expect(await sweepOrphanFiles(deps, 0)).toBe(1); // with no minimum age the young orphan goes too
   });
 });

@@ -88,6 +88,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       databaseUrl: './data/service.sqlite',
       picturesDir: path.resolve('./data/pictures'),
+      pictureSweepAgeSeconds: 600,
       logLevel: 'info',
       publicUrl: 'http://localhost:3000',
       demoData: true,
@@ -102,12 +103,13 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: 'x'.repeat(40) }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: 'x'.repeat(40) }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
       databaseUrl: '/tmp/x.sqlite',
       picturesDir: '/tmp/p',
+      pictureSweepAgeSeconds: 0,
       logLevel: 'warn',
       publicUrl: 'https://id.example',
       demoData: false,
@@ -117,6 +119,7 @@ describe('loadConfig', () => {
   });
 
   it.each([
+    [{ PICTURE_SWEEP_AGE_SECONDS: '10m' }, 'PICTURE_SWEEP_AGE_SECONDS must be a whole number of seconds, got "10m"'],
     [{ PORT: '70000' }, 'PORT must be an integer from 0 to 65535, got "70000"'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
     [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL must be an absolute http(s) URL, got "ftp://x"'],

@@ -19,6 +19,7 @@ export async function registerGame(
 ): Promise<GameWithAuthor> {
   const title = input.title.trim();
   if (title.length < 1 || title.length > 64) throw new ApiError(400, 'Game title must be 1 to 64 characters');
+  if (/[\u0000-\u001f\u007f]/.test(input.title)) throw new ApiError(400, 'Game title must not contain control characters');
   const problem = webAddressProblem(input.url, 'Game URL');
   if (problem) throw new ApiError(400, problem);
   const author = await deps.store.getUser(input.authorId);

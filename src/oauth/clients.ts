@@ -17,6 +17,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  */
 export function webAddressProblem(uri: string, label: string): string | undefined {
   if (uri.length > 2048) return `${label} is longer than 2048 characters`;
+  if (/[\u0000-\u0020\u007f]/.test(uri)) return `${label} must not contain spaces or control characters`;
   let url: URL;
   try {
     url = new URL(uri);
@@ -36,6 +37,7 @@ export function redirectUriProblem(uri: string): string | undefined {
 export function validateAppInput(name: string, redirectUris: string[]): void {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 64) throw new ApiError(400, 'App name must be 1 to 64 characters');
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw new ApiError(400, 'App name must not contain control characters');
   if (redirectUris.length < 1 || redirectUris.length > MAX_REDIRECT_URIS) {
     throw new ApiError(400, `An app needs 1 to ${MAX_REDIRECT_URIS} redirect URIs`);
   }

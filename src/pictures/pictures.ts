@@ -137,3 +137,42 @@ export async function removePicture(deps: PictureDeps, userId: number): Promise<
   }
   throw new ApiError(409, 'The picture is being changed concurrently; try again');
 }
+
+/**
+ * Deletes picture files no committed pfpTimestamp points at, left by a crash between the steps of
+ * setPicture (new files written but never committed, or old files not yet deleted), and stray
+ * temporary files. Only files older than `minAgeMs` are touched: with several instances sharing the
+ * directory, a younger file may belong to a change another instance is making right now (between
+ * writing its files and committing its timestamp). Returns how many files were deleted.
+ */
+export async function sweepOrphanFiles(deps: PictureDeps, minAgeMs: number): Promise<number> {
+  const cutoff = deps.now() - minAgeMs;
+  const current = new Map<number, number | null>();
+  let swept = 0;
+  for (const size of SIZE_NAMES) {
+    const dir = path.join(deps.files.dir, size);
+    let names: string[];
+    try {
+      names = await fs.readdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw err;
+    }
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const stat = await fs.stat(file).catch(() => undefined);
+      if (!stat?.isFile() || stat.mtimeMs > cutoff) continue;
+      const match = /^(\d+)-(\d+)\.webp$/.exec(name);
+      if (match) {
+        const userId = Number(match[1]);
+        if (!current.has(userId)) current.set(userId, (await deps.store.getUser(userId))?.pfpTimestamp ?? null);
+        if (current.get(userId) === Number(match[2])) continue;
+      } else if (!/^\.\d+-\d+\.[0-9a-f]+\.tmp$/.test(name)) {
+        continue; // not a file this service writes: leave it alone
+      }
+      await fs.rm(file, { force: true });
+      swept += 1;
+    }
+  }
+  return swept;
+}

@@ -1,9 +1,11 @@
 /**
- * Rate limits behind a small interface, so a store-backed limiter (shared by several service
- * processes) can replace the in-memory one without touching the callers.
+ * Rate limits behind a small interface. The counters live in the database (Store.rateLimiter,
+ * rate-limiter-flexible's Postgres/SQLite stores), so several service instances on one database
+ * share them and a restart does not reset them.
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiError } from '../errors.js';
+import type { Store } from '../store/types.js';
 
 export interface Limiter {
   /** Counts one event for `key`; throws a 429 ApiError (with Retry-After) once over the limit. */
@@ -41,8 +43,8 @@ function tooMany(res: RateLimiterRes): ApiError {
   return new ApiError(429, `Too many attempts, retry in ${seconds} seconds`, { 'Retry-After': String(seconds) });
 }
 
-export function memoryLimiter(rule: LimitRule): Limiter {
-  const limiter = new RateLimiterMemory({ points: rule.points, duration: rule.seconds });
+/** A Limiter over any rate-limiter-flexible limiter allowing `points` per window. */
+export function limiterOf(limiter: RateLimiterAbstract, points: number): Limiter {
   return {
     async consume(key) {
       try {
@@ -54,7 +56,7 @@ export function memoryLimiter(rule: LimitRule): Limiter {
     },
     async check(key) {
       const res = await limiter.get(key);
-      if (res && res.consumedPoints >= rule.points) throw tooMany(res);
+      if (res && res.consumedPoints >= points) throw tooMany(res);
     },
     async reset(key) {
       await limiter.delete(key);
@@ -62,11 +64,10 @@ export function memoryLimiter(rule: LimitRule): Limiter {
   };
 }
 
-export function memoryLimits(rules: Partial<Record<keyof Limits, LimitRule>> = {}): Limits {
+/** The service's limits, counted in the store (shared across instances). */
+export function storeLimits(store: Store, rules: Partial<Record<keyof Limits, LimitRule>> = {}): Limits {
   const all = { ...DEFAULT_LIMITS, ...rules };
-  return {
-    signInIp: memoryLimiter(all.signInIp),
-    signInAccount: memoryLimiter(all.signInAccount),
-    signUpIp: memoryLimiter(all.signUpIp),
-  };
+  const make = (name: keyof Limits) =>
+    limiterOf(store.rateLimiter({ keyPrefix: name, points: all[name].points, seconds: all[name].seconds }), all[name].points);
+  return { signInIp: make('signInIp'), signInAccount: make('signInAccount'), signUpIp: make('signUpIp') };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { migrationSource } from './migrations/index.js';
 import { SqliteReads } from './sqlite-reads.js';
 import {
@@ -11,6 +12,7 @@ import {
   type GameWithAuthor,
   type NewGame,
   type NewUser,
+  type RateLimitRule,
   type Store,
   type TokenRecord,
   type TokenWithUser,
@@ -53,6 +55,13 @@ export function knexConfig(databaseUrl: string): Knex.Config {
 }
 
 const num = (v: unknown): number => Number(v);
+/**
+ * Whether an id can name a row: ids are 32-bit integer columns (`increments`), and PostgreSQL
+ * refuses to compare one with a larger number (an error, not "no row"), so such ids find nothing.
+ */
+/** PostgreSQL text cannot hold NUL: a key containing one names no row (instead of a driver error). */
+const hasNul = (...values: string[]): boolean => values.some((v) => v.includes('\u0000'));
+const isRowId = (id: number): boolean => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647;
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const scopesOf = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? v.split(' ') : []);
 
@@ -171,6 +180,21 @@ export class KnexStore implements Store {
     if (this.sqlitePath && this.sqlitePath !== ':memory:' && !this.reads) this.reads = new SqliteReads(this.sqlitePath);
   }
 
+  rateLimiter(rule: RateLimitRule): RateLimiterAbstract {
+    // The table comes from migration 003, not from the limiter (tableCreated), so it is created once
+    // by the migration lock instead of by every instance racing at start.
+    const opts = {
+      storeClient: this.knex,
+      storeType: 'knex',
+      tableName: 'rate_limits',
+      tableCreated: true,
+      keyPrefix: rule.keyPrefix,
+      points: rule.points,
+      duration: rule.seconds,
+    };
+    return this.sqlitePath === undefined ? new RateLimiterPostgres(opts) : new RateLimiterSQLite(opts);
+  }
+
   async ping(): Promise<void> {
     await this.knex.raw('select 1');
   }
@@ -206,21 +230,25 @@ export class KnexStore implements Store {
   }
 
   async getUser(id: number): Promise<UserRecord | undefined> {
+    if (!isRowId(id)) return undefined;
     const row = this.reads ? this.reads.user(id) : ((await this.knex('users').where({ id }).first()) as Row | undefined);
     return row && toUser(row);
   }
 
   async getUserByName(name: string): Promise<UserRecord | undefined> {
+    if (hasNul(name)) return undefined;
     const row = (await this.knex('users').where({ name_key: name.toLowerCase() }).first()) as Row | undefined;
     return row && toUser(row);
   }
 
   async getUserByEmail(email: string): Promise<UserRecord | undefined> {
+    if (hasNul(email)) return undefined;
     const row = (await this.knex('users').where({ email: email.toLowerCase() }).first()) as Row | undefined;
     return row && toUser(row);
   }
 
   async recordHeartbeat(id: number, expected: number, now: number, addMinutes: number): Promise<UserRecord | undefined> {
+    if (!isRowId(id)) return undefined;
     const changed = await this.knex('users')
       .where({ id, last_heartbeat: expected })
       .update({ last_heartbeat: now, play_minutes: this.knex.raw('play_minutes + ?', [addMinutes]) });
@@ -228,6 +256,7 @@ export class KnexStore implements Store {
   }
 
   async updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined> {
+    if (!isRowId(id)) return undefined;
     const row: Row = {};
     if (patch.bio !== undefined) row.bio = patch.bio;
     if (patch.flairs !== undefined) row.flairs = JSON.stringify(patch.flairs);
@@ -240,6 +269,7 @@ export class KnexStore implements Store {
   }
 
   async swapPfpTimestamp(id: number, expected: number | null, next: number | null): Promise<boolean> {
+    if (!isRowId(id)) return false;
     const query = this.knex('users').where({ id });
     if (expected === null) query.whereNull('pfp_timestamp');
     else query.where({ pfp_timestamp: expected });
@@ -260,20 +290,24 @@ export class KnexStore implements Store {
   }
 
   async getApp(clientId: string): Promise<AppRecord | undefined> {
+    if (hasNul(clientId)) return undefined;
     const row = (await this.knex('apps').where({ client_id: clientId }).first()) as Row | undefined;
     return row && toApp(row);
   }
 
   async listAppsByOwner(ownerId: number): Promise<AppRecord[]> {
+    if (!isRowId(ownerId)) return [];
     const rows = (await this.knex('apps').where({ owner_id: ownerId }).orderBy([{ column: 'created_at' }, { column: 'client_id' }])) as Row[];
     return rows.map(toApp);
   }
 
   async setAppSecret(clientId: string, secretHash: string): Promise<boolean> {
+    if (hasNul(clientId)) return false;
     return (await this.knex('apps').where({ client_id: clientId }).update({ secret_hash: secretHash })) === 1;
   }
 
   async deleteApp(clientId: string): Promise<boolean> {
+    if (hasNul(clientId)) return false;
     return this.knex.transaction(async (trx) => {
       await trx('access_tokens').where({ client_id: clientId }).delete();
       await trx('auth_codes').where({ client_id: clientId }).delete();
@@ -358,6 +392,7 @@ export class KnexStore implements Store {
   }
 
   async getGame(id: number): Promise<GameWithAuthor | undefined> {
+    if (!isRowId(id)) return undefined;
     const row = (await this.gamesQuery().where('g.id', id).first()) as Row | undefined;
     return row && toGame(row);
   }

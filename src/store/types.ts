@@ -1,4 +1,5 @@
 /** The Store: plain objects in and out. No knex types leave src/store. */
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 export interface UserRecord {
   id: number;
@@ -88,9 +89,21 @@ export class UniqueViolation extends Error {
   }
 }
 
+/** One rate limit: `points` events per `seconds`, counted under keys starting with `keyPrefix`. */
+export interface RateLimitRule {
+  keyPrefix: string;
+  points: number;
+  seconds: number;
+}
+
 export interface Store {
   /** Runs pending migrations. */
   migrate(): Promise<void>;
+  /**
+   * A limiter counting in the database (table rate_limits), so every service instance on the
+   * same database shares one count per key.
+   */
+  rateLimiter(rule: RateLimitRule): RateLimiterAbstract;
   ping(): Promise<void>;
   close(): Promise<void>;
 

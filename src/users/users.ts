@@ -85,6 +85,8 @@ export async function updateUser(store: Store, id: number, patch: UserPatch): Pr
   if (patch.bio !== undefined && patch.bio.length > MAX_BIO_LENGTH) {
     throw new ApiError(400, `Bio must be at most ${MAX_BIO_LENGTH} characters`);
   }
+  // A NUL cannot be stored in PostgreSQL text, and means nothing in a bio: refused on every database.
+  if (patch.bio?.includes('\u0000')) throw new ApiError(400, 'Bio must not contain NUL characters');
   if (patch.flairs !== undefined) {
     if (patch.flairs.length === 0 || patch.flairs.length > 64) throw new ApiError(400, 'A user has 1 to 64 flairs');
     const bad = patch.flairs.find((f) => !FLAIR_PATTERN.test(f));

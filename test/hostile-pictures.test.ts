@@ -1,0 +1,210 @@
+/**
+ * Hostile pictures, through the upload endpoint (PUT /api/account/picture) and through setPicture:
+ * damaged, fake, huge and bomb images are refused with a clear message, nothing is left on disk and
+ * the old picture stays; animated images and images under a misleading name or Content-Type are
+ * judged by their content (first frame, converted to WebP).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../src/errors.js';
+import { MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES } from '../src/pictures/images.js';
+import { setPicture } from '../src/pictures/pictures.js';
+import { type Agent, fixturesDir, makeUser, signedInAgent, startServer, type TestServer } from './helpers.js';
+
+const fixture = (name: string): Buffer => fs.readFileSync(path.join(fixturesDir, name));
+
+const NOT_AN_IMAGE = 'The file is not an image in a supported format';
+const DAMAGED = 'The picture could not be read: the file is damaged or truncated';
+const TOO_MANY_PIXELS = 'The picture has too many pixels: at most 50 megapixels';
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(body));
+  return Buffer.concat([len, body, crc]);
+}
+
+/**
+ * A real decompression bomb: a complete, valid 1-bit PNG of 50000 x 50000 pixels (2.5 gigapixels,
+ * 312 MB of raw rows) whose all-zero rows deflate to a few hundred KB.
+ */
+async function decompressionBomb(): Promise<Buffer> {
+  const side = 50_000;
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(side, 0);
+  ihdr.writeUInt32BE(side, 4);
+  ihdr.set([1, 0, 0, 0, 0], 8); // bit depth 1, greyscale, deflate, no filter, no interlace
+  const row = Buffer.alloc(1 + side / 8); // filter byte 0, then zeros
+  const deflate = zlib.createDeflate({ level: 9 });
+  const parts: Buffer[] = [];
+  deflate.on('data', (b: Buffer) => parts.push(b));
+  const done = new Promise((resolve) => deflate.on('end', resolve));
+  const rows = Buffer.concat(Array.from({ length: 1000 }, () => row));
+  for (let i = 0; i < side / 1000; i++) deflate.write(rows);
+  deflate.end();
+  await done;
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, pngChunk('IHDR', ihdr), pngChunk('IDAT', Buffer.concat(parts)), pngChunk('IEND', Buffer.alloc(0))]);
+}
+
+let t: TestServer;
+let bomb: Buffer;
+let hundredMegapixels: Buffer;
+beforeAll(async () => {
+  t = await startServer();
+  bomb = await decompressionBomb();
+  hundredMegapixels = await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: '#336699' } })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
+});
+afterAll(async () => t?.close());
+
+function upload(agent: Agent, file: Buffer, csrf: string, filename = 'upload.bin', type = 'application/octet-stream'): Promise<Response> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(file)], { type }), filename);
+  return agent.fetch('/api/account/picture', { method: 'PUT', body: form, headers: { 'X-CSRF-Token': csrf } });
+}
+
+/** Every file of the picture store, temporary ones included. */
+function allFiles(): string[] {
+  const dir = t.config.picturesDir;
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((p) => fs.statSync(path.join(dir, p)).isFile()).sort();
+}
+
+const filesOf = (userId: number, ts: number) => SIZE_NAMES.map((size) => path.join(size, `${userId}-${ts}.webp`)).sort();
+
+function snapshot(userId: number, ts: number): Buffer[] {
+  return SIZE_NAMES.map((size) => fs.readFileSync(t.app.deps.files.path(size, userId, ts)));
+}
+
+const hostile: [string, () => Buffer, number, string][] = [
+  ['a truncated JPEG', () => fixture('truncated.jpg'), 400, DAMAGED],
+  ['a truncated PNG (first half of a valid one)', () => fixture('transparent.png').subarray(0, Math.floor(fixture('transparent.png').length / 2)), 400, DAMAGED],
+  ['a text file named picture.png', () => fixture('picture.png'), 400, NOT_AN_IMAGE],
+  ['random bytes', () => Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)), 400, NOT_AN_IMAGE],
+  ['a PNG signature and nothing else', () => Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), 400, DAMAGED],
+  ['a decompression bomb (50000x50000 PNG of a few hundred KB)', () => bomb, 400, TOO_MANY_PIXELS],
+  ['a 100-megapixel image (10000x10000 PNG)', () => hundredMegapixels, 400, TOO_MANY_PIXELS],
+  ['more than 8 MB', () => Buffer.alloc(MAX_UPLOAD_BYTES + 1, 0xff), 413, 'The picture is larger than 8 MB'],
+];
+
+describe('hostile uploads through PUT /api/account/picture', () => {
+  it('the bomb is what it claims: small on disk, billions of pixels', async () => {
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    expect(await sharp(bomb, { limitInputPixels: false }).metadata()).toMatchObject({ format: 'png', width: 50_000, height: 50_000 });
+    expect(hundredMegapixels.length).toBeLessThan(MAX_UPLOAD_BYTES);
+  });
+
+  for (const [name, input, status, message] of hostile) {
+    it(`refuses ${name} with ${status} "${message}"; the old picture and its files stay, nothing else is written`, async () => {
+      const { agent, user } = await signedInAgent(t);
+      const csrf = await agent.csrf();
+      const first = await upload(agent, fixture('photo.jpg'), csrf);
+      expect(first.status).toBe(200);
+      const { pfpTimestamp } = ((await first.json()) as { user: { pfpTimestamp: number } }).user;
+      const before = snapshot(user.id, pfpTimestamp);
+      const everything = allFiles();
+
+      const started = Date.now();
+      const res = await upload(agent, input(), csrf, 'avatar.png', 'image/png');
+      expect(Date.now() - started).toBeLessThan(10_000); // refused from the header, never fully decoded
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await res.json()).toEqual({ message });
+
+      expect((await t.store.getUser(user.id))?.pfpTimestamp).toBe(pfpTimestamp);
+      expect(allFiles()).toEqual(everything);
+      expect(snapshot(user.id, pfpTimestamp)).toEqual(before);
+      const served = await fetch(`${t.baseUrl}/pfp/large/${user.id}-${pfpTimestamp}.webp`);
+      expect(served.status).toBe(200);
+      expect(Buffer.from(await served.arrayBuffer()).equals(before[0]!)).toBe(true);
+    });
+  }
+});
+
+describe('hostile pictures through setPicture', () => {
+  const deps = () => ({ store: t.store, files: t.app.deps.files, now: t.clock.now });
+
+  for (const [name, input, status, message] of hostile) {
+    it(`refuses ${name}: ${status} "${message}", old picture intact, nothing left on disk`, async () => {
+      const user = await makeUser(t);
+      const ts = await setPicture(deps(), user.id, fixture('transparent.png'));
+      const before = snapshot(user.id, ts);
+      const everything = allFiles();
+      t.clock.advance(1_000);
+      const err = await setPicture(deps(), user.id, input()).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect({ status: (err as ApiError).status, message: (err as ApiError).message }).toEqual({ status, message });
+      expect((await t.store.getUser(user.id))?.pfpTimestamp).toBe(ts);
+      expect(allFiles()).toEqual(everything);
+      expect(snapshot(user.id, ts)).toEqual(before);
+    });
+  }
+});
+
+describe('pictures judged by content, not by name or Content-Type', () => {
+  async function uploadAndFetch(file: Buffer, filename: string, type: string): Promise<{ userId: number; ts: number; large: Buffer }> {
+    const { agent, user } = await signedInAgent(t);
+    const res = await upload(agent, file, await agent.csrf(), filename, type);
+    expect(res.status).toBe(200);
+    const { pfpTimestamp } = ((await res.json()) as { user: { pfpTimestamp: number } }).user;
+    expect(allFiles().filter((f) => f.includes(`${user.id}-`))).toEqual(filesOf(user.id, pfpTimestamp));
+    const served = await fetch(`${t.baseUrl}/pfp/large/${user.id}-${pfpTimestamp}.webp`);
+    expect([served.status, served.headers.get('content-type')]).toEqual([200, 'image/webp']);
+    return { userId: user.id, ts: pfpTimestamp, large: Buffer.from(await served.arrayBuffer()) };
+  }
+
+  async function centre(image: Buffer): Promise<number[]> {
+    const { data, info } = await sharp(image).raw().toBuffer({ resolveWithObject: true });
+    const i = (Math.floor(info.height / 2) * info.width + Math.floor(info.width / 2)) * info.channels;
+    return Array.from(data.subarray(i, i + 3));
+  }
+
+  it('an animated GIF becomes a still WebP of its first frame', async () => {
+    const gif = fixture('animated.gif');
+    expect((await sharp(gif, { pages: -1 }).metadata()).pages).toBeGreaterThan(1);
+    const firstFrame = await sharp(gif, { pages: 1 }).resize(SIZES.large, SIZES.large, { fit: 'cover' }).png().toBuffer();
+    const { large } = await uploadAndFetch(gif, 'animation.gif', 'image/gif');
+    const meta = await sharp(large).metadata();
+    expect({ format: meta.format, width: meta.width, height: meta.height, pages: meta.pages ?? 1 }).toEqual({ format: 'webp', width: 256, height: 256, pages: 1 });
+    const [got, want] = [await centre(large), await centre(firstFrame)];
+    for (let c = 0; c < 3; c++) expect(Math.abs(got[c]! - want[c]!)).toBeLessThan(24);
+  });
+
+  for (const [what, file, filename, type] of [
+    ['a JPEG named .png and sent as image/png', 'photo.jpg', 'picture.png', 'image/png'],
+    ['a PNG named .jpg and sent as image/jpeg', 'transparent.png', 'photo.jpg', 'image/jpeg'],
+    ['a JPEG named .gif and sent as text/plain', 'photo.jpg', 'cat.gif', 'text/plain'],
+    ['a GIF named .webp and sent as image/webp', 'animated.gif', 'x.webp', 'image/webp'],
+  ] as const) {
+    it(`${what} is read by its content and converted to the three WebP sizes`, async () => {
+      const { userId, ts } = await uploadAndFetch(fixture(file), filename, type);
+      for (const size of SIZE_NAMES) {
+        const meta = await sharp(t.app.deps.files.path(size, userId, ts)).metadata();
+        expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format: 'webp', width: SIZES[size], height: SIZES[size] });
+      }
+    });
+  }
+});
+
+describe('concurrent picture changes through the upload endpoint', () => {
+  it('10 concurrent uploads by one user: each is 200 or 409; the final pfpTimestamp has its three files and no other file of the user remains', async () => {
+    const { agent, user } = await signedInAgent(t);
+    const csrf = await agent.csrf();
+    const inputs = [fixture('photo.jpg'), fixture('transparent.png')];
+    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => upload(agent, inputs[i % 2]!, csrf)));
+    const statuses = responses.map((r) => r.status);
+    for (const s of statuses) expect([200, 409]).toContain(s);
+    expect(statuses).toContain(200);
+    const final = (await t.store.getUser(user.id))?.pfpTimestamp;
+    expect(final).toEqual(expect.any(Number));
+    const mine = allFiles().filter((f) => path.basename(f).startsWith(`${user.id}-`) || path.basename(f).startsWith(`.${user.id}-`));
+    expect(mine).toEqual(filesOf(user.id, final!));
+  });
+});
