@@ -291,7 +291,7 @@ export class KnexStore implements Store {
 
   async getApp(clientId: string): Promise<AppRecord | undefined> {
     if (hasNul(clientId)) return undefined;
-    const row = (await this.knex('apps').where({ client_id: clientId }).first()) as Row | undefined;
+    const row = this.reads ? this.reads.app(clientId) : ((await this.knex('apps').where({ client_id: clientId }).first()) as Row | undefined);
     return row && toApp(row);
   }
 
@@ -330,7 +330,7 @@ export class KnexStore implements Store {
   }
 
   async getCode(codeHash: string): Promise<CodeRecord | undefined> {
-    const row = (await this.knex('auth_codes').where({ code_hash: codeHash }).first()) as Row | undefined;
+    const row = this.reads ? this.reads.code(codeHash) : ((await this.knex('auth_codes').where({ code_hash: codeHash }).first()) as Row | undefined);
     return row && toCode(row);
   }
 

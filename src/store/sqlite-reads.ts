@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 type Row = Record<string, unknown>;
 
 /**
- * The hot reads (users/info, whois, pictures) as prepared better-sqlite3 statements on a second,
+ * The hot reads (users/info, whois, pictures, and the token exchange's app and code) as prepared better-sqlite3 statements on a second,
  * read-only connection: about a third of the cost of the same read through knex (STACK.md).
  * The database runs in WAL mode, so every statement here sees every commit made before it
  * through knex: a change is visible to the very next request.
@@ -12,11 +12,15 @@ export class SqliteReads {
   private readonly db: Database.Database;
   private readonly userById: Database.Statement<[number], Row>;
   private readonly tokenWithUser: Database.Statement<[string], Row>;
+  private readonly appById: Database.Statement<[string], Row>;
+  private readonly codeByHash: Database.Statement<[string], Row>;
 
   constructor(filename: string) {
     this.db = new Database(filename, { readonly: true, fileMustExist: true });
     this.db.pragma('busy_timeout = 5000');
     this.userById = this.db.prepare('select * from users where id = ?');
+    this.appById = this.db.prepare('select * from apps where client_id = ?');
+    this.codeByHash = this.db.prepare('select * from auth_codes where code_hash = ?');
     this.tokenWithUser = this.db.prepare(
       `select t.*, u.name as user_name, u.email as user_email, u.pfp_timestamp as user_pfp_timestamp
        from access_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
@@ -25,6 +29,15 @@ export class SqliteReads {
 
   user(id: number): Row | undefined {
     return this.userById.get(id);
+  }
+
+  app(clientId: string): Row | undefined {
+    return this.appById.get(clientId);
+  }
+
+  /** Only a first look: redeeming stays a conditional update in a transaction on the writer. */
+  code(codeHash: string): Row | undefined {
+    return this.codeByHash.get(codeHash);
   }
 
   token(tokenHash: string): Row | undefined {
