@@ -6,6 +6,7 @@
  *
  * Options: --duration S (10) --warmup S (3) --repeat N (3) --connections N (50)
  *          --big-users N (1000000) --skip-build --quick (duration 3, warm-up 1, repeat 1, 100k big users)
+ *          --only TEXT (run only the cases whose name contains TEXT, plus their baselines)
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,6 +28,7 @@ const { values: args } = parseArgs({
     'big-users': { type: 'string', default: '1000000' },
     'skip-build': { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 });
 const duration = args.quick ? 3 : Number(args.duration);
@@ -239,6 +241,11 @@ async function main() {
     },
   ];
 
+  if (args.only) {
+    const chosen = cases.filter((c) => c.name.includes(args.only!));
+    const needed = new Set(chosen.map((c) => c.baseline));
+    cases.splice(0, cases.length, ...cases.filter((c) => chosen.includes(c) || needed.has(c.name)));
+  }
   process.stderr.write(`driving ${cases.length} cases: warm-up ${warmup} s, ${repeat} x ${duration} s, ${connections} connections\n`);
   const results: Measured[] = [];
   for (const c of cases) results.push(await measure(c));

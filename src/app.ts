@@ -107,6 +107,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       },
       ctx,
       deps,
+      operationOf(ctx),
     );
   });
   return { koa, api, deps };
@@ -136,6 +137,7 @@ function pickHeaders(headers: Koa.Context['headers'], names: readonly string[]):
 }
 
 function isWellEncoded(path: string): boolean {
+  if (!path.includes('%')) return true;
   try {
     decodeURIComponent(path);
     return true;
@@ -176,12 +178,18 @@ export function answerClientErrors(server: Server): void {
  * are ignored, as RFC 6749 3.1 requires of the authorization endpoint, instead of failing a valid
  * request with an error the operation does not declare.
  */
+const queryNamesOf = new WeakMap<Operation, Set<string>>();
+
 function declaredQuery(operation: Operation | undefined, query: Record<string, string | string[]>): Record<string, string | string[]> {
   if (!operation) return query;
-  const names = new Set(
-    (operation.parameters ?? []).flatMap((p) => ('in' in p && p.in === 'query' ? [p.name] : [])),
-  );
-  return Object.fromEntries(Object.entries(query).filter(([name]) => names.has(name)));
+  let names = queryNamesOf.get(operation);
+  if (!names) {
+    names = new Set((operation.parameters ?? []).flatMap((p) => ('in' in p && p.in === 'query' ? [p.name] : [])));
+    queryNamesOf.set(operation, names);
+  }
+  const declared: Record<string, string | string[]> = {};
+  for (const name in query) if (names.has(name)) declared[name] = query[name]!;
+  return declared;
 }
 
 /** Errors of HTML operations are error pages, with the signed-in user in the header when known. */

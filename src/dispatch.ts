@@ -69,12 +69,13 @@ export function createDispatcher(api: Api) {
     return found;
   };
 
-  return async function dispatch(req: DispatchRequest, ctx: Koa.Context, deps: AppDeps): Promise<unknown> {
+  /** `matched`: the operation the caller already matched for this request, if any. */
+  return async function dispatch(req: DispatchRequest, ctx: Koa.Context, deps: AppDeps, matched?: Operation): Promise<unknown> {
     const c = { api } as OpContext;
     const request = { method: req.method.toLowerCase(), path: req.path, query: req.query, headers: req.headers, cookies: {}, params: {}, requestBody: req.body };
     c.request = request;
     try {
-      c.operation = api.router.matchOperation(req, true);
+      c.operation = matched ?? api.router.matchOperation(req, true);
     } catch (err) {
       const notAllowed = err instanceof Error && err.message.startsWith('405');
       return handler(notAllowed ? 'methodNotAllowed' : 'notFound')(c, ctx, deps);

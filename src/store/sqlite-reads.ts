@@ -18,6 +18,10 @@ export class SqliteReads {
   constructor(filename: string) {
     this.db = new Database(filename, { readonly: true, fileMustExist: true });
     this.db.pragma('busy_timeout = 5000');
+    // Read through a memory map (no read() call per page) with a larger page cache: lookups in a
+    // table of a million users then cost about what they cost in one of a thousand.
+    this.db.pragma('mmap_size = 1073741824');
+    this.db.pragma('cache_size = -65536');
     this.userById = this.db.prepare('select * from users where id = ?');
     this.appById = this.db.prepare('select * from apps where client_id = ?');
     this.codeByHash = this.db.prepare('select * from auth_codes where code_hash = ?');
