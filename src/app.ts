@@ -60,13 +60,25 @@ export async function createApp(options: AppOptions): Promise<App> {
     limits: storeLimits(options.store, options.limits),
   };
   const api = await createApi();
+  /** The operation of this request, matched once and kept on ctx.state. */
+  const operationOf = (ctx: Koa.Context): Operation | undefined => {
+    if (!('operation' in ctx.state)) {
+      ctx.state.operation = api.router.matchOperation({ method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, headers: {} }, false);
+    }
+    return ctx.state.operation as Operation | undefined;
+  };
   const koa = new Koa({ proxy: false });
   koa.silent = true;
 
   if (options.validateResponses) koa.use(responseValidation(api, deps.logger));
   koa.use(requestLog(deps.logger));
   koa.use(errorMiddleware(deps.logger, htmlErrors(api, deps)));
-  koa.use(securityHeaders(PUBLIC_CORS_PREFIXES));
+  koa.use(
+    securityHeaders(PUBLIC_CORS_PREFIXES, (ctx) => {
+      const operation = operationOf(ctx);
+      return operation !== undefined && isPageOperation(operation);
+    }),
+  );
 
   const session = sessionMiddleware(koa, { store: deps.store, now: deps.now, secret: options.config.sessionSecret });
   koa.use((ctx, next) => (SESSIONLESS_PREFIXES.some((p) => ctx.path.startsWith(p)) ? next() : session(ctx, next)));
@@ -74,12 +86,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], credentials: false });
   koa.use((ctx, next) => (PUBLIC_CORS_PREFIXES.some((p) => ctx.path.startsWith(p)) ? publicCors(ctx, next) : next()));
 
-  const operationOf = (ctx: Koa.Context): Operation | undefined => {
-    if (!('operation' in ctx.state)) {
-      ctx.state.operation = api.router.matchOperation({ method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, headers: {} }, false);
-    }
-    return ctx.state.operation as Operation | undefined;
-  };
   koa.use(
     bodyMiddleware(UPLOAD_PATHS, (ctx) => {
       const operation = operationOf(ctx);
