@@ -60,13 +60,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     limits: storeLimits(options.store, options.limits),
   };
   const api = await createApi();
-  /** The operation of this request, matched once and kept on ctx.state. */
-  const operationOf = (ctx: Koa.Context): Operation | undefined => {
-    if (!('operation' in ctx.state)) {
-      ctx.state.operation = api.router.matchOperation({ method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, headers: {} }, false);
-    }
-    return ctx.state.operation as Operation | undefined;
-  };
+  const operationOf = (ctx: Koa.Context) => requestOperation(api, ctx);
   const koa = new Koa({ proxy: false });
   koa.silent = true;
 
@@ -198,10 +192,18 @@ function declaredQuery(operation: Operation | undefined, query: Record<string, s
   return declared;
 }
 
+/** The operation of this request (HEAD routes as GET), matched once and kept on ctx.state. */
+function requestOperation(api: Api, ctx: Koa.Context): Operation | undefined {
+  if (!('operation' in ctx.state)) {
+    ctx.state.operation = api.router.matchOperation({ method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, headers: {} }, false);
+  }
+  return ctx.state.operation as Operation | undefined;
+}
+
 /** Errors of HTML operations are error pages, with the signed-in user in the header when known. */
 function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
   return async (ctx, status, message) => {
-    const operation = api.router.matchOperation({ method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, headers: {} }, false);
+    const operation = requestOperation(api, ctx);
     if (!operation || !isPageOperation(operation)) return undefined;
     let user: { id: number; name: string } | undefined;
     let csrfToken = '';
@@ -236,10 +238,7 @@ function responseValidation(api: Api, logger: Logger): Koa.Middleware {
     await next();
     const body: unknown = ctx.body;
     if (typeof body !== 'object' || body === null || Buffer.isBuffer(body)) return;
-    const operation = api.router.matchOperation(
-      { method: ctx.method === 'HEAD' ? 'GET' : ctx.method, path: ctx.path, headers: {} },
-      false,
-    );
+    const operation = requestOperation(api, ctx);
     if (!operation) return;
     const declared = Object.keys(operation.responses ?? {});
     const result = declared.includes(String(ctx.status))

@@ -17,6 +17,7 @@ import type { Context as OpContext, Operation } from 'openapi-backend';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Api } from './api.js';
 import type { AppDeps } from './handlers/index.js';
+import { templatePattern } from './routing.js';
 
 export interface DispatchRequest {
   method: string;
@@ -37,8 +38,6 @@ interface Route {
   validators: ValidateFunction[];
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 function compileRoute(api: Api, operation: Operation): Route {
   const parameters = (operation.parameters ?? []) as { name: string; in: string; content?: unknown; style?: string; explode?: boolean; schema?: { type?: string } }[];
   for (const p of parameters) {
@@ -47,10 +46,9 @@ function compileRoute(api: Api, operation: Operation): Route {
     }
   }
   const pathNames = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-  const pattern = new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, '\0').split('\0').map(escapeRegExp).join('([^/]+)')}$`);
   return {
     operation,
-    pattern,
+    pattern: templatePattern(operation.path),
     pathNames,
     arrayQuery: parameters.filter((p) => p.in === 'query' && p.schema?.type === 'array').map((p) => p.name),
     validators: api.validator.getRequestValidatorsForOperation(operation.operationId!) ?? [],

@@ -9,8 +9,9 @@ import type { OpenAPIRouter, Operation } from 'openapi-backend';
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function templatePattern(path: string): RegExp {
-  return new RegExp(`^${path.replace(/\{[^}]+\}/g, '\0').split('\0').map(escapeRegExp).join('[^/]+')}$`);
+/** `/pfp/{size}/{file}` -> /^\/pfp\/([^/]+)\/([^/]+)$/: one capture group per path parameter, in order. */
+export function templatePattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/\{[^}]+\}/g, '\0').split('\0').map(escapeRegExp).join('([^/]+)')}$`);
 }
 
 export function precompileRouting(router: OpenAPIRouter): void {
