@@ -15,7 +15,7 @@ import type { AppDeps } from './handlers/index.js';
 import { errorPage } from './pages/pages.js';
 import { DefaultPictures } from './pictures/defaults.js';
 import { PictureFiles } from './pictures/pictures.js';
-import { securityHeaders } from './security/headers.js';
+import { securityHeaders, staticCorsHeaders } from './security/headers.js';
 import { storeLimits, type LimitRule, type Limits } from './security/rate-limit.js';
 import { existingCsrfToken } from './sessions/csrf.js';
 import { readSession, sessionMiddleware } from './sessions/session.js';
@@ -64,21 +64,29 @@ export async function createApp(options: AppOptions): Promise<App> {
   const koa = new Koa({ proxy: false });
   koa.silent = true;
 
+  const isPublic = (ctx: Koa.Context) => PUBLIC_CORS_PREFIXES.some((p) => ctx.path.startsWith(p));
+  const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], credentials: false });
+
   if (options.validateResponses) koa.use(responseValidation(api, deps.logger));
-  koa.use(requestLog(deps.logger));
+  // Not even a pass-through layer when request lines are not logged (production runs at warn).
+  if (deps.logger.isLevelEnabled('info')) koa.use(requestLog(deps.logger));
   koa.use(errorMiddleware(deps.logger, htmlErrors(api, deps)));
   koa.use(
-    securityHeaders(PUBLIC_CORS_PREFIXES, (ctx) => {
-      const operation = operationOf(ctx);
-      return operation !== undefined && isPageOperation(operation);
-    }),
+    securityHeaders(
+      (ctx) => {
+        const operation = operationOf(ctx);
+        return operation !== undefined && isPageOperation(operation);
+      },
+      isPublic,
+      await staticCorsHeaders(koa, publicCors),
+    ),
   );
 
   const session = sessionMiddleware(koa, { store: deps.store, now: deps.now, secret: options.config.sessionSecret });
   koa.use((ctx, next) => (SESSIONLESS_PREFIXES.some((p) => ctx.path.startsWith(p)) ? next() : session(ctx, next)));
-
-  const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], credentials: false });
-  koa.use((ctx, next) => (PUBLIC_CORS_PREFIXES.some((p) => ctx.path.startsWith(p)) ? publicCors(ctx, next) : next()));
+  // The public routes' CORS headers on actual requests come with the security headers above;
+  // @koa/cors itself answers their preflights.
+  koa.use((ctx, next) => (ctx.method === 'OPTIONS' && isPublic(ctx) ? publicCors(ctx, next) : next()));
 
   koa.use(
     bodyMiddleware(UPLOAD_PATHS, (ctx) => {
@@ -103,7 +111,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         headers: pickHeaders(ctx.headers, validatedHeaders),
         // A multipart body is streamed by its handler later; the validator sees an empty form
         // (openapi-backend does not check binary parts).
-        body: ctx.request.body ?? (ctx.request.is('multipart/form-data') ? {} : undefined),
+        body: ctx.request.body ?? (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.request.is('multipart/form-data') ? {} : undefined),
       },
       ctx,
       deps,
@@ -221,7 +229,6 @@ function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
 
 function requestLog(logger: Logger): Koa.Middleware {
   return async function logRequest(ctx, next) {
-    if (!logger.isLevelEnabled('info')) return next();
     const start = process.hrtime.bigint();
     try {
       await next();

@@ -36,6 +36,8 @@ interface Route {
   pathNames: string[];
   arrayQuery: string[];
   validators: ValidateFunction[];
+  /** The security schemes any of the operation's requirements names, each run once. */
+  schemes: string[];
 }
 
 function compileRoute(api: Api, operation: Operation): Route {
@@ -52,6 +54,7 @@ function compileRoute(api: Api, operation: Operation): Route {
     pathNames,
     arrayQuery: parameters.filter((p) => p.in === 'query' && p.schema?.type === 'array').map((p) => p.name),
     validators: api.validator.getRequestValidatorsForOperation(operation.operationId!) ?? [],
+    schemes: [...new Set((operation.security ?? []).flatMap((r) => Object.keys(r)))],
   };
 }
 
@@ -79,20 +82,21 @@ export function createDispatcher(api: Api) {
       return handler(notAllowed ? 'methodNotAllowed' : 'notFound')(c, ctx, deps);
     }
     const route = routes.get(c.operation)!;
-    // The router ignores trailing slashes; so does parameter extraction.
-    const match = route.pattern.exec(req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path);
     const params: Record<string, string> = {};
-    route.pathNames.forEach((name, i) => {
-      params[name] = decodeURIComponent(match?.[i + 1] ?? '');
-    });
+    if (route.pathNames.length > 0) {
+      // The router ignores trailing slashes; so does parameter extraction.
+      const match = route.pattern.exec(req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path);
+      route.pathNames.forEach((name, i) => {
+        params[name] = decodeURIComponent(match?.[i + 1] ?? '');
+      });
+    }
     request.params = params;
 
-    const requirements = c.operation.security ?? [];
-    if (requirements.length > 0) {
-      const schemes = [...new Set(requirements.flatMap((r) => Object.keys(r)))];
+    if (route.schemes.length > 0) {
+      const requirements = c.operation.security ?? [];
       const results: Record<string, unknown> = {};
       await Promise.all(
-        schemes.map(async (scheme) => {
+        route.schemes.map(async (scheme) => {
           const run = api.securityHandlers[scheme];
           try {
             results[scheme] = run ? await run(c, ctx, deps) : undefined;

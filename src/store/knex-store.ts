@@ -12,6 +12,7 @@ import {
   type GameWithAuthor,
   type NewGame,
   type NewUser,
+  type PublicUserRecord,
   type RateLimitRule,
   type Store,
   type TokenRecord,
@@ -80,6 +81,35 @@ function toUser(r: Row): UserRecord {
     pfpTimestamp: numOrNull(r.pfp_timestamp),
     pfpHighWater: num(r.pfp_high_water),
     createdAt: num(r.created_at),
+  };
+}
+
+/** What whois reads: the token's columns it checks and the user's it answers with. */
+export const TOKEN_WITH_USER_COLUMNS = [
+  't.client_id',
+  't.user_id',
+  't.scopes',
+  't.expires_at',
+  't.revoked_at',
+  'u.name as user_name',
+  'u.email as user_email',
+  'u.pfp_timestamp as user_pfp_timestamp',
+];
+
+/** The users columns behind PublicUserRecord. */
+export const PUBLIC_USER_COLUMNS = ['id', 'name', 'bio', 'flairs', 'equipped_flair', 'play_minutes', 'last_heartbeat', 'mod_level', 'pfp_timestamp'];
+
+function toPublicUserRecord(r: Row): PublicUserRecord {
+  return {
+    id: num(r.id),
+    name: String(r.name),
+    bio: String(r.bio),
+    flairs: JSON.parse(String(r.flairs)) as string[],
+    equippedFlair: String(r.equipped_flair),
+    playMinutes: num(r.play_minutes),
+    lastHeartbeat: num(r.last_heartbeat),
+    modLevel: num(r.mod_level),
+    pfpTimestamp: numOrNull(r.pfp_timestamp),
   };
 }
 
@@ -177,7 +207,7 @@ export class KnexStore implements Store {
 
   async migrate(): Promise<void> {
     await this.knex.migrate.latest({ migrationSource });
-    if (this.sqlitePath && this.sqlitePath !== ':memory:' && !this.reads) this.reads = new SqliteReads(this.sqlitePath);
+    if (this.sqlitePath && this.sqlitePath !== ':memory:' && !this.reads) this.reads = new SqliteReads(this.sqlitePath, PUBLIC_USER_COLUMNS, TOKEN_WITH_USER_COLUMNS);
   }
 
   rateLimiter(rule: RateLimitRule): RateLimiterAbstract {
@@ -233,6 +263,14 @@ export class KnexStore implements Store {
     if (!isRowId(id)) return undefined;
     const row = this.reads ? this.reads.user(id) : ((await this.knex('users').where({ id }).first()) as Row | undefined);
     return row && toUser(row);
+  }
+
+  async getPublicUser(id: number): Promise<PublicUserRecord | undefined> {
+    if (!isRowId(id)) return undefined;
+    const row = this.reads
+      ? this.reads.publicUser(id)
+      : ((await this.knex('users').select(PUBLIC_USER_COLUMNS).where({ id }).first()) as Row | undefined);
+    return row && toPublicUserRecord(row);
   }
 
   async getUserByName(name: string): Promise<UserRecord | undefined> {
@@ -358,7 +396,13 @@ export class KnexStore implements Store {
     const row = this.reads ? this.reads.token(tokenHash) : await this.tokenWithUserQuery(tokenHash);
     if (!row) return undefined;
     return {
-      token: toToken(row),
+      token: {
+        clientId: String(row.client_id),
+        userId: num(row.user_id),
+        scopes: scopesOf(row.scopes),
+        expiresAt: num(row.expires_at),
+        revokedAt: numOrNull(row.revoked_at),
+      },
       user: {
         id: num(row.user_id),
         name: String(row.user_name),
@@ -372,12 +416,7 @@ export class KnexStore implements Store {
     return (await this.knex('access_tokens as t')
       .join('users as u', 'u.id', 't.user_id')
       .where('t.token_hash', tokenHash)
-      .first(
-        't.*',
-        'u.name as user_name',
-        'u.email as user_email',
-        'u.pfp_timestamp as user_pfp_timestamp',
-      )) as Row | undefined;
+      .first(TOKEN_WITH_USER_COLUMNS)) as Row | undefined;
   }
 
   async createGame(game: NewGame): Promise<GameRecord> {

@@ -11,11 +11,12 @@ type Row = Record<string, unknown>;
 export class SqliteReads {
   private readonly db: Database.Database;
   private readonly userById: Database.Statement<[number], Row>;
+  private readonly publicUserById: Database.Statement<[number], Row>;
   private readonly tokenWithUser: Database.Statement<[string], Row>;
   private readonly appById: Database.Statement<[string], Row>;
   private readonly codeByHash: Database.Statement<[string], Row>;
 
-  constructor(filename: string) {
+  constructor(filename: string, publicUserColumns: readonly string[], tokenWithUserColumns: readonly string[]) {
     this.db = new Database(filename, { readonly: true, fileMustExist: true });
     this.db.pragma('busy_timeout = 5000');
     // Read through a memory map (no read() call per page) with a larger page cache: lookups in a
@@ -23,16 +24,20 @@ export class SqliteReads {
     this.db.pragma('mmap_size = 1073741824');
     this.db.pragma('cache_size = -65536');
     this.userById = this.db.prepare('select * from users where id = ?');
+    this.publicUserById = this.db.prepare(`select ${publicUserColumns.join(', ')} from users where id = ?`);
     this.appById = this.db.prepare('select * from apps where client_id = ?');
     this.codeByHash = this.db.prepare('select * from auth_codes where code_hash = ?');
     this.tokenWithUser = this.db.prepare(
-      `select t.*, u.name as user_name, u.email as user_email, u.pfp_timestamp as user_pfp_timestamp
-       from access_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
+      `select ${tokenWithUserColumns.join(', ')} from access_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
     );
   }
 
   user(id: number): Row | undefined {
     return this.userById.get(id);
+  }
+
+  publicUser(id: number): Row | undefined {
+    return this.publicUserById.get(id);
   }
 
   app(clientId: string): Row | undefined {

@@ -1,6 +1,12 @@
 /** The Store: plain objects in and out. No knex types leave src/store. */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
+/** The fields of a user anyone may read (users/info): no email, password or bookkeeping. */
+export type PublicUserRecord = Pick<
+  UserRecord,
+  'id' | 'name' | 'bio' | 'flairs' | 'equippedFlair' | 'playMinutes' | 'lastHeartbeat' | 'modLevel' | 'pfpTimestamp'
+>;
+
 export interface UserRecord {
   id: number;
   name: string;
@@ -77,9 +83,9 @@ export interface GameWithAuthor extends GameRecord {
   authorName: string;
 }
 
-/** A token together with the user it belongs to: what whois needs, in one read. */
+/** A token together with the user it belongs to: what whois needs (and no more), in one read. */
 export interface TokenWithUser {
-  token: TokenRecord;
+  token: Pick<TokenRecord, 'clientId' | 'userId' | 'scopes' | 'expiresAt' | 'revokedAt'>;
   user: Pick<UserRecord, 'id' | 'name' | 'email' | 'pfpTimestamp'>;
 }
 
@@ -111,6 +117,8 @@ export interface Store {
   /** Throws UniqueViolation('name' | 'email'). */
   createUser(user: NewUser, now: number): Promise<UserRecord>;
   getUser(id: number): Promise<UserRecord | undefined>;
+  /** Only the public fields (the users/info read: the hot path reads no more than it returns). */
+  getPublicUser(id: number): Promise<PublicUserRecord | undefined>;
   getUserByName(name: string): Promise<UserRecord | undefined>;
   getUserByEmail(email: string): Promise<UserRecord | undefined>;
   updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined>;

@@ -1,7 +1,7 @@
 import { hashPassword } from '../accounts/passwords.js';
 import { ApiError } from '../errors.js';
 import type { components } from '../../generated/api.js';
-import { UniqueViolation, type Store, type UserPatch, type UserRecord } from '../store/types.js';
+import { UniqueViolation, type PublicUserRecord, type Store, type UserPatch, type UserRecord } from '../store/types.js';
 
 export type PublicUser = components['schemas']['PublicUser'];
 export type Identity = components['schemas']['Identity'];
@@ -20,7 +20,7 @@ export function parseUserId(raw: unknown): number | undefined {
 }
 
 /** The public profile: exactly the interface's fields, never email, password or sessions. */
-export function toPublicUser(u: UserRecord): PublicUser {
+export function toPublicUser(u: PublicUserRecord): PublicUser {
   const user: PublicUser = {
     name: u.name,
     id: u.id,
