@@ -95,16 +95,16 @@ export function createDispatcher(api: Api) {
     if (route.schemes.length > 0) {
       const requirements = c.operation.security ?? [];
       const results: Record<string, unknown> = {};
-      await Promise.all(
-        route.schemes.map(async (scheme) => {
-          const run = api.securityHandlers[scheme];
-          try {
-            results[scheme] = run ? await run(c, ctx, deps) : undefined;
-          } catch (error) {
-            results[scheme] = { error: error || new Error('security handler rejected') };
-          }
-        }),
-      );
+      const check = async (scheme: string) => {
+        const run = api.securityHandlers[scheme];
+        try {
+          results[scheme] = run ? await run(c, ctx, deps) : undefined;
+        } catch (error) {
+          results[scheme] = { error: error || new Error('security handler rejected') };
+        }
+      };
+      if (route.schemes.length === 1) await check(route.schemes[0]!);
+      else await Promise.all(route.schemes.map(check));
       const authorized = requirements.some((r) => Object.keys(r).every((scheme) => !rejected(results[scheme])));
       c.security = { ...results, authorized };
       if (!authorized) return handler('unauthorizedHandler')(c, ctx, deps);

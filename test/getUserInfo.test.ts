@@ -60,6 +60,25 @@ describe('GET /api/users/info: success', () => {
     expect(body.user).not.toHaveProperty('createdAt');
   });
 
+  it('the store reads only the public columns for it (getPublicUser), and nothing for bad ids', async () => {
+    const user = await makeUser(t);
+    await updateUser(t.store, user.id, { bio: 'b', flairs: ['none', 'gold'], equippedFlair: 'gold', playMinutes: 3, lastHeartbeat: 5, modLevel: 1 });
+    expect(await t.store.getPublicUser(user.id)).toEqual({
+      id: user.id,
+      name: user.name,
+      bio: 'b',
+      flairs: ['none', 'gold'],
+      equippedFlair: 'gold',
+      playMinutes: 3,
+      lastHeartbeat: 5,
+      modLevel: 1,
+      pfpTimestamp: null,
+    });
+    expect(await t.store.getPublicUser(2 ** 53)).toBeUndefined();
+    expect(await t.store.getPublicUser(0)).toBeUndefined();
+    expect(await t.store.getPublicUser(999_999_999)).toBeUndefined();
+  });
+
   it('an update through users.updateUser appears on the very next request', async () => {
     const user = await makeUser(t);
     const before = await info(`?id=${user.id}`);
