@@ -63,6 +63,8 @@ describe('timestamped picture <id>-<pfpTimestamp>.webp', () => {
       expect(res.headers.get('etag')).toMatch(/^(W\/)?"[^"]+"$/);
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+      // `*` does not vary by Origin: no Vary that would split a CDN's cache per embedding site.
+      expect(res.headers.get('vary')).toBeNull();
       const body = Buffer.from(await res.arrayBuffer());
       expect(res.headers.get('content-length')).toBe(String(body.length));
       const meta = await sharp(body).metadata();

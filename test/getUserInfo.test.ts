@@ -212,6 +212,7 @@ describe('CORS', () => {
     const user = await makeUser(t);
     const res = await info(`?id=${user.id}`, { headers: { Origin: 'https://game.example' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('vary')).toBeNull();
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     await expectJson(res, 200, {
       message: 'yes',

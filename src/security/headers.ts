@@ -143,7 +143,12 @@ export async function staticCorsHeaders(koa: Koa, cors: Koa.Middleware): Promise
     reached = true;
   });
   if (!reached) throw new Error('the CORS middleware ended a simple GET');
-  return Object.fromEntries(Object.entries(res.getHeaders()).map(([name, value]) => [name, String(value)]));
+  const headers = Object.fromEntries(Object.entries(res.getHeaders()).map(([name, value]) => [name, String(value)]));
+  // @koa/cors always adds `Vary: Origin`. With a fixed `*` the response does not vary by Origin
+  // (Fetch standard, "CORS protocol and HTTP caches"), and the Vary would split a CDN's cache of
+  // every picture by the embedding site's origin.
+  if (headers['access-control-allow-origin'] === '*' && headers.vary === 'Origin') delete headers.vary;
+  return headers;
 }
 
 export { apiHelmetOptions, helmetOptions };
