@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: the compiled service (production config, seeded SQLite file) against baselines
  * on the same machine in the same run. autocannon on loopback, 50 connections, warm-up, then
- * `--repeat` timed runs; the median run (by req/s) is reported. Prints a table and writes
- * bench-results/latest.json and bench-results/chart.svg.
+ * `--repeat` timed runs; the median run (by req/s) is reported. A case is timed in pairs with its
+ * baseline (each run followed by a baseline run) and its ratio is the median of the pairs'
+ * ratios. Prints a table and writes bench-results/latest.json and bench-results/chart.svg.
  *
  * Options: --duration S (10) --warmup S (3) --repeat N (3) --connections N (50)
  *          --big-users N (1000000) --skip-build --quick (duration 3, warm-up 1, repeat 1, 100k big users)
@@ -73,7 +74,31 @@ async function startProcess(cmd: string, argv: string[], env: NodeJS.ProcessEnv,
   });
   children.push(child);
   await waitFor(readyUrl(port));
-  return `http://127.0.0.1:${port}`;
+  const origin = `http://127.0.0.1:${port}`;
+  if (child.pid !== undefined) pidOf.set(origin, child.pid);
+  return origin;
+}
+
+/** The server process behind each origin, to read its CPU time. */
+const pidOf = new Map<string, number>();
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User + system CPU time of a process so far, µs (Linux /proc); undefined elsewhere. */
+function cpuTimeUs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
+  } catch {
+    return undefined;
+  }
 }
 
 interface Case {
@@ -97,11 +122,33 @@ interface Measured {
   errors: number;
   runs: number[];
   baseline?: string;
+  /** The median of the ratios of each timed run to the baseline run right after it. */
   ratio?: number;
+  /** Those baseline runs, req/s. */
+  baselineRuns?: number[];
+  /** Server CPU time per request in the reported run, µs (Linux). */
+  cpuUsPerRequest?: number;
+  /** The median of baseline CPU per request / case CPU per request over the same pairs. */
+  cpuRatio?: number;
   target?: number;
 }
 
-async function drive(c: Case, seconds: number): Promise<autocannon.Result> {
+interface Run {
+  result: autocannon.Result;
+  /** Server CPU time (user + system) per completed request, µs. */
+  cpuUs?: number;
+}
+
+async function drive(c: Case, seconds: number): Promise<Run> {
+  const pid = pidOf.get(new URL(c.url).origin);
+  const before = cpuTimeUs(pid);
+  const result = await load(c, seconds);
+  const after = cpuTimeUs(pid);
+  const done = result.requests.total;
+  return { result, cpuUs: before !== undefined && after !== undefined && done > 0 ? (after - before) / done : undefined };
+}
+
+async function load(c: Case, seconds: number): Promise<autocannon.Result> {
   let i = 0;
   const opts: autocannon.Options = { url: c.url, connections, duration: seconds, headers: c.headers };
   if (c.request) {
@@ -111,12 +158,34 @@ async function drive(c: Case, seconds: number): Promise<autocannon.Result> {
   return autocannon(opts);
 }
 
-async function measure(c: Case): Promise<Measured> {
+const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * Warm-up, then `repeat` timed runs; the run with the median req/s is reported. A case with a
+ * baseline is measured in pairs: each timed run of the case is followed at once by a run of its
+ * baseline, and the ratio is the median of the pairs' ratios. Both sides then see the same
+ * machine state (on a 2-core machine shared with autocannon, throughput drifts by tens of per
+ * cent over a few minutes, which made ratios of runs minutes apart meaningless).
+ */
+async function measure(c: Case, baseline?: Case): Promise<Measured> {
   await drive(c, warmup);
-  const runs: autocannon.Result[] = [];
-  for (let r = 0; r < repeat; r++) runs.push(await drive(c, duration));
-  runs.sort((a, b) => a.requests.average - b.requests.average);
-  const median = runs[Math.floor(runs.length / 2)]!;
+  if (baseline) await drive(baseline, warmup);
+  const runs: Run[] = [];
+  const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  const baselineRuns: number[] = [];
+  for (let r = 0; r < repeat; r++) {
+    const run = await drive(c, duration);
+    runs.push(run);
+    if (baseline) {
+      const base = await drive(baseline, duration);
+      baselineRuns.push(Math.round(base.result.requests.average));
+      ratios.push(run.result.requests.average / base.result.requests.average);
+      if (run.cpuUs !== undefined && base.cpuUs !== undefined) cpuRatios.push(base.cpuUs / run.cpuUs);
+    }
+  }
+  const ordered = [...runs].sort((a, b) => a.result.requests.average - b.result.requests.average);
+  const { result: median, cpuUs } = ordered[Math.floor(ordered.length / 2)]!;
   const m: Measured = {
     name: c.name,
     kind: c.kind,
@@ -125,11 +194,19 @@ async function measure(c: Case): Promise<Measured> {
     p99: median.latency.p99,
     non2xx: median.non2xx,
     errors: median.errors,
-    runs: runs.map((r) => Math.round(r.requests.average)),
+    runs: runs.map((r) => Math.round(r.result.requests.average)),
+    cpuUsPerRequest: cpuUs === undefined ? undefined : Math.round(cpuUs * 10) / 10,
     baseline: c.baseline,
     target: c.target,
   };
-  process.stderr.write(`  ${c.name.padEnd(34)} ${String(m.reqPerSec).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms\n`);
+  if (baseline) {
+    m.baselineRuns = baselineRuns;
+    m.ratio = medianOf(ratios);
+    if (cpuRatios.length === ratios.length) m.cpuRatio = medianOf(cpuRatios);
+  }
+  const cpu = m.cpuUsPerRequest === undefined ? '' : `  cpu ${m.cpuUsPerRequest} µs/req`;
+  const vs = m.ratio === undefined ? '' : `  ${m.ratio.toFixed(2)}x ${c.baseline} (paired runs: ${baselineRuns.join(', ')} req/s)`;
+  process.stderr.write(`  ${c.name.padEnd(34)} ${String(m.reqPerSec).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms${cpu}${vs}\n`);
   return m;
 }
 
@@ -254,11 +331,7 @@ async function main() {
   }
   process.stderr.write(`driving ${cases.length} cases: warm-up ${warmup} s, ${repeat} x ${duration} s, ${connections} connections\n`);
   const results: Measured[] = [];
-  for (const c of cases) results.push(await measure(c));
-  for (const r of results) {
-    const base = results.find((b) => b.name === r.baseline);
-    if (base) r.ratio = r.reqPerSec / base.reqPerSec;
-  }
+  for (const c of cases) results.push(await measure(c, cases.find((b) => b.name === c.baseline)));
   process.stderr.write('picture conversion\n');
   const pictures = await pictureConversion(dir);
 
@@ -270,8 +343,8 @@ async function main() {
   fs.writeFileSync(path.join(outDir, 'chart.svg'), chart(results));
 
   const lines = [
-    `| case | req/s | p50 ms | p99 ms | non-2xx | vs | ratio | target |`,
-    `|---|---:|---:|---:|---:|---|---:|---|`,
+    `| case | req/s | p50 ms | p99 ms | non-2xx | server CPU µs/req | vs | ratio | target | CPU ratio |`,
+    `|---|---:|---:|---:|---:|---:|---|---:|---|---:|`,
     ...results.map((r) =>
       [
         r.name,
@@ -279,9 +352,11 @@ async function main() {
         r.p50,
         r.p99,
         r.non2xx,
+        r.cpuUsPerRequest ?? '',
         r.baseline ?? '',
         r.ratio !== undefined ? `${r.ratio.toFixed(2)}x` : '',
         r.target !== undefined && r.ratio !== undefined ? `>= ${r.target}x ${r.ratio >= r.target ? 'met' : 'MISSED'}` : '',
+        r.cpuRatio !== undefined ? `${r.cpuRatio.toFixed(2)}x` : '',
       ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
     ),
   ];
