@@ -68,17 +68,9 @@ const scopesOf = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? 
 
 function toUser(r: Row): UserRecord {
   return {
-    id: num(r.id),
-    name: String(r.name),
+    ...toPublicUserRecord(r),
     email: String(r.email),
     passwordHash: String(r.password_hash),
-    bio: String(r.bio),
-    flairs: JSON.parse(String(r.flairs)) as string[],
-    equippedFlair: String(r.equipped_flair),
-    playMinutes: num(r.play_minutes),
-    lastHeartbeat: num(r.last_heartbeat),
-    modLevel: num(r.mod_level),
-    pfpTimestamp: numOrNull(r.pfp_timestamp),
     pfpHighWater: num(r.pfp_high_water),
     createdAt: num(r.created_at),
   };
