@@ -111,7 +111,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         headers: pickHeaders(ctx.headers, validatedHeaders),
         // A multipart body is streamed by its handler later; the validator sees an empty form
         // (openapi-backend does not check binary parts).
-        body: ctx.request.body ?? (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.request.is('multipart/form-data') ? {} : undefined),
+        body: ctx.request.body ?? (ctx.request.is('multipart/form-data') ? {} : undefined),
       },
       ctx,
       deps,

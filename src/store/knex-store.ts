@@ -77,7 +77,7 @@ function toUser(r: Row): UserRecord {
 }
 
 /** What whois reads: the token's columns it checks and the user's it answers with. */
-export const TOKEN_WITH_USER_COLUMNS = [
+const TOKEN_WITH_USER_COLUMNS = [
   't.client_id',
   't.user_id',
   't.scopes',
@@ -89,7 +89,7 @@ export const TOKEN_WITH_USER_COLUMNS = [
 ];
 
 /** The users columns behind PublicUserRecord. */
-export const PUBLIC_USER_COLUMNS = ['id', 'name', 'bio', 'flairs', 'equipped_flair', 'play_minutes', 'last_heartbeat', 'mod_level', 'pfp_timestamp'];
+const PUBLIC_USER_COLUMNS = ['id', 'name', 'bio', 'flairs', 'equipped_flair', 'play_minutes', 'last_heartbeat', 'mod_level', 'pfp_timestamp'];
 
 function toPublicUserRecord(r: Row): PublicUserRecord {
   return {
@@ -126,19 +126,6 @@ function toCode(r: Row): CodeRecord {
     codeChallenge: (r.code_challenge as string | null) ?? null,
     expiresAt: num(r.expires_at),
     usedAt: numOrNull(r.used_at),
-    createdAt: num(r.created_at),
-  };
-}
-
-function toToken(r: Row): TokenRecord {
-  return {
-    tokenHash: String(r.token_hash),
-    clientId: String(r.client_id),
-    userId: num(r.user_id),
-    scopes: scopesOf(r.scopes),
-    codeHash: (r.code_hash as string | null) ?? null,
-    expiresAt: num(r.expires_at),
-    revokedAt: numOrNull(r.revoked_at),
     createdAt: num(r.created_at),
   };
 }
