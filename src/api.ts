@@ -71,11 +71,22 @@ export function describeValidationError(err: ErrorObject): string {
 
 export type Api = OpenAPIBackend;
 
-/** An operation that answers with HTML: its errors are pages too. */
+const pageOperations = new WeakMap<Operation, boolean>();
+
+/**
+ * An operation that answers with HTML: its errors are pages too. Asked on every request (the
+ * security headers depend on it), so the answer is kept per operation: collecting the values of
+ * a responses object keyed by status codes cost more than routing the request.
+ */
 export function isPageOperation(operation: Operation): boolean {
-  return Object.values(operation.responses ?? {}).some(
-    (r) => typeof r === 'object' && r !== null && 'content' in r && r.content !== undefined && 'text/html' in r.content,
-  );
+  let page = pageOperations.get(operation);
+  if (page === undefined) {
+    page = Object.values(operation.responses ?? {}).some(
+      (r) => typeof r === 'object' && r !== null && 'content' in r && r.content !== undefined && 'text/html' in r.content,
+    );
+    pageOperations.set(operation, page);
+  }
+  return page;
 }
 
 export async function createApi(): Promise<Api> {

@@ -41,7 +41,7 @@ export interface App {
   deps: AppDeps;
 }
 
-/** Browsers call these from any origin (games do); they carry no credentials. */
+/** Browsers call these from any origin (games do); they carry no credentials (so each is also sessionless). */
 const PUBLIC_CORS_PREFIXES = ['/api/users/', '/pfp/'];
 /** Called by client backends and other origins without cookies: no session is read or made. */
 const SESSIONLESS_PREFIXES = ['/api/oauth/', '/api/users/', '/pfp/', '/healthz'];
@@ -83,10 +83,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   );
 
   const session = sessionMiddleware(koa, { store: deps.store, now: deps.now, secret: options.config.sessionSecret });
-  koa.use((ctx, next) => (SESSIONLESS_PREFIXES.some((p) => ctx.path.startsWith(p)) ? next() : session(ctx, next)));
-  // The public routes' CORS headers on actual requests come with the security headers above;
-  // @koa/cors itself answers their preflights.
-  koa.use((ctx, next) => (ctx.method === 'OPTIONS' && isPublic(ctx) ? publicCors(ctx, next) : next()));
+  koa.use((ctx, next) => {
+    if (!SESSIONLESS_PREFIXES.some((p) => ctx.path.startsWith(p))) return session(ctx, next);
+    // The public routes (all sessionless) get their CORS headers on actual requests with the
+    // security headers above; @koa/cors itself answers their preflights.
+    return ctx.method === 'OPTIONS' && isPublic(ctx) ? publicCors(ctx, next) : next();
+  });
 
   koa.use(
     bodyMiddleware(UPLOAD_PATHS, (ctx) => {

@@ -16,8 +16,10 @@ export function parseForm(text: string): Record<string, string> {
   return out;
 }
 
+/** Read from Node's lower-cased header object: this runs on every request, most of them GETs. */
 function hasBody(ctx: Koa.Context): boolean {
-  return ctx.get('Transfer-Encoding') !== '' || Number(ctx.get('Content-Length') || 0) > 0;
+  const { 'transfer-encoding': encoding, 'content-length': length } = ctx.req.headers;
+  return (encoding !== undefined && encoding !== '') || Number(length || 0) > 0;
 }
 
 /**

@@ -114,7 +114,8 @@ export function createDispatcher(api: Api) {
     const query: Record<string, unknown> = { ...req.query };
     for (const name of route.arrayQuery) if (typeof query[name] === 'string') query[name] = [query[name]];
     const parameters: Record<string, unknown> = { path: { ...params }, query, header: req.headers, cookie: {} };
-    const contentType = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const rawType = req.headers['content-type'];
+    const contentType = rawType === undefined ? '' : String(rawType).split(';')[0]!.trim().toLowerCase();
     if (typeof req.body === 'object' || contentType === 'application/json') parameters.requestBody = req.body;
     const errors: ErrorObject[] = [];
     for (const validate of route.validators) {
