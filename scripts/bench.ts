@@ -8,6 +8,8 @@
  * Options: --duration S (10) --warmup S (3) --repeat N (3) --connections N (50)
  *          --big-users N (1000000) --skip-build --quick (duration 3, warm-up 1, repeat 1, 100k big users)
  *          --only TEXT (run only the cases whose name contains TEXT, plus their baselines)
+ *          --instructions N (5000; 2000 with --quick; 0 skips): requests per batch counted under
+ *          valgrind's callgrind, until two batches agree (instructions per request; needs valgrind)
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import sharp from 'sharp';
+import { countInstructions, hasCallgrind, type InstructionCount } from './bench/instructions.js';
 import { BENCH_CLIENT, issueCodes, seedDatabase } from './bench/seed.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -30,6 +33,7 @@ const { values: args } = parseArgs({
     'skip-build': { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
+    instructions: { type: 'string' },
   },
 });
 const duration = args.quick ? 3 : Number(args.duration);
@@ -38,6 +42,8 @@ const repeat = args.quick ? 1 : Number(args.repeat);
 const connections = Number(args.connections);
 const bigUsers = args.quick ? 100_000 : Number(args['big-users']);
 const SMALL_USERS = 1000;
+const instructionRequests = Number(args.instructions ?? (args.quick ? 2000 : 5000));
+if (!Number.isInteger(instructionRequests) || instructionRequests < 0) throw new Error('--instructions takes a whole number of requests (0 skips)');
 
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
@@ -284,12 +290,16 @@ async function main() {
   const sqlite = await startProcess(process.execPath, [...tsx, 'sqlite', '{port}', small.db], {}, (p) => `http://127.0.0.1:${p}/?id=1`);
   const stat = await startProcess(process.execPath, [...tsx, 'static', '{port}', small.pics], {}, (p) => `http://127.0.0.1:${p}/`);
 
-  const tokenRes = await fetch(`${service}/api/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: codes.pop()!, client_id: BENCH_CLIENT.id, client_secret: BENCH_CLIENT.secret }),
-  });
-  const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+  /** A token for whois, from a real exchange (tokens live 600 s). */
+  const freshToken = async () => {
+    const res = await fetch(`${service}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: codes.pop()!, client_id: BENCH_CLIENT.id, client_secret: BENCH_CLIENT.secret }),
+    });
+    return ((await res.json()) as { access_token: string }).access_token;
+  };
+  const token = await freshToken();
   const pictureFile = `/medium/${seeded.pictureUserId}-${seeded.pictureTs}.webp`;
   const randomId = (n: number) => 1 + Math.floor(Math.random() * n);
   let next = 0;
@@ -335,8 +345,44 @@ async function main() {
   process.stderr.write('picture conversion\n');
   const pictures = await pictureConversion(dir);
 
+  let instructions: InstructionCount[] | undefined;
+  if (instructionRequests > 0 && !hasCallgrind()) {
+    process.stderr.write('instructions per request: skipped (valgrind and callgrind_control not found)\n');
+  } else if (instructionRequests > 0) {
+    process.stderr.write(`instructions per request under callgrind: batches of ${instructionRequests} requests until two agree\n`);
+    const opts = { cwd: root, dir, requests: instructionRequests };
+    const [basePort, servicePort] = [await freePort(), await freePort()];
+    // Both servers at once: a count does not depend on what else runs.
+    const counted = await Promise.all([
+      countInstructions(
+        {
+          label: 'baseline',
+          argv: [process.execPath, ...tsx, 'sqlite', String(basePort), small.db],
+          env: {},
+          readyPath: '/?id=1',
+          cases: [{ name: 'baseline: Koa + prepared SQLite', path: '/?id=1' }],
+        },
+        { ...opts, port: basePort },
+      ),
+      countInstructions(
+        {
+          label: 'service',
+          argv: [process.execPath, 'dist/src/server.js'],
+          env: serviceEnv(small),
+          readyPath: '/healthz',
+          cases: [
+            { name: 'users/info existing id', path: '/api/users/info?id=1' },
+            { name: 'whois (valid token)', path: '/api/oauth/whois', headers: async () => ({ authorization: `Bearer ${await freshToken()}` }) },
+          ],
+        },
+        { ...opts, port: servicePort },
+      ),
+    ]);
+    instructions = counted.flat();
+  }
+
   const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const report = { date: new Date().toISOString(), machine, settings: { duration, warmup, repeat, connections, bigUsers, bigSeedSeconds }, results, pictures };
+  const report = { date: new Date().toISOString(), machine, settings: { duration, warmup, repeat, connections, bigUsers, bigSeedSeconds, instructionRequests }, results, pictures, instructions };
   const outDir = path.join(root, 'bench-results');
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
@@ -361,8 +407,20 @@ async function main() {
     ),
   ];
   const pic = pictures;
+  const base = instructions?.find((i) => i.server === 'baseline');
+  const instructionLines = instructions
+    ? [
+        `| instructions per request (callgrind, last of ${instructionRequests.toLocaleString('en-US')}-request batches) | instructions | baseline / case | batches |`,
+        `|---|---:|---:|---|`,
+        ...instructions.map(
+          (i) =>
+            `| ${i.case} | ${i.instructionsPerRequest.toLocaleString('en-US')} | ${base && i !== base ? `${(base.instructionsPerRequest / i.instructionsPerRequest).toFixed(2)}x` : ''} | ` +
+            `${i.batches.map((b) => Math.round(b / 1000)).join(', ')}k${i.settled ? '' : ' (not settled)'} |`,
+        ),
+      ].join('\n') + '\n\n'
+    : '';
   process.stdout.write(
-    `\n${report.date} on ${machine}\n\n${lines.join('\n')}\n\n` +
+    `\n${report.date} on ${machine}\n\n${lines.join('\n')}\n\n${instructionLines}` +
       `seeding ${bigUsers.toLocaleString('en-US')} users: ${bigSeedSeconds.toFixed(1)} s\n` +
       `12 MP JPEG (${(pic.jpeg12mp.bytes / 1e6).toFixed(1)} MB) -> 3 WebP sizes: ${pic.jpeg12mp.medianMs.toFixed(0)} ms median, peak RSS growth ${pic.jpeg12mp.peakRssGrowthMb.toFixed(0)} MB\n` +
       `4000x4000 PNG (${(pic.png4000.bytes / 1e6).toFixed(1)} MB) -> 3 WebP sizes: ${pic.png4000.medianMs.toFixed(0)} ms median, peak RSS growth ${pic.png4000.peakRssGrowthMb.toFixed(0)} MB\n` +
