@@ -13,7 +13,6 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +20,8 @@ import autocannon from 'autocannon';
 import sharp from 'sharp';
 import { countInstructions, hasCallgrind, type InstructionCount } from './bench/instructions.js';
 import { BENCH_CLIENT, issueCodes, seedDatabase } from './bench/seed.js';
+import { waitForUrl } from './bench/wait.js';
+import { freePort } from './free-port.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
@@ -48,29 +49,6 @@ if (!Number.isInteger(instructionRequests) || instructionRequests < 0) throw new
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      if (res.status < 500) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 async function startProcess(cmd: string, argv: string[], env: NodeJS.ProcessEnv, readyUrl: (port: number) => string): Promise<string> {
   const port = await freePort();
   const child = spawn(cmd, argv.map((a) => a.replace('{port}', String(port))), {
@@ -79,7 +57,7 @@ async function startProcess(cmd: string, argv: string[], env: NodeJS.ProcessEnv,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
-  await waitFor(readyUrl(port));
+  await waitForUrl(readyUrl(port), 30);
   const origin = `http://127.0.0.1:${port}`;
   if (child.pid !== undefined) pidOf.set(origin, child.pid);
   return origin;

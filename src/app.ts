@@ -41,10 +41,10 @@ export interface App {
   deps: AppDeps;
 }
 
-/** Browsers call these from any origin (games do); they carry no credentials (so each is also sessionless). */
+/** Browsers call these from any origin (games do); they carry no credentials. */
 const PUBLIC_CORS_PREFIXES = ['/api/users/', '/pfp/'];
 /** Called by client backends and other origins without cookies: no session is read or made. */
-const SESSIONLESS_PREFIXES = ['/api/oauth/', '/api/users/', '/pfp/', '/healthz'];
+const SESSIONLESS_PREFIXES = [...PUBLIC_CORS_PREFIXES, '/api/oauth/', '/healthz'];
 /** The only route that takes multipart bodies (streamed by its handler after the auth checks). */
 const UPLOAD_PATHS = [/^\/api\/account\/picture$/];
 

@@ -14,6 +14,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { until, waitForUrl } from './wait.js';
 
 export interface InstructionCase {
   name: string;
@@ -63,15 +64,6 @@ function dumpTotal(file: string): number {
   return Number(match[1]);
 }
 
-async function until(check: () => Promise<boolean>, seconds: number, what: string): Promise<void> {
-  const end = Date.now() + seconds * 1000;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`${what}: timed out after ${seconds} s`);
-}
-
 /** Runs one server under callgrind and counts each of its cases, in order. */
 export async function countInstructions(
   server: InstructionServer,
@@ -82,11 +74,19 @@ export async function countInstructions(
   // user and host from the environment (HOST too): both sides get the same prefix and env.
   const vgdbPrefix = `--vgdb-prefix=${path.join(opts.dir, `vgdb-${server.label}`)}`;
   const env = { ...process.env, ...server.env, PORT: String(opts.port) };
+  const log = `${out}.log`;
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', vgdbPrefix, `--callgrind-out-file=${out}.%p`, '--dump-instr=no', '--collect-jumps=no', ...server.argv],
-    { cwd: opts.cwd, env, stdio: ['ignore', 'ignore', 'ignore'] },
+    ['--tool=callgrind', vgdbPrefix, `--log-file=${log}`, `--callgrind-out-file=${out}.%p`, '--dump-instr=no', '--collect-jumps=no', ...server.argv],
+    { cwd: opts.cwd, env, stdio: ['ignore', 'ignore', fs.openSync(log.replace(/\.log$/, '.stderr'), 'w')] },
   );
+  let exited = '';
+  child.on('exit', (code, signal) => {
+    exited = `${server.label} under callgrind exited (${signal ?? code}); see ${log}`;
+  });
+  const alive = () => {
+    if (exited) throw new Error(exited);
+  };
   const origin = `http://127.0.0.1:${opts.port}`;
   const dumpFiles = () => fs.readdirSync(opts.dir).filter((f) => f.startsWith(`callgrind.${server.label}.${child.pid}.`));
   const dump = async (): Promise<string> => {
@@ -95,6 +95,7 @@ export async function countInstructions(
     let file = '';
     await until(
       async () => {
+        alive();
         file = dumpFiles().find((f) => !before.has(f)) ?? '';
         // A dump is complete once its totals line is written (the last line).
         return file !== '' && /^totals: \d+/m.test(fs.readFileSync(path.join(opts.dir, file), 'utf8'));
@@ -110,17 +111,7 @@ export async function countInstructions(
   };
   try {
     // Under callgrind the service starts in about a minute (every module is JIT-less at first).
-    await until(
-      async () => {
-        try {
-          return (await fetch(`${origin}${server.readyPath}`)).status < 500;
-        } catch {
-          return false;
-        }
-      },
-      600,
-      `${server.label} under callgrind`,
-    );
+    await waitForUrl(`${origin}${server.readyPath}`, 600);
     const counts: InstructionCount[] = [];
     await dump(); // start-up
     for (const c of server.cases) {

@@ -50,6 +50,11 @@ function helmetOptions(crossOriginResources: boolean): HelmetOptions {
   };
 }
 
+/** What a middleware run on a throwaway response set, as plain strings. */
+function headersOf(res: ServerResponse): Record<string, string> {
+  return Object.fromEntries(Object.entries(res.getHeaders()).map(([name, value]) => [name, String(value)]));
+}
+
 /**
  * The headers helmet sets on a response that widens nothing: the same for every such response,
  * so they are computed once, by helmet itself on a throwaway response, instead of per request
@@ -64,7 +69,7 @@ export function staticHelmetHeaders(options: HelmetOptions): Record<string, stri
     finished = true;
   });
   if (!finished) throw new Error('helmet did not finish synchronously');
-  return Object.fromEntries(Object.entries(res.getHeaders()).map(([name, value]) => [name, String(value)]));
+  return headersOf(res);
 }
 
 /**
@@ -144,7 +149,7 @@ export async function staticCorsHeaders(koa: Koa, cors: Koa.Middleware): Promise
     reached = true;
   });
   if (!reached) throw new Error('the CORS middleware ended a simple GET');
-  const headers = Object.fromEntries(Object.entries(res.getHeaders()).map(([name, value]) => [name, String(value)]));
+  const headers = headersOf(res);
   // @koa/cors always adds `Vary: Origin`. With a fixed `*` the response does not vary by Origin
   // (Fetch standard, "CORS protocol and HTTP caches"), and the Vary would split a CDN's cache of
   // every picture by the embedding site's origin.
