@@ -22,7 +22,9 @@ export interface paths {
          *     The client authenticates with `client_id` and `client_secret` in the body, or with an
          *     HTTP Basic `Authorization` header (RFC 6749 section 2.3.1), not both.
          *     If the code was issued for a `redirect_uri`, a `redirect_uri` sent here must equal it.
-         *     If the code carries a PKCE challenge (S256), `code_verifier` is required and checked.
+         *     If the code carries a PKCE challenge (S256), `code_verifier` is required and checked; a
+         *     `code_verifier` sent for a code issued without a challenge is refused (the PKCE downgrade
+         *     attack, RFC 9700 section 2.1.1), and the code stays unredeemed.
          *
          *     A code can be redeemed once. Redeeming it again fails and revokes every token issued
          *     from it. Codes expire 5 minutes after they are issued.
@@ -693,7 +695,7 @@ export interface components {
             client_secret?: string;
             /** @description Must equal the redirect_uri the code was issued for, when sent. */
             redirect_uri?: string;
-            /** @description PKCE verifier (RFC 7636), required when the code was issued with a code_challenge. */
+            /** @description PKCE verifier (RFC 7636), required when the code was issued with a code_challenge, and refused when it was issued without one. */
             code_verifier?: string;
         };
         /** @description A Bearer access token. Exactly these three fields. */

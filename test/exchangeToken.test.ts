@@ -32,6 +32,7 @@ const MSG = {
   usedCode: 'Authorization code has already been used; tokens issued from it are revoked',
   verifierRequired: 'code_verifier is required for this code',
   verifierMismatch: 'code_verifier does not match the code_challenge',
+  pkceDowngrade: 'code_verifier was sent, but this code was issued without a code_challenge',
   revoked: 'Access token has been revoked',
   expiredToken: 'Access token has expired',
   tooLarge: 'Request body is too large',
@@ -515,6 +516,16 @@ describe('POST /api/oauth/token: PKCE S256', () => {
     const challenge = createHash('sha256').update(verifier, 'ascii').digest('base64url');
     const s = await setup({ codeChallenge: challenge });
     await expectSuccess(await tokenRequest(t, { ...s.params, code_verifier: verifier }));
+  });
+
+  it('refuses a code_verifier for a code issued without a challenge (PKCE downgrade, RFC 9700 2.1.1), without consuming the code', async () => {
+    const s = await setup({ codeChallenge: null });
+    await expectError(await tokenRequest(t, { ...s.params, code_verifier: pkcePair().verifier }), 400, MSG.pkceDowngrade);
+    // No token was issued and the code is still unredeemed: the same request without a verifier
+    // (what the legitimate, non-PKCE client sends) still succeeds.
+    const tokens = await t.store.knex('access_tokens').where({ client_id: s.client.clientId }).count({ n: '*' }).first();
+    expect(Number(tokens?.n)).toBe(0);
+    await expectSuccess(await tokenRequest(t, s.params));
   });
 
   it('does not consume the code on failed PKCE attempts', async () => {

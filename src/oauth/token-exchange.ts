@@ -100,6 +100,10 @@ export async function exchangeCode(
     if (s256(params.code_verifier) !== code.codeChallenge) {
       throw new ApiError(400, 'code_verifier does not match the code_challenge');
     }
+  } else if (params.code_verifier !== undefined) {
+    // RFC 9700 2.1.1: a verifier for a code issued without a challenge is how a PKCE downgrade
+    // (an attacker's code injected into a client that uses PKCE) shows itself; refuse it.
+    throw new ApiError(400, 'code_verifier was sent, but this code was issued without a code_challenge');
   }
 
   const accessToken = randomSecret(TOKEN_BYTES);
