@@ -229,7 +229,7 @@ export function createIdentityClient(options: IdentityClientOptions): IdentityCl
     },
 
     async userInfo(id) {
-      const { data, error, response } = await http.GET('/api/users/info', { params: { query: { id } } });
+      const { data, error, response } = await http.GET('/api/users/info', { params: { query: { id: String(id) } } });
       if (error !== undefined || data === undefined) throw failure(response, error);
       return data.user;
     },

@@ -680,6 +680,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An id in a query or path: a positive integer written in plain digits, at most
+         *     9007199254740991 (2^53 - 1, the largest integer a JSON number carries exactly). The
+         *     pattern spells out exactly that rule, so `1e3`, `0x10`, `+1`, ` 1`, `01`, `1.0` and larger
+         *     numbers are refused instead of being read as some other id.
+         * @example 12
+         */
+        Id: string;
         /** @description Token request parameters. `client_id` and `client_secret` may be left out when sent as HTTP Basic credentials. */
         TokenRequest: {
             /**
@@ -1046,10 +1054,10 @@ export interface components {
         /** @description A path on this service to go back to after signing in (anything else is ignored). */
         ReturnTo: string;
         /**
-         * @description Game id.
+         * @description Game id, a positive integer in plain digits (see the `Id` schema).
          * @example 3
          */
-        GameId: number;
+        GameId: components["schemas"]["Id"];
         /**
          * @description The app's client id.
          * @example Xw3Ah1pX9kA
@@ -1205,10 +1213,10 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description User id, a positive integer in plain digits.
+                 * @description User id, a positive integer in plain digits (see the `Id` schema).
                  * @example 12
                  */
-                id: number;
+                id: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -1764,7 +1772,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Game id.
+                 * @description Game id, a positive integer in plain digits (see the `Id` schema).
                  * @example 3
                  */
                 gameId: components["parameters"]["GameId"];
@@ -2358,7 +2366,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Game id.
+                 * @description Game id, a positive integer in plain digits (see the `Id` schema).
                  * @example 3
                  */
                 gameId: components["parameters"]["GameId"];
@@ -2409,7 +2417,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Game id.
+                 * @description Game id, a positive integer in plain digits (see the `Id` schema).
                  * @example 3
                  */
                 gameId: components["parameters"]["GameId"];

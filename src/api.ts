@@ -2,23 +2,15 @@
  * openapi-backend over openapi.yaml: routes by operationId, validates requests, and turns routing,
  * validation and security failures into ApiErrors. Handlers are registered from one typed map.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { OpenAPIBackend, type Context as OpContext, type Operation } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
+import { CONTRACT_PATH } from './contract.js';
 import { ApiError } from './errors.js';
-import { operationHandlers, securityHandlers } from './handlers/index.js';
+import { handlerInput, operationHandlers, securityHandlers, type AppDeps } from './handlers/index.js';
+import type Koa from 'koa';
 import { precompileRouting } from './routing.js';
 
-/** openapi.yaml at the project root: one level up from src/, two from the compiled dist/src/. */
-export const CONTRACT_PATH = ((): string => {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.resolve(here, '..', 'openapi.yaml'), path.resolve(here, '..', '..', 'openapi.yaml')];
-  return candidates.find((p) => fs.existsSync(p)) ?? candidates[0]!;
-})();
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+export const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 interface InvalidRequestRule {
   status: number;
@@ -71,24 +63,6 @@ export function describeValidationError(err: ErrorObject): string {
 
 export type Api = OpenAPIBackend;
 
-const pageOperations = new WeakMap<Operation, boolean>();
-
-/**
- * An operation that answers with HTML: its errors are pages too. Asked on every request (the
- * security headers depend on it), so the answer is kept per operation: collecting the values of
- * a responses object keyed by status codes cost more than routing the request.
- */
-export function isPageOperation(operation: Operation): boolean {
-  let page = pageOperations.get(operation);
-  if (page === undefined) {
-    page = Object.values(operation.responses ?? {}).some(
-      (r) => typeof r === 'object' && r !== null && 'content' in r && r.content !== undefined && 'text/html' in r.content,
-    );
-    pageOperations.set(operation, page);
-  }
-  return page;
-}
-
 export async function createApi(): Promise<Api> {
   const api = new OpenAPIBackend({
     definition: CONTRACT_PATH,
@@ -98,8 +72,16 @@ export async function createApi(): Promise<Api> {
     quick: false,
   });
 
+  // Handlers take their typed input (src/handlers/types.ts), made here from the context the
+  // dispatcher (or openapi-backend's own handleRequest) validated.
+  const adapted = Object.fromEntries(
+    Object.entries(operationHandlers).map(([operationId, handler]) => [
+      operationId,
+      (c: OpContext, ctx: Koa.Context, deps: AppDeps) => (handler as (i: unknown, ctx: Koa.Context, deps: AppDeps) => Promise<void>)(handlerInput(c), ctx, deps),
+    ]),
+  );
   api.register({
-    ...operationHandlers,
+    ...adapted,
     notFound: (c: OpContext) => {
       if (c.request.path.startsWith('/pfp/')) throw new ApiError(404, 'Profile picture not found');
       throw new ApiError(404, `No such route: ${c.request.method.toUpperCase()} ${c.request.path}`);

@@ -5,7 +5,8 @@ import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Operation } from 'openapi-backend';
 import type { Logger } from 'pino';
-import { CONTRACT_PATH, createApi, isPageOperation, type Api } from './api.js';
+import { createApi, METHODS, type Api } from './api.js';
+import { CONTRACT_PATH } from './contract.js';
 import { bodyMiddleware } from './body.js';
 import { createDispatcher } from './dispatch.js';
 import type { Config } from './config.js';
@@ -15,6 +16,7 @@ import type { AppDeps } from './handlers/index.js';
 import { errorPage } from './pages/pages.js';
 import { DefaultPictures } from './pictures/defaults.js';
 import { PictureFiles } from './pictures/pictures.js';
+import { policyOf } from './policy.js';
 import { securityHeaders, staticCorsHeaders } from './security/headers.js';
 import { storeLimits, type LimitRule, type Limits } from './security/rate-limit.js';
 import { existingCsrfToken } from './sessions/csrf.js';
@@ -41,13 +43,6 @@ export interface App {
   deps: AppDeps;
 }
 
-/** Browsers call these from any origin (games do); they carry no credentials. */
-const PUBLIC_CORS_PREFIXES = ['/api/users/', '/pfp/'];
-/** Called by client backends and other origins without cookies: no session is read or made. */
-const SESSIONLESS_PREFIXES = [...PUBLIC_CORS_PREFIXES, '/api/oauth/', '/healthz'];
-/** The only route that takes multipart bodies (streamed by its handler after the auth checks). */
-const UPLOAD_PATHS = [/^\/api\/account\/picture$/];
-
 export async function createApp(options: AppOptions): Promise<App> {
   const deps: AppDeps = {
     config: options.config,
@@ -64,39 +59,26 @@ export async function createApp(options: AppOptions): Promise<App> {
   const koa = new Koa({ proxy: false });
   koa.silent = true;
 
-  const isPublic = (ctx: Koa.Context) => PUBLIC_CORS_PREFIXES.some((p) => ctx.path.startsWith(p));
+  // Every per-route decision comes from the operation's contract entry (src/policy.ts).
+  const policy = (ctx: Koa.Context) => policyOf(operationOf(ctx));
   const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], credentials: false });
 
   if (options.validateResponses) koa.use(responseValidation(api, deps.logger));
   // Not even a pass-through layer when request lines are not logged (production runs at warn).
   if (deps.logger.isLevelEnabled('info')) koa.use(requestLog(deps.logger));
   koa.use(errorMiddleware(deps.logger, htmlErrors(api, deps)));
-  koa.use(
-    securityHeaders(
-      (ctx) => {
-        const operation = operationOf(ctx);
-        return operation !== undefined && isPageOperation(operation);
-      },
-      isPublic,
-      await staticCorsHeaders(koa, publicCors),
-    ),
-  );
+  koa.use(securityHeaders(policy, await staticCorsHeaders(koa, publicCors)));
 
   const session = sessionMiddleware(koa, { store: deps.store, now: deps.now, secret: options.config.sessionSecret });
+  const preflightIsPublic = publicPreflight(api);
   koa.use((ctx, next) => {
-    if (!SESSIONLESS_PREFIXES.some((p) => ctx.path.startsWith(p))) return session(ctx, next);
-    // The public routes (all sessionless) get their CORS headers on actual requests with the
-    // security headers above; @koa/cors itself answers their preflights.
-    return ctx.method === 'OPTIONS' && isPublic(ctx) ? publicCors(ctx, next) : next();
+    if (policy(ctx).session) return session(ctx, next);
+    // Public operations get their CORS headers on actual requests with the security headers
+    // above; @koa/cors itself answers their preflights (an OPTIONS request matches no operation).
+    return ctx.method === 'OPTIONS' && preflightIsPublic(ctx.path) ? publicCors(ctx, next) : next();
   });
 
-  koa.use(
-    bodyMiddleware(UPLOAD_PATHS, (ctx) => {
-      const operation = operationOf(ctx);
-      // An unknown route or method still gets its 404/405; only declared bodies are read.
-      return operation === undefined || operation.requestBody !== undefined;
-    }),
-  );
+  koa.use(bodyMiddleware(policy));
   const validatedHeaders = contractHeaderNames(api);
   const dispatch = createDispatcher(api);
   koa.use(async (ctx) => {
@@ -210,11 +192,17 @@ function requestOperation(api: Api, ctx: Koa.Context): Operation | undefined {
   return ctx.state.operation as Operation | undefined;
 }
 
+/** Whether an OPTIONS request is a preflight for a path whose operations are `x-cors: public`. */
+function publicPreflight(api: Api): (path: string) => boolean {
+  return (path) =>
+    METHODS.some((method) => policyOf(api.router.matchOperation({ method, path, headers: {} }, false)).cors === 'public');
+}
+
 /** Errors of HTML operations are error pages, with the signed-in user in the header when known. */
 function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
   return async (ctx, status, message) => {
     const operation = requestOperation(api, ctx);
-    if (!operation || !isPageOperation(operation)) return undefined;
+    if (!policyOf(operation).page) return undefined;
     let user: { id: number; name: string } | undefined;
     let csrfToken = '';
     try {

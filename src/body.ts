@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { ApiError } from './errors.js';
+import type { RoutePolicy } from './policy.js';
 
 export const BODY_LIMIT = '16kb';
 
@@ -24,11 +25,12 @@ function hasBody(ctx: Koa.Context): boolean {
 
 /**
  * JSON bodies become objects; URL-encoded forms become objects whatever the Content-Type says
- * (form, text/plain or none), because OAuth clients differ in what they send. Multipart bodies
- * are left to the routes that take uploads (`uploadPaths`); anywhere else, and for any other
- * type, 415. Only requests to routes that take a body (`takesBody`) are parsed.
+ * (form, text/plain or none), because OAuth clients differ in what they send. Only operations
+ * whose contract declares a request body have it read; multipart bodies are left to the
+ * operations that declare them (their handlers stream the upload after the auth checks), and
+ * anywhere else, like any other type, are a 415.
  */
-export function bodyMiddleware(uploadPaths: readonly RegExp[] = [], takesBody: (ctx: Koa.Context) => boolean = () => true): Koa.Middleware {
+export function bodyMiddleware(policy: (ctx: Koa.Context) => RoutePolicy): Koa.Middleware {
   const parse = bodyParser({
     enableTypes: ['json', 'text'],
     extendTypes: { text: ['application/x-www-form-urlencoded', 'text/*'] },
@@ -44,10 +46,13 @@ export function bodyMiddleware(uploadPaths: readonly RegExp[] = [], takesBody: (
   return async function parseBody(ctx, next) {
     // A body sent to a route that takes none (a GET with a body, RFC 9110 9.3.1) has no meaning:
     // it is ignored, so it cannot turn a valid request into a parse error the route never declares.
-    if (!hasBody(ctx) || !takesBody(ctx)) return next();
+    if (!hasBody(ctx)) return next();
+    const route = policy(ctx);
+    // An unknown route or method still gets its 404/405 (NO_ROUTE.body is false).
+    if (!route.body) return next();
     if (ctx.request.type === '') {
       ctx.request.headers['content-type'] = 'text/plain';
-    } else if (ctx.request.is('multipart') && uploadPaths.some((p) => p.test(ctx.path))) {
+    } else if (route.upload && ctx.request.is('multipart')) {
       return next();
     } else if (!ctx.request.is('json', 'urlencoded', 'text/*')) {
       throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type}`);

@@ -2,7 +2,7 @@ import { toPublicUser } from '../users/users.js';
 import type { Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
-export const getAccount: Handler = async (_c, ctx) => {
+export const getAccount: Handler<'getAccount'> = async (_input, ctx) => {
   const user = signedInUser(ctx);
   const body: JsonBody<'getAccount', 200> = { user: toPublicUser(user), email: user.email };
   ctx.set('Cache-Control', 'no-store');

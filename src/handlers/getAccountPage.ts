@@ -2,7 +2,7 @@ import { accountPage } from '../pages/pages.js';
 import type { Handler } from './types.js';
 import { pageContext, redirectToSignIn, sendHtml } from './web.js';
 
-export const getAccountPage: Handler = async (_c, ctx, deps) => {
+export const getAccountPage: Handler<'getAccountPage'> = async (_input, ctx, deps) => {
   const page = await pageContext(ctx, deps);
   if (!page.user) return redirectToSignIn(ctx, '/account', 303);
   sendHtml(ctx, accountPage({ ...page, user: page.user }));

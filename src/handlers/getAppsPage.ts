@@ -2,7 +2,7 @@ import { appsPage } from '../pages/pages.js';
 import type { Handler } from './types.js';
 import { pageContext, redirectToSignIn, sendHtml } from './web.js';
 
-export const getAppsPage: Handler = async (_c, ctx, deps) => {
+export const getAppsPage: Handler<'getAppsPage'> = async (_input, ctx, deps) => {
   const page = await pageContext(ctx, deps);
   if (!page.user) return redirectToSignIn(ctx, '/apps', 303);
   sendHtml(ctx, appsPage({ ...page, user: page.user }));

@@ -4,8 +4,8 @@ import { allowPageSources } from '../security/headers.js';
 import type { Handler } from './types.js';
 import { pageContext, redirect, redirectToSignIn, sendHtml } from './web.js';
 
-export const getAuthorize: Handler = async (c, ctx, deps) => {
-  const params = c.request.query as AuthorizeParams;
+export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) => {
+  const params = input.query;
   const client = await resolveClient(deps.store, params);
   const page = await pageContext(ctx, deps);
   if (!page.user) return redirectToSignIn(ctx, `/oauth?${ctx.querystring}`, 302);

@@ -1,6 +1,6 @@
 import type { Handler } from './types.js';
 
-export const getContractYaml: Handler = async (_c, ctx, deps) => {
+export const getContractYaml: Handler<'getContractYaml'> = async (_input, ctx, deps) => {
   ctx.set('Cache-Control', 'no-cache');
   ctx.type = 'application/yaml; charset=utf-8';
   ctx.body = deps.publication.contract.yaml;

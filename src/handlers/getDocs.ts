@@ -1,7 +1,7 @@
 import { DOCS_CSP } from '../docs/published.js';
 import type { Handler } from './types.js';
 
-export const getDocs: Handler = async (_c, ctx, deps) => {
+export const getDocs: Handler<'getDocs'> = async (_input, ctx, deps) => {
   ctx.set('Content-Security-Policy', DOCS_CSP);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Cache-Control', 'no-cache');

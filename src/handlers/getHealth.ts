@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.js';
 import type { Handler, JsonBody } from './types.js';
 
-export const getHealth: Handler = async (_c, ctx, deps) => {
+export const getHealth: Handler<'getHealth'> = async (_input, ctx, deps) => {
   try {
     await deps.store.ping();
   } catch (err) {

@@ -2,6 +2,6 @@ import { homePage } from '../pages/pages.js';
 import type { Handler } from './types.js';
 import { pageContext, sendHtml } from './web.js';
 
-export const getHome: Handler = async (_c, ctx, deps) => {
+export const getHome: Handler<'getHome'> = async (_input, ctx, deps) => {
   sendHtml(ctx, homePage(await pageContext(ctx, deps)));
 };

@@ -4,8 +4,8 @@ import { allowPageSources } from '../security/headers.js';
 import type { Handler } from './types.js';
 import { pageContext, sendHtml } from './web.js';
 
-export const getPlayPage: Handler = async (c, ctx, deps) => {
-  const game = await getGame(deps.store, Number((c.request.params as { gameId: string }).gameId));
+export const getPlayPage: Handler<'getPlayPage'> = async (input, ctx, deps) => {
+  const game = await getGame(deps.store, Number(input.path.gameId));
   const origin = gameOrigin(game);
   allowPageSources(ctx, { frameSrc: [origin] });
   sendHtml(ctx, playPage({ ...(await pageContext(ctx, deps)), game, origin }));

@@ -1,9 +1,9 @@
 import { ApiError } from '../errors.js';
-import { isSize } from '../pictures/images.js';
-import { parseUserId } from '../users/users.js';
+import { parameterPattern } from '../contract.js';
 import type { Handler } from './types.js';
 
-const FILE = /^([1-9][0-9]{0,15})(?:-([0-9]{1,16}))?\.webp$/;
+/** `<id>[-<pfpTimestamp>].webp`, split by the contract's own pattern (already checked by validation). */
+const FILE = parameterPattern('getProfilePicture', 'path', 'file');
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=60';
 
@@ -11,11 +11,11 @@ function notFound(): ApiError {
   return new ApiError(404, 'Profile picture not found');
 }
 
-export const getProfilePicture: Handler = async (c, ctx, deps) => {
-  const { size, file } = c.request.params as { size: string; file: string };
+export const getProfilePicture: Handler<'getProfilePicture'> = async (input, ctx, deps) => {
+  const { size, file } = input.path;
   const match = FILE.exec(file);
-  const userId = parseUserId(match?.[1]);
-  if (!isSize(size) || !match || userId === undefined) throw notFound();
+  if (!match) throw notFound();
+  const userId = Number(match[1]);
   const ts = match[2] === undefined ? null : Number(match[2]);
 
   const user = await deps.store.getUser(userId);

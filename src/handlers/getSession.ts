@@ -2,7 +2,7 @@ import { csrfToken } from '../sessions/csrf.js';
 import type { Handler, JsonBody } from './types.js';
 import { currentUser } from './web.js';
 
-export const getSession: Handler = async (_c, ctx, deps) => {
+export const getSession: Handler<'getSession'> = async (_input, ctx, deps) => {
   const user = await currentUser(ctx, deps);
   const body: JsonBody<'getSession', 200> = user
     ? { signed_in: true, user: { id: user.id, name: user.name }, csrf_token: csrfToken(ctx) }

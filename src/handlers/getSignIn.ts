@@ -2,8 +2,8 @@ import { signInPage } from '../pages/pages.js';
 import type { Handler } from './types.js';
 import { pageContext, redirect, safeReturnTo, sendHtml } from './web.js';
 
-export const getSignIn: Handler = async (_c, ctx, deps) => {
-  const returnTo = safeReturnTo(ctx.query.return_to);
+export const getSignIn: Handler<'getSignIn'> = async (input, ctx, deps) => {
+  const returnTo = safeReturnTo(input.query.return_to);
   const page = await pageContext(ctx, deps, true);
   if (page.user) return redirect(ctx, returnTo ?? '/account', 303);
   sendHtml(ctx, signInPage({ ...page, returnTo }));

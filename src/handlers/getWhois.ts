@@ -10,7 +10,7 @@ export const bearerAuth: SecurityHandler = async (_c, ctx, deps) => {
   return found;
 };
 
-export const getWhois: Handler = async (_c, ctx) => {
+export const getWhois: Handler<'getWhois'> = async (_input, ctx) => {
   const found = ctx.state.bearer as TokenWithUser;
   requireScope(found, 'userinfo');
   ctx.set('Cache-Control', 'no-store');

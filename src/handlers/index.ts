@@ -1,3 +1,4 @@
+import type { Context as OpContext } from 'openapi-backend';
 import type { operations } from '../../generated/api.js';
 import { exchangeToken } from './exchangeToken.js';
 import { getContractJson } from './getContractJson.js';
@@ -36,12 +37,12 @@ import { registerGame } from './registerGame.js';
 import { getGameApp } from './getGameApp.js';
 import { issueGameCode } from './issueGameCode.js';
 import { csrf, session } from './security.js';
-import type { Handler, SecurityHandler } from './types.js';
+import type { Handler, HandlerInput, SecurityHandler } from './types.js';
 
 export type { AppDeps, Handler, SecurityHandler } from './types.js';
 
 /** One handler per operationId; the compiler refuses a map that misses or invents an operation. */
-export const operationHandlers = {
+export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   exchangeToken,
   getWhois,
   getUserInfo,
@@ -78,7 +79,12 @@ export const operationHandlers = {
   registerGame,
   getGameApp,
   issueGameCode,
-} satisfies Record<keyof operations, Handler>;
+};
+
+/** The request's validated parts, as src/dispatch.ts (or openapi-backend) left them on its context. */
+export function handlerInput(c: OpContext): HandlerInput<keyof operations> {
+  return { path: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody } as HandlerInput<keyof operations>;
+}
 
 /** One handler per security scheme that needs one (clientBasic is checked by exchangeToken itself). */
 export const securityHandlers = { bearerAuth, session, csrf } satisfies Record<string, SecurityHandler>;

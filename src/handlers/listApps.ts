@@ -2,7 +2,7 @@ import { appView } from '../oauth/clients.js';
 import type { Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
-export const listApps: Handler = async (_c, ctx, deps) => {
+export const listApps: Handler<'listApps'> = async (_input, ctx, deps) => {
   const apps = await deps.store.listAppsByOwner(signedInUser(ctx).id);
   const body: JsonBody<'listApps', 200> = { apps: apps.map(appView) };
   ctx.set('Cache-Control', 'no-store');

@@ -1,7 +1,7 @@
 import { gameView } from '../games/games.js';
 import type { Handler, JsonBody } from './types.js';
 
-export const listGames: Handler = async (_c, ctx, deps) => {
+export const listGames: Handler<'listGames'> = async (_input, ctx, deps) => {
   const body: JsonBody<'listGames', 200> = { games: (await deps.store.listGames()).map(gameView) };
   ctx.body = body;
 };

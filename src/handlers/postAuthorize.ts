@@ -2,8 +2,8 @@ import { AUTHORIZE_FIELDS, checkGrant, decide, grantErrorRedirect, resolveClient
 import type { Handler } from './types.js';
 import { currentUser, redirect, redirectToSignIn } from './web.js';
 
-export const postAuthorize: Handler = async (c, ctx, deps) => {
-  const form = c.request.requestBody as AuthorizeForm;
+export const postAuthorize: Handler<'postAuthorize'> = async (input, ctx, deps) => {
+  const form = input.body;
   const client = await resolveClient(deps.store, form);
   const user = await currentUser(ctx, deps);
   if (!user) {

@@ -2,7 +2,7 @@ import { heartbeat } from '../accounts/accounts.js';
 import type { Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
-export const postHeartbeat: Handler = async (_c, ctx, deps) => {
+export const postHeartbeat: Handler<'postHeartbeat'> = async (_input, ctx, deps) => {
   const { addedMinutes, user } = await heartbeat(deps, signedInUser(ctx).id);
   const body: JsonBody<'postHeartbeat', 200> = { addedMinutes, playMinutes: user.playMinutes, lastHeartbeat: user.lastHeartbeat };
   ctx.body = body;

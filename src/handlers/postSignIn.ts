@@ -5,8 +5,8 @@ import { startUserSession } from '../sessions/session.js';
 import type { Handler } from './types.js';
 import { formAction, redirect, safeReturnTo } from './web.js';
 
-export const postSignIn: Handler = async (c, ctx, deps) => {
-  const form = c.request.requestBody as { name: string; password: string; return_to?: string };
+export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
+  const form = input.body;
   const returnTo = safeReturnTo(form.return_to);
   await formAction(
     ctx,

@@ -2,9 +2,9 @@ import { appView, createApp } from '../oauth/clients.js';
 import type { Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
-export const registerApp: Handler = async (c, ctx, deps) => {
-  const input = c.request.requestBody as { name: string; redirect_uris: string[] };
-  const { app, clientSecret } = await createApp(deps, { ownerId: signedInUser(ctx).id, name: input.name, redirectUris: input.redirect_uris });
+export const registerApp: Handler<'registerApp'> = async (input, ctx, deps) => {
+  const { name, redirect_uris } = input.body;
+  const { app, clientSecret } = await createApp(deps, { ownerId: signedInUser(ctx).id, name, redirectUris: redirect_uris });
   const body: JsonBody<'registerApp', 201> = { ...appView(app), client_secret: clientSecret };
   ctx.set('Cache-Control', 'no-store');
   ctx.status = 201;

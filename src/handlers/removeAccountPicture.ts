@@ -3,7 +3,7 @@ import { toPublicUser } from '../users/users.js';
 import type { Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
-export const removeAccountPicture: Handler = async (_c, ctx, deps) => {
+export const removeAccountPicture: Handler<'removeAccountPicture'> = async (_input, ctx, deps) => {
   const user = signedInUser(ctx);
   await removePicture(deps, user.id);
   const body: JsonBody<'removeAccountPicture', 200> = { user: toPublicUser((await deps.store.getUser(user.id))!) };

@@ -6,7 +6,7 @@ import { toPublicUser } from '../users/users.js';
 import type { Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
-export const setAccountPicture: Handler = async (_c, ctx, deps) => {
+export const setAccountPicture: Handler<'setAccountPicture'> = async (_input, ctx, deps) => {
   const user = signedInUser(ctx);
   if (!ctx.request.is('multipart/form-data')) {
     throw new ApiError(415, 'Upload the picture as multipart/form-data with a file part');

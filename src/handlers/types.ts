@@ -23,8 +23,38 @@ export interface AppDeps {
   limits: Limits;
 }
 
-export type Handler = (c: OpContext, ctx: Koa.Context, deps: AppDeps) => Promise<void>;
-/** Resolves to a truthy value when the request is authorized; throws an ApiError otherwise. */
+type Parameters<Op extends keyof operations> = operations[Op]['parameters'];
+/** `never` (the generator's "no such parameters") becomes an empty object. */
+type Present<T> = [T] extends [never] ? Record<string, never> : [T] extends [undefined] ? Record<string, never> : NonNullable<T>;
+type Content<Op extends keyof operations> = operations[Op] extends { requestBody?: { content: infer C } } ? C : never;
+
+/**
+ * The request body a handler receives: the JSON or URL-encoded form the contract declares, as
+ * validated. A `text/plain` body is parsed as a form by src/body.ts before validation, so it
+ * arrives as the form; a multipart body is not parsed at all (the handler streams it).
+ */
+export type RequestBody<Op extends keyof operations> =
+  | (Content<Op> extends { 'application/json': infer J } ? J : never)
+  | (Content<Op> extends { 'application/x-www-form-urlencoded': infer F } ? F : never)
+  | (Content<Op> extends { 'multipart/form-data': unknown } ? undefined : never);
+
+/**
+ * What a handler gets of its request, typed from the generated contract and already validated
+ * (and coerced) against it by src/dispatch.ts. Headers are those the contract declares, under
+ * their lower-case names.
+ */
+export interface HandlerInput<Op extends keyof operations> {
+  path: Present<Parameters<Op>['path']>;
+  query: Present<Parameters<Op>['query']>;
+  headers: Present<Parameters<Op>['header']>;
+  body: [RequestBody<Op>] extends [never] ? undefined : RequestBody<Op>;
+}
+
+export type Handler<Op extends keyof operations> = (input: HandlerInput<Op>, ctx: Koa.Context, deps: AppDeps) => Promise<void>;
+/**
+ * Resolves to a truthy value when the request is authorized; throws otherwise. Security handlers
+ * see the raw request (openapi-backend's context): they run before validation.
+ */
 export type SecurityHandler = (c: OpContext, ctx: Koa.Context, deps: AppDeps) => Promise<unknown>;
 
 /** The JSON body the contract declares for an operation and status. */

@@ -2,8 +2,8 @@ import { toPublicUser, updateUser } from '../users/users.js';
 import type { Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
-export const updateAccount: Handler = async (c, ctx, deps) => {
-  const change = c.request.requestBody as { bio?: string; equippedFlair?: string };
+export const updateAccount: Handler<'updateAccount'> = async (input, ctx, deps) => {
+  const change = input.body;
   // Only these two: flairs and modLevel are the operators' (decisions.md).
   const updated = await updateUser(deps.store, signedInUser(ctx).id, { bio: change.bio, equippedFlair: change.equippedFlair });
   const body: JsonBody<'updateAccount', 200> = { user: toPublicUser(updated) };

@@ -7,10 +7,18 @@ import { readSession } from '../sessions/session.js';
 import type { UserRecord } from '../store/types.js';
 import type { AppDeps } from './types.js';
 
-/** The user this session is signed in as, if any (a deleted user counts as signed out). */
+/**
+ * The user this session is signed in as, if any (a deleted user counts as signed out). Read once
+ * per request and session user: a page's optional `session` scheme and the page itself both ask.
+ */
 export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<UserRecord | undefined> {
   const id = readSession(ctx).userId;
-  return id === undefined ? undefined : deps.store.getUser(id);
+  if (id === undefined) return undefined;
+  const known = ctx.state.currentUser as { id: number; record: Promise<UserRecord | undefined> } | undefined;
+  if (known?.id === id) return known.record;
+  const record = deps.store.getUser(id);
+  ctx.state.currentUser = { id, record };
+  return record;
 }
 
 /** The user the `session` security handler resolved; only on operations that declare it. */

@@ -9,6 +9,7 @@ import { Socket } from 'node:net';
 import helmet, { type HelmetOptions } from 'helmet';
 import type Koa from 'koa';
 import koaHelmet from 'koa-helmet';
+import type { RoutePolicy } from '../policy.js';
 
 interface PageSources {
   frameSrc?: string[];
@@ -95,22 +96,19 @@ function apiHelmetOptions(crossOriginResources: boolean): HelmetOptions {
 
 /**
  * Sets the headers after the route ran (errors included), so a handler's allowPageSources
- * applies to its own response. A page that sets a whole Content-Security-Policy of its own (the
- * docs page: stricter, default-src 'none') keeps it. `isPage` tells which requests are HTML pages
- * (decided by their operation, so an error page rendered later by the error middleware is still a
- * page); `isPublic` which are read from any origin (pictures, users/info), whose responses also
- * get `publicExtra` (the CORS headers, computed once by @koa/cors: see staticCorsHeaders).
+ * applies to its own response. Which set a response gets is its operation's policy (src/policy.ts,
+ * from the contract): pages (an HTML response declared) get helmet's document set, and a page that
+ * sets a whole Content-Security-Policy of its own (the docs page: stricter, default-src 'none')
+ * keeps it; `x-cors: public` operations (read from any origin) get the API set with a
+ * cross-origin resource policy and `publicExtra` (the CORS headers, computed once by @koa/cors:
+ * see staticCorsHeaders); everything else the API set.
  *
  * An API response gets one fixed list, set straight on the Node response: these are the hot
  * endpoints, and going through Koa's header helpers and the CORS middleware per request cost
  * about a sixth of a users/info request (server CPU per request measured from /proc: 55 µs
  * before, 46 µs after).
  */
-export function securityHeaders(
-  isPage: (ctx: Koa.Context) => boolean,
-  isPublic: (ctx: Koa.Context) => boolean,
-  publicExtra: Record<string, string> = {},
-): Koa.Middleware {
+export function securityHeaders(policy: (ctx: Koa.Context) => RoutePolicy, publicExtra: Record<string, string> = {}): Koa.Middleware {
   const widenedPages = koaHelmet(helmetOptions(false));
   const pageHeaders = staticHelmetHeaders(helmetOptions(false));
   const apiHeaders = Object.entries(staticHelmetHeaders(apiHelmetOptions(false)));
@@ -120,13 +118,14 @@ export function securityHeaders(
     try {
       await next();
     } finally {
-      if (isPage(ctx)) {
+      const route = policy(ctx);
+      if (route.page) {
         const own = ctx.response.get('Content-Security-Policy');
         if (pageSources.has(ctx.res)) await widenedPages(ctx, done);
         else ctx.set(pageHeaders);
         if (own) ctx.set('Content-Security-Policy', own);
       } else if (!ctx.res.headersSent) {
-        for (const [name, value] of isPublic(ctx) ? publicHeaders : apiHeaders) ctx.res.setHeader(name, value);
+        for (const [name, value] of route.cors === 'public' ? publicHeaders : apiHeaders) ctx.res.setHeader(name, value);
       }
     }
   };

@@ -12,13 +12,6 @@ const FLAIR_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 export const MAX_BIO_LENGTH = 1024;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
-/** A user id from a query or path string: a positive integer in plain digits, or undefined. */
-export function parseUserId(raw: unknown): number | undefined {
-  if (typeof raw !== 'string' || !/^[1-9][0-9]{0,15}$/.test(raw)) return undefined;
-  const id = Number(raw);
-  return id <= MAX_SAFE ? id : undefined;
-}
-
 /** The public profile: exactly the interface's fields, never email, password or sessions. */
 export function toPublicUser(u: PublicUserRecord): PublicUser {
   const user: PublicUser = {

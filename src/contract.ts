@@ -1,0 +1,62 @@
+/**
+ * openapi.yaml, for the code that takes a rule from it rather than restating it (a parameter's
+ * pattern, an enum): each rule is written once, in the contract. Read and parsed once.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import yaml from 'js-yaml';
+
+/** openapi.yaml at the project root: one level up from src/, two from the compiled dist/src/. */
+export const CONTRACT_PATH = ((): string => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.resolve(here, '..', 'openapi.yaml'), path.resolve(here, '..', '..', 'openapi.yaml')];
+  return candidates.find((p) => fs.existsSync(p)) ?? candidates[0]!;
+})();
+
+type Node = Record<string, unknown>;
+let document: Node | undefined;
+
+function contract(): Node {
+  document ??= yaml.load(fs.readFileSync(CONTRACT_PATH, 'utf8')) as Node;
+  return document;
+}
+
+/** Follows a local `$ref` (`#/components/...`) to the node it names. */
+function resolve(node: unknown): Node {
+  let current = node as Node;
+  for (let hops = 0; typeof current?.$ref === 'string'; hops++) {
+    if (hops > 8) throw new Error(`openapi.yaml: $ref chain too long at ${String(current.$ref)}`);
+    current = String(current.$ref)
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<Node>((n, key) => n[key] as Node, contract());
+  }
+  if (current === undefined) throw new Error('openapi.yaml: unresolvable $ref');
+  return current;
+}
+
+function operation(operationId: string): Node {
+  for (const item of Object.values(contract().paths as Node)) {
+    for (const op of Object.values(item as Node)) {
+      if ((op as Node | undefined)?.operationId === operationId) return op as Node;
+    }
+  }
+  throw new Error(`openapi.yaml has no operation ${operationId}`);
+}
+
+/** The schema of an operation's parameter, with `$ref`s followed. */
+export function parameterSchema(operationId: string, location: 'path' | 'query' | 'header', name: string): Node {
+  const parameter = ((operation(operationId).parameters ?? []) as unknown[])
+    .map(resolve)
+    .find((p) => p.in === location && p.name === name);
+  if (!parameter) throw new Error(`openapi.yaml: ${operationId} has no ${location} parameter ${name}`);
+  return resolve(parameter.schema);
+}
+
+/** A parameter's `pattern` as a RegExp (its capture groups are the contract's too). */
+export function parameterPattern(operationId: string, location: 'path' | 'query' | 'header', name: string): RegExp {
+  const { pattern } = parameterSchema(operationId, location, name);
+  if (typeof pattern !== 'string') throw new Error(`openapi.yaml: ${operationId} ${location} parameter ${name} has no pattern`);
+  return new RegExp(pattern);
+}

@@ -1,0 +1,63 @@
+/**
+ * What the service does around an operation, read from its contract entry alone, so a new
+ * operation gets its behaviour by being declared in openapi.yaml:
+ *
+ * | policy  | from the contract                                                                 |
+ * |---------|-----------------------------------------------------------------------------------|
+ * | cors    | `x-cors: public`: any origin may read it (no credentials); otherwise no CORS      |
+ * | session | its `security` names the `session` or `csrf` scheme (in any alternative; the CSRF |
+ * |         | token is made from a secret kept in the session): the session cookie is read      |
+ * | upload  | its request body may be `multipart/form-data`: streamed by the handler            |
+ * | body    | it declares a request body at all: anything else has its body ignored             |
+ * | page    | a response is `text/html`: HTML error pages and the pages' header set             |
+ *
+ * Computed once per operation (the answers are asked on every request).
+ */
+import type { Operation } from 'openapi-backend';
+
+export interface RoutePolicy {
+  cors: 'public' | 'none';
+  session: boolean;
+  upload: boolean;
+  body: boolean;
+  page: boolean;
+}
+
+/** What a request no operation matches gets: the API defaults, no session, no body read. */
+export const NO_ROUTE: RoutePolicy = Object.freeze({ cors: 'none', session: false, upload: false, body: false, page: false });
+
+const SESSION_SCHEMES = new Set(['session', 'csrf']);
+
+type MediaMap = Record<string, unknown> | undefined;
+
+function mediaTypes(content: MediaMap): string[] {
+  return content ? Object.keys(content) : [];
+}
+
+function compile(operation: Operation): RoutePolicy {
+  const cors = (operation as { 'x-cors'?: unknown })['x-cors'];
+  if (cors !== undefined && cors !== 'public') {
+    throw new Error(`${operation.operationId}: x-cors must be "public" when present, got ${JSON.stringify(cors)}`);
+  }
+  const body = operation.requestBody as { content?: MediaMap } | undefined;
+  const responses = Object.values(operation.responses ?? {}) as { content?: MediaMap }[];
+  return {
+    cors: cors === 'public' ? 'public' : 'none',
+    session: (operation.security ?? []).some((requirement) => Object.keys(requirement).some((s) => SESSION_SCHEMES.has(s))),
+    upload: mediaTypes(body?.content).includes('multipart/form-data'),
+    body: body !== undefined,
+    page: responses.some((r) => mediaTypes(r.content).includes('text/html')),
+  };
+}
+
+const policies = new WeakMap<Operation, RoutePolicy>();
+
+export function policyOf(operation: Operation | undefined): RoutePolicy {
+  if (!operation) return NO_ROUTE;
+  let policy = policies.get(operation);
+  if (!policy) {
+    policy = compile(operation);
+    policies.set(operation, policy);
+  }
+  return policy;
+}
