@@ -63,7 +63,31 @@ export function describeValidationError(err: ErrorObject): string {
 
 export type Api = OpenAPIBackend;
 
-export async function createApi(): Promise<Api> {
+/** An operation's handler as openapi-backend calls it: its context, then the dispatcher's arguments. */
+export type RegisteredHandler = (c: OpContext, ctx: Koa.Context, deps: AppDeps) => unknown;
+
+export interface ApiOptions {
+  /**
+   * Replaces every operation handler (security handlers too, when given): the differential test
+   * registers recorders, so the same requests can go through openapi-backend's own handleRequest
+   * and through src/dispatch.ts and their outcomes be compared.
+   */
+  operationHandler?: (operationId: string) => RegisteredHandler;
+  securityHandlers?: Record<string, RegisteredHandler>;
+  /** false keeps openapi-backend's own router (the differential test's reference); default true. */
+  precompiledRouting?: boolean;
+}
+
+/**
+ * The 404 message for a path no operation has (`why`: a reason to give instead of the route). An
+ * address under the pictures' prefix answers as a missing picture, whatever is wrong with it.
+ */
+export function notFoundMessage(method: string, path: string, why?: string): string {
+  if (path.startsWith('/pfp/')) return 'Profile picture not found';
+  return why ? `No such resource: ${why}` : `No such route: ${method.toUpperCase()} ${path}`;
+}
+
+export async function createApi(options: ApiOptions = {}): Promise<Api> {
   const api = new OpenAPIBackend({
     definition: CONTRACT_PATH,
     strict: true,
@@ -75,16 +99,16 @@ export async function createApi(): Promise<Api> {
   // Handlers take their typed input (src/handlers/types.ts), made here from the context the
   // dispatcher (or openapi-backend's own handleRequest) validated.
   const adapted = Object.fromEntries(
-    Object.entries(operationHandlers).map(([operationId, handler]) => [
+    Object.entries(operationHandlers).map(([operationId, handler]): [string, RegisteredHandler] => [
       operationId,
-      (c: OpContext, ctx: Koa.Context, deps: AppDeps) => (handler as (i: unknown, ctx: Koa.Context, deps: AppDeps) => Promise<void>)(handlerInput(c), ctx, deps),
+      options.operationHandler?.(operationId) ??
+        ((c, ctx, deps) => (handler as (i: unknown, ctx: Koa.Context, deps: AppDeps) => Promise<void>)(handlerInput(c), ctx, deps)),
     ]),
   );
   api.register({
     ...adapted,
     notFound: (c: OpContext) => {
-      if (c.request.path.startsWith('/pfp/')) throw new ApiError(404, 'Profile picture not found');
-      throw new ApiError(404, `No such route: ${c.request.method.toUpperCase()} ${c.request.path}`);
+      throw new ApiError(404, notFoundMessage(c.request.method, c.request.path));
     },
     methodNotAllowed: (c: OpContext) => {
       const allowed = METHODS.filter((method) => api.router.matchOperation({ ...c.request, method }, false));
@@ -114,8 +138,8 @@ export async function createApi(): Promise<Api> {
       throw new ApiError(401, 'Authentication required');
     },
   });
-  for (const [scheme, handler] of Object.entries(securityHandlers)) api.registerSecurityHandler(scheme, handler);
+  for (const [scheme, handler] of Object.entries(options.securityHandlers ?? securityHandlers)) api.registerSecurityHandler(scheme, handler);
   await api.init();
-  precompileRouting(api.router);
+  if (options.precompiledRouting !== false) precompileRouting(api.router);
   return api;
 }

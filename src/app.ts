@@ -5,7 +5,7 @@ import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Operation } from 'openapi-backend';
 import type { Logger } from 'pino';
-import { createApi, METHODS, type Api } from './api.js';
+import { createApi, METHODS, notFoundMessage, type Api } from './api.js';
 import { CONTRACT_PATH } from './contract.js';
 import { bodyMiddleware } from './body.js';
 import { createDispatcher } from './dispatch.js';
@@ -84,7 +84,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   koa.use(async (ctx) => {
     if (!isWellEncoded(ctx.path)) {
       // openapi-backend would throw a URIError decoding path parameters: no such resource.
-      throw new ApiError(404, ctx.path.startsWith('/pfp/') ? 'Profile picture not found' : 'No such resource: the path is not valid percent-encoding');
+      throw new ApiError(404, notFoundMessage(ctx.method, ctx.path, 'the path is not valid percent-encoding'));
     }
     await dispatch(
       {
