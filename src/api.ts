@@ -5,7 +5,7 @@
 import { OpenAPIBackend, type Context as OpContext, type Operation } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
 import { CONTRACT_PATH } from './contract.js';
-import { ApiError } from './errors.js';
+import { ApiError, httpErrorOf } from './errors.js';
 import { handlerInput, operationHandlers, securityHandlers, type AppDeps } from './handlers/index.js';
 import type Koa from 'koa';
 import { precompileRouting } from './routing.js';
@@ -132,9 +132,10 @@ export async function createApi(options: ApiOptions = {}): Promise<Api> {
       // The lowest status wins: "sign in first" (401) before "bad CSRF token" (403).
       const failures = Object.values(c.security ?? {})
         .map((r) => (typeof r === 'object' && r !== null && 'error' in r ? (r as { error: unknown }).error : undefined))
-        .filter((e): e is ApiError => e instanceof ApiError)
-        .sort((a, b) => a.status - b.status);
-      if (failures[0]) throw failures[0];
+        .map((e) => ({ e, http: httpErrorOf(e) }))
+        .filter((f) => f.http !== undefined)
+        .sort((a, b) => a.http!.status - b.http!.status);
+      if (failures[0]) throw failures[0].e;
       throw new ApiError(401, 'Authentication required');
     },
   });

@@ -1,24 +1,53 @@
-/** One error type for every expected failure, and the one middleware that renders it as {message}. */
+/**
+ * HTTP errors: ApiError for failures of the HTTP layer itself (routing, validation, body parsing),
+ * the one map from the domain's errors (src/domain/errors.ts) to a status, headers and message, and
+ * the one middleware that renders either as `{message}` or as an HTML page.
+ */
 import type Koa from 'koa';
 import type { Logger } from 'pino';
+import { DomainError, Failure, type ErrorKind } from './domain/errors.js';
 
 /**
- * An expected failure, answered as `{message}` with `status`. It carries no stack trace: it is an
- * answer, not a bug, and capturing one was the largest cost of a 404 on the hot endpoints.
+ * A failure of the HTTP layer (no route, invalid parameters, an unreadable body), answered as
+ * `{message}` with `status`. Like the domain errors it captures no stack trace.
  */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
+export class ApiError extends Failure {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(message);
-    Error.stackTraceLimit = limit;
-    this.status = status;
-    this.headers = headers;
-    this.name = 'ApiError';
   }
+}
+
+/** The one map from a domain error's kind to its HTTP status. */
+export const HTTP_STATUS: Record<ErrorKind, number> = {
+  invalid_input: 400,
+  invalid_grant: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+export interface HttpError {
+  status: number;
+  message: string;
+  headers: Record<string, string>;
+}
+
+/** The HTTP answer for an expected failure; undefined for anything else (a bug: 500). */
+export function httpErrorOf(err: unknown): HttpError | undefined {
+  if (err instanceof ApiError) return { status: err.status, message: err.message, headers: err.headers };
+  if (!(err instanceof DomainError)) return undefined;
+  const headers: Record<string, string> = {};
+  if ('challenge' in err && typeof err.challenge === 'string') headers['WWW-Authenticate'] = err.challenge;
+  if ('retryAfterSeconds' in err) headers['Retry-After'] = String(err.retryAfterSeconds);
+  return { status: HTTP_STATUS[err.kind], message: err.message, headers };
 }
 
 /** Messages for errors raised by Koa and its body parser, which carry only a status. */
@@ -38,10 +67,11 @@ export function errorMiddleware(logger: Logger, renderHtml?: HtmlErrorRenderer):
     } catch (err) {
       let status = 500;
       let message = 'Internal server error';
-      if (err instanceof ApiError) {
-        status = err.status;
-        message = err.message;
-        ctx.set(err.headers);
+      const expected = httpErrorOf(err);
+      if (expected) {
+        status = expected.status;
+        message = expected.message;
+        ctx.set(expected.headers);
       } else if (isClientHttpError(err)) {
         status = err.status;
         message = HTTP_MESSAGES[status] ?? err.message;

@@ -127,7 +127,7 @@ describe('user', () => {
 
   it('fails on a duplicate name (ignoring case)', async () => {
     const { name } = await createUser();
-    await fails(1, 'Name is already taken', 'user', 'create', '--name', name.toUpperCase(), '--email', `other-${name}@example.com`, '--password', 'password-123');
+    await fails(4, 'Name is already taken', 'user', 'create', '--name', name.toUpperCase(), '--email', `other-${name}@example.com`, '--password', 'password-123');
   });
 
   // KNOWN BUG (src/store/knex-store.ts uniqueField): knex puts the whole INSERT statement, which
@@ -135,7 +135,7 @@ describe('user', () => {
   // duplicate name. Flip to `it` once fixed.
   it('fails on a duplicate email', async () => {
     const { name } = await createUser();
-    await fails(1, 'Email address is already registered', 'user', 'create', '--name', `${name}_b`, '--email', `${name}@example.com`, '--password', 'password-123');
+    await fails(4, 'Email address is already registered', 'user', 'create', '--name', `${name}_b`, '--email', `${name}@example.com`, '--password', 'password-123');
   });
 
   it('fails on a bad email', async () => {
@@ -158,8 +158,8 @@ describe('user', () => {
   });
 
   it('fails on an unknown user id', async () => {
-    await fails(1, 'User 999999 not found', 'user', 'show', '--id', '999999');
-    await fails(1, 'User 999999 not found', 'user', 'update', '--id', '999999', '--bio', 'x');
+    await fails(3, 'User 999999 not found', 'user', 'show', '--id', '999999');
+    await fails(3, 'User 999999 not found', 'user', 'update', '--id', '999999', '--bio', 'x');
   });
 
   it('fails on a non-integer id (usage error, exit 2)', async () => {
@@ -192,7 +192,7 @@ describe('app', () => {
   });
 
   it('create fails for an unknown owner and for a non-https redirect URI', async () => {
-    await fails(1, 'User 999999 not found', 'app', 'create', '--owner', '999999', '--name', 'X', '--redirect-uri', 'https://a.example/cb');
+    await fails(3, 'User 999999 not found', 'app', 'create', '--owner', '999999', '--name', 'X', '--redirect-uri', 'https://a.example/cb');
     const { id } = await createUser();
     await fails(1, 'Redirect URI must use https (http is allowed on localhost only): http://a.example/cb',
       'app', 'create', '--owner', String(id), '--name', 'X', '--redirect-uri', 'http://a.example/cb');
@@ -217,8 +217,8 @@ describe('app', () => {
   });
 
   it('rotate-secret and delete fail for an unknown client id', async () => {
-    await fails(1, 'App nosuchclient not found', 'app', 'rotate-secret', '--client-id', 'nosuchclient');
-    await fails(1, 'App nosuchclient not found', 'app', 'delete', '--client-id', 'nosuchclient');
+    await fails(3, 'App nosuchclient not found', 'app', 'rotate-secret', '--client-id', 'nosuchclient');
+    await fails(3, 'App nosuchclient not found', 'app', 'delete', '--client-id', 'nosuchclient');
   });
 
   it('delete prints {} and the app is gone', async () => {
@@ -297,11 +297,11 @@ describe('code issue', () => {
   });
 
   it('fails on an unknown client id', async () => {
-    await fails(1, 'App nosuchclient not found', 'code', 'issue', '--user', String(user.id), '--client-id', 'nosuchclient', '--scope', 'userinfo');
+    await fails(3, 'App nosuchclient not found', 'code', 'issue', '--user', String(user.id), '--client-id', 'nosuchclient', '--scope', 'userinfo');
   });
 
   it('fails on an unknown user id', async () => {
-    await fails(1, 'User 999999 not found', 'code', 'issue', '--user', '999999', '--client-id', app.client_id, '--scope', 'userinfo');
+    await fails(3, 'User 999999 not found', 'code', 'issue', '--user', '999999', '--client-id', app.client_id, '--scope', 'userinfo');
   });
 
   it('fails on a missing --scope (usage error, exit 2)', async () => {
@@ -366,8 +366,8 @@ describe('picture', () => {
   });
 
   it('fails on an unknown user', async () => {
-    await fails(1, 'User 999999 not found', 'picture', 'set', '--user', '999999', '--file', path.join(fixturesDir, 'photo.jpg'));
-    await fails(1, 'User 999999 not found', 'picture', 'remove', '--user', '999999');
+    await fails(3, 'User 999999 not found', 'picture', 'set', '--user', '999999', '--file', path.join(fixturesDir, 'photo.jpg'));
+    await fails(3, 'User 999999 not found', 'picture', 'remove', '--user', '999999');
   });
 
   it('fails on a missing --file (usage error, exit 2)', async () => {
@@ -397,7 +397,7 @@ describe('game', () => {
     const author = await createUser();
     await fails(1, 'Game URL must use https (http is allowed on localhost only): http://chess.example/', 'game', 'create', '--author', String(author.id), '--title', 'T', '--url', 'http://chess.example/');
     await fails(1, 'Game title must be 1 to 64 characters', 'game', 'create', '--author', String(author.id), '--title', ' ', '--url', 'https://chess.example/');
-    await fails(1, 'User 999999 not found', 'game', 'create', '--author', '999999', '--title', 'T', '--url', 'https://chess.example/');
+    await fails(3, 'User 999999 not found', 'game', 'create', '--author', '999999', '--title', 'T', '--url', 'https://chess.example/');
   });
 
   it('fails on a missing --url (usage error, exit 2)', async () => {
@@ -450,7 +450,7 @@ describe('npm run admin', () => {
       (e: unknown) => e as { code: number; stdout: string; stderr: string },
     );
     expect(err).toBeDefined();
-    expect(err!.code).toBe(1);
+    expect(err!.code).toBe(3);
     expect(err!.stdout).toBe('');
     expect(err!.stderr).toBe('error: User 999999 not found\n');
   }, 60_000);

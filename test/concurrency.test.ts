@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/errors.js';
+import { DomainError } from '../src/domain/errors.js';
+import { httpErrorOf } from '../src/errors.js';
 import { storeLimits } from '../src/security/rate-limit.js';
 import {
   Agent,
@@ -136,9 +137,9 @@ describe(`two service instances on one database and one picture directory (${TES
     await onA.signUpIp.consume(key);
     for (const limits of [onB, onA]) {
       const err = await limits.signUpIp.consume(key).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).status).toBe(429);
-      expect((err as ApiError).message).toMatch(/^Too many attempts, retry in \d+ seconds$/);
+      expect(err).toBeInstanceOf(DomainError);
+      expect(httpErrorOf(err)?.status).toBe(429);
+      expect((err as DomainError).message).toMatch(/^Too many attempts, retry in \d+ seconds$/);
     }
     await onB.signUpIp.reset(key);
     await expect(onA.signUpIp.consume(key)).resolves.toBeUndefined();

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/errors.js';
+import { DomainError } from '../src/domain/errors.js';
+import { httpErrorOf } from '../src/errors.js';
 import { encodePicture, MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES, type Encoded } from '../src/pictures/images.js';
 import { removePicture, setPicture, sweepOrphanFiles } from '../src/pictures/pictures.js';
 import { fixturesDir, makeUser, startServer, type TestServer } from './helpers.js';
@@ -14,13 +15,13 @@ const NOT_AN_IMAGE = 'The file is not an image in a supported format';
 const DAMAGED = 'The picture could not be read: the file is damaged or truncated';
 const TOO_MANY_PIXELS = 'The picture has too many pixels: at most 50 megapixels';
 
-async function expectApiError(promise: Promise<unknown>, status: number, message: string): Promise<void> {
+async function expectRefusal(promise: Promise<unknown>, status: number, message: string): Promise<void> {
   const err = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(ApiError);
-  expect({ status: (err as ApiError).status, message: (err as ApiError).message }).toEqual({ status, message });
+  expect(err).toBeInstanceOf(DomainError);
+  expect({ status: httpErrorOf(err)?.status, message: (err as DomainError).message }).toEqual({ status, message });
 }
 
 /** RGB(A) of one pixel of an encoded image. */
@@ -92,24 +93,24 @@ describe('encodePicture', () => {
   });
 
   it('rejects an empty buffer with 400', async () => {
-    await expectApiError(encodePicture(Buffer.alloc(0)), 400, 'The picture file is empty');
+    await expectRefusal(encodePicture(Buffer.alloc(0)), 400, 'The picture file is empty');
   });
 
   it('rejects more than 8 MB with 413 before decoding', async () => {
-    await expectApiError(encodePicture(Buffer.alloc(MAX_UPLOAD_BYTES + 1)), 413, 'The picture is larger than 8 MB');
+    await expectRefusal(encodePicture(Buffer.alloc(MAX_UPLOAD_BYTES + 1)), 413, 'The picture is larger than 8 MB');
   });
 
   it('accepts exactly 8 MB as far as size goes (then judges the content)', async () => {
     expect(MAX_UPLOAD_BYTES).toBe(8 * 1024 * 1024);
-    await expectApiError(encodePicture(Buffer.alloc(MAX_UPLOAD_BYTES)), 400, NOT_AN_IMAGE);
+    await expectRefusal(encodePicture(Buffer.alloc(MAX_UPLOAD_BYTES)), 400, NOT_AN_IMAGE);
   });
 
   it('rejects a truncated JPEG with 400 damaged or truncated', async () => {
-    await expectApiError(encodePicture(fixture('truncated.jpg')), 400, DAMAGED);
+    await expectRefusal(encodePicture(fixture('truncated.jpg')), 400, DAMAGED);
   });
 
   it('rejects a text file named picture.png with 400 not an image', async () => {
-    await expectApiError(encodePicture(fixture('picture.png')), 400, NOT_AN_IMAGE);
+    await expectRefusal(encodePicture(fixture('picture.png')), 400, NOT_AN_IMAGE);
   });
 
   it('rejects a decompression bomb (10000x10000 PNG, small on disk) with 400 too many pixels', async () => {
@@ -118,7 +119,7 @@ describe('encodePicture', () => {
       .toBuffer();
     expect(bomb.length).toBeLessThan(MAX_UPLOAD_BYTES);
     const started = Date.now();
-    await expectApiError(encodePicture(bomb), 400, TOO_MANY_PIXELS);
+    await expectRefusal(encodePicture(bomb), 400, TOO_MANY_PIXELS);
     expect(Date.now() - started).toBeLessThan(5_000); // refused from the header, not after decoding
   });
 });
@@ -217,7 +218,7 @@ describe('setPicture / removePicture', () => {
       const before = Object.fromEntries(SIZE_NAMES.map((s) => [s, fs.readFileSync(t.app.deps.files.path(s, user.id, ts))]));
       const everything = allFiles();
       t.clock.advance(1_000);
-      await expectApiError(setPicture(deps(), user.id, fixture(name)), status, message);
+      await expectRefusal(setPicture(deps(), user.id, fixture(name)), status, message);
       expect(await pfpTimestamp(user.id)).toBe(ts);
       expect(filesOf(user.id)).toEqual(expected(user.id, ts));
       for (const s of SIZE_NAMES) expect(fs.readFileSync(t.app.deps.files.path(s, user.id, ts)).equals(before[s]!)).toBe(true);
@@ -228,14 +229,14 @@ describe('setPicture / removePicture', () => {
 
   it('a rejected upload by a user without a picture writes nothing and sets nothing', async () => {
     const user = await makeUser(t);
-    await expectApiError(setPicture(deps(), user.id, Buffer.alloc(MAX_UPLOAD_BYTES + 1)), 413, 'The picture is larger than 8 MB');
+    await expectRefusal(setPicture(deps(), user.id, Buffer.alloc(MAX_UPLOAD_BYTES + 1)), 413, 'The picture is larger than 8 MB');
     expect(await pfpTimestamp(user.id)).toBeNull();
     expect(filesOf(user.id)).toEqual([]);
   });
 
   it('rejects an unknown user with 404 and writes no files', async () => {
     const everything = allFiles();
-    await expectApiError(setPicture(deps(), 987654, fixture('photo.jpg')), 404, 'User 987654 not found');
+    await expectRefusal(setPicture(deps(), 987654, fixture('photo.jpg')), 404, 'User 987654 not found');
     expect(allFiles()).toEqual(everything);
   });
 
@@ -280,7 +281,7 @@ describe('setPicture / removePicture', () => {
   });
 
   it('removePicture of an unknown user is 404', async () => {
-    await expectApiError(removePicture(deps(), 987654), 404, 'User 987654 not found');
+    await expectRefusal(removePicture(deps(), 987654), 404, 'User 987654 not found');
   });
 
   it('a picture set after removal (clock moved on) gets a new timestamp and address', async () => {
@@ -315,8 +316,8 @@ describe('setPicture / removePicture', () => {
     for (const r of results) {
       if (r.status === 'fulfilled') won.push(r.value);
       else {
-        expect(r.reason).toBeInstanceOf(ApiError);
-        expect((r.reason as ApiError).status).toBe(409);
+        expect(r.reason).toBeInstanceOf(DomainError);
+        expect(httpErrorOf(r.reason)?.status).toBe(409);
       }
     }
     expect(won.length).toBeGreaterThanOrEqual(1);

@@ -1,5 +1,5 @@
+import { Conflict, Unauthenticated } from '../domain/errors.js';
 /** Signing up, signing in (rate-limited, constant work for unknown names) and play heartbeats. */
-import { ApiError } from '../errors.js';
 import type { Limits } from '../security/rate-limit.js';
 import type { Store, UserRecord } from '../store/types.js';
 import { createUser, type NewAccount } from '../users/users.js';
@@ -33,7 +33,7 @@ export async function signIn(deps: AccountDeps, input: { login: string; password
   const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
   if (!user || !ok) {
     await deps.limits.signInAccount.consume(accountKey);
-    throw new ApiError(401, 'Wrong name or password');
+    throw new Unauthenticated('Wrong name or password');
   }
   await deps.limits.signInAccount.reset(accountKey);
   return user;
@@ -57,7 +57,7 @@ export interface HeartbeatResult {
 export async function heartbeat(deps: { store: Store; now: () => number }, userId: number): Promise<HeartbeatResult> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const user = await deps.store.getUser(userId);
-    if (!user) throw new ApiError(401, 'Sign in first');
+    if (!user) throw new Unauthenticated('Sign in first');
     const now = deps.now();
     const elapsed = now - user.lastHeartbeat;
     const continuing = user.lastHeartbeat > 0 && elapsed >= 0 && elapsed <= HEARTBEAT_GAP_MS;
@@ -66,5 +66,5 @@ export async function heartbeat(deps: { store: Store; now: () => number }, userI
     const updated = await deps.store.recordHeartbeat(userId, user.lastHeartbeat, next, addedMinutes);
     if (updated) return { addedMinutes, user: updated };
   }
-  throw new ApiError(409, 'Heartbeats are arriving concurrently; try again');
+  throw new Conflict('Heartbeats are arriving concurrently; try again');
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
-import { ApiError } from '../errors.js';
+import { DomainError, InvalidInput, NotFound, type ErrorKind } from '../domain/errors.js';
 import { gameView, registerGame } from '../games/games.js';
 import { createApp as registerApp, rotateSecret } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
@@ -40,6 +40,22 @@ function list(value: string): string[] {
 }
 
 /** Runs one CLI invocation; resolves to the exit code. */
+/**
+ * The one map from a refused operation to an exit code, so scripts can tell "not there" and "taken"
+ * from other refusals. 2 stays commander's usage error.
+ */
+export const EXIT_CODE: Record<ErrorKind, number> = {
+  invalid_input: 1,
+  invalid_grant: 1,
+  unauthenticated: 1,
+  forbidden: 1,
+  too_large: 1,
+  rate_limited: 1,
+  not_found: 3,
+  conflict: 4,
+  unavailable: 5,
+};
+
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let store: Store | undefined;
   const now = io.now ?? Date.now;
@@ -76,7 +92,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .requiredOption('--id <id>', 'user id', int('--id'))
     .action(async (o: { id: number }) => {
       const found = await (await openStore()).getUser(o.id);
-      if (!found) throw new ApiError(404, `User ${o.id} not found`);
+      if (!found) throw new NotFound(`User ${o.id} not found`);
       print(toPublicUser(found));
     });
   user
@@ -125,7 +141,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('Delete an app with its codes and tokens')
     .requiredOption('--client-id <id>', 'client id')
     .action(async (o: { clientId: string }) => {
-      if (!(await (await openStore()).deleteApp(o.clientId))) throw new ApiError(404, `App ${o.clientId} not found`);
+      if (!(await (await openStore()).deleteApp(o.clientId))) throw new NotFound(`App ${o.clientId} not found`);
       print({});
     });
 
@@ -176,7 +192,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       try {
         input = await fs.readFile(o.file);
       } catch (err) {
-        throw new ApiError(400, `Cannot read ${o.file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+        throw new InvalidInput(`Cannot read ${o.file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
       }
       const files = new PictureFiles(loadConfig(io.env).picturesDir);
       print({ pfpTimestamp: await setPicture({ store: await openStore(), files, now }, o.user, input) });
@@ -199,7 +215,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       // Commander has printed its own message (help and version exit 0).
       return err.exitCode === 0 ? 0 : 2;
     }
-    if (err instanceof ApiError || err instanceof ConfigError) {
+    if (err instanceof DomainError) {
+      io.stderr(`error: ${err.message}\n`);
+      return EXIT_CODE[err.kind];
+    }
+    if (err instanceof ConfigError) {
       io.stderr(`error: ${err.message}\n`);
       return 1;
     }

@@ -1,10 +1,10 @@
+import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
 /**
  * Games and the game flow's server side (decisions.md): a game is hosted at its own address and
  * framed by /play/<id>; an app may get codes through a game only when its owner is the game's
  * author, and only for the scopes ["userinfo"].
  */
 import type { components } from '../../generated/api.js';
-import { ApiError } from '../errors.js';
 import type { Deps } from '../oauth/clients.js';
 import { webAddressProblem } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
@@ -18,19 +18,19 @@ export async function registerGame(
   input: { authorId: number; title: string; url: string },
 ): Promise<GameWithAuthor> {
   const title = input.title.trim();
-  if (title.length < 1 || title.length > 64) throw new ApiError(400, 'Game title must be 1 to 64 characters');
-  if (/[\u0000-\u001f\u007f]/.test(input.title)) throw new ApiError(400, 'Game title must not contain control characters');
+  if (title.length < 1 || title.length > 64) throw new InvalidInput('Game title must be 1 to 64 characters');
+  if (/[\u0000-\u001f\u007f]/.test(input.title)) throw new InvalidInput('Game title must not contain control characters');
   const problem = webAddressProblem(input.url, 'Game URL');
-  if (problem) throw new ApiError(400, problem);
+  if (problem) throw new InvalidInput(problem);
   const author = await deps.store.getUser(input.authorId);
-  if (!author) throw new ApiError(404, `User ${input.authorId} not found`);
+  if (!author) throw new NotFound(`User ${input.authorId} not found`);
   const game = await deps.store.createGame({ authorId: author.id, title, url: input.url, createdAt: deps.now() });
   return { ...game, authorName: author.name };
 }
 
 export async function getGame(store: Store, id: number): Promise<GameWithAuthor> {
   const game = await store.getGame(id);
-  if (!game) throw new ApiError(404, 'Game not found');
+  if (!game) throw new NotFound('Game not found');
   return game;
 }
 
@@ -47,10 +47,10 @@ export async function gameApp(
 ): Promise<{ game: GameWithAuthor; app: AppRecord; owner: UserRecord }> {
   const game = await getGame(store, gameId);
   const app = await store.getApp(clientId);
-  if (!app) throw new ApiError(404, 'App not found');
-  if (app.ownerId !== game.authorId) throw new ApiError(403, "The app's owner is not the game's author");
+  if (!app) throw new NotFound('App not found');
+  if (app.ownerId !== game.authorId) throw new Forbidden("The app's owner is not the game's author");
   const owner = await store.getUser(app.ownerId);
-  if (!owner) throw new ApiError(404, 'App not found');
+  if (!owner) throw new NotFound('App not found');
   return { game, app, owner };
 }
 
@@ -60,7 +60,7 @@ export async function issueGameCode(
   input: { gameId: number; clientId: string; scopes: string[]; userId: number },
 ): Promise<string> {
   if (input.scopes.length !== GAME_SCOPES.length || input.scopes.some((s, i) => s !== GAME_SCOPES[i])) {
-    throw new ApiError(400, 'The game flow grants exactly the scopes ["userinfo"]');
+    throw new InvalidInput('The game flow grants exactly the scopes ["userinfo"]');
   }
   const { app } = await gameApp(deps.store, input.gameId, input.clientId);
   const { code } = await issueCode(deps, {

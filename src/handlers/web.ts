@@ -1,6 +1,6 @@
 /** What the page and session handlers share: the signed-in user, HTML responses, redirects. */
 import type Koa from 'koa';
-import { ApiError } from '../errors.js';
+import { httpErrorOf } from '../errors.js';
 import type { PageUser } from '../pages/html.js';
 import { csrfToken, existingCsrfToken } from '../sessions/csrf.js';
 import { readSession } from '../sessions/session.js';
@@ -66,15 +66,16 @@ export function redirectToSignIn(ctx: Koa.Context, returnTo: string, status: 302
 }
 
 /**
- * Runs a form's action; an expected failure (an ApiError below 500) shows the form again with
+ * Runs a form's action; an expected failure (below 500) shows the form again with
  * its reason and status instead of the generic error page.
  */
 export async function formAction(ctx: Koa.Context, action: () => Promise<void>, showForm: (error: string) => string): Promise<void> {
   try {
     await action();
   } catch (err) {
-    if (!(err instanceof ApiError) || err.status >= 500) throw err;
-    ctx.set(err.headers);
-    sendHtml(ctx, showForm(err.message), err.status);
+    const expected = httpErrorOf(err);
+    if (!expected || expected.status >= 500) throw err;
+    ctx.set(expected.headers);
+    sendHtml(ctx, showForm(expected.message), expected.status);
   }
 }

@@ -1,10 +1,10 @@
+import { InvalidInput } from '../domain/errors.js';
 /**
  * The traditional flow's rules (decisions.md, RFC 6749 4.1): the client and its exact redirect_uri
  * are checked first and never redirected to when wrong; then the grant request itself, whose
  * errors go back to the client's redirect_uri with the state.
  */
 import type { operations } from '../../generated/api.js';
-import { ApiError } from '../errors.js';
 import type { AppRecord, Store, UserRecord } from '../store/types.js';
 import type { Deps } from './clients.js';
 import { issueCode } from './codes.js';
@@ -34,15 +34,15 @@ export interface ResolvedClient {
 
 /** Unknown client or unregistered redirect_uri: a 400 for the error page, never a redirect. */
 export async function resolveClient(store: Store, params: AuthorizeParams): Promise<ResolvedClient> {
-  if (!params.client_id) throw new ApiError(400, 'The request has no client_id');
+  if (!params.client_id) throw new InvalidInput('The request has no client_id');
   const app = await store.getApp(params.client_id);
-  if (!app) throw new ApiError(400, 'Unknown client: no app has this client_id');
-  if (!params.redirect_uri) throw new ApiError(400, 'The request has no redirect_uri');
+  if (!app) throw new InvalidInput('Unknown client: no app has this client_id');
+  if (!params.redirect_uri) throw new InvalidInput('The request has no redirect_uri');
   if (!app.redirectUris.includes(params.redirect_uri)) {
-    throw new ApiError(400, 'The redirect_uri is not registered for this app');
+    throw new InvalidInput('The redirect_uri is not registered for this app');
   }
   const owner = await store.getUser(app.ownerId);
-  if (!owner) throw new ApiError(400, 'Unknown client: no app has this client_id');
+  if (!owner) throw new InvalidInput('Unknown client: no app has this client_id');
   return { app, owner, redirectUri: params.redirect_uri };
 }
 

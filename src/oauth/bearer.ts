@@ -1,18 +1,18 @@
-import { ApiError } from '../errors.js';
+import { Forbidden, Unauthenticated } from '../domain/errors.js';
 import type { Store, TokenWithUser } from '../store/types.js';
 import { hashSecret } from './secrets.js';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-function challenge(error?: string, description?: string): Record<string, string> {
+function challenge(error?: string, description?: string): string {
   const parts = ['realm="whois"'];
   if (error) parts.push(`error="${error}"`);
   if (description) parts.push(`error_description="${description}"`);
-  return { 'WWW-Authenticate': `Bearer ${parts.join(', ')}` };
+  return `Bearer ${parts.join(', ')}`;
 }
 
-function unauthorized(message: string, error?: string): ApiError {
-  return new ApiError(401, message, challenge(error, error ? message : undefined));
+function unauthorized(message: string, error?: string): Unauthenticated {
+  return new Unauthenticated(message, challenge(error, error ? message : undefined));
 }
 
 /**
@@ -41,8 +41,6 @@ export async function authenticateBearer(
 /** 403 with an insufficient_scope challenge when the token lacks `scope`. */
 export function requireScope(found: TokenWithUser, scope: string): void {
   if (!found.token.scopes.includes(scope)) {
-    throw new ApiError(403, `Access token lacks the ${scope} scope`, {
-      'WWW-Authenticate': `Bearer realm="whois", error="insufficient_scope", scope="${scope}"`,
-    });
+    throw new Forbidden(`Access token lacks the ${scope} scope`, `Bearer realm="whois", error="insufficient_scope", scope="${scope}"`);
   }
 }

@@ -1,5 +1,5 @@
+import { InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
 import type { components } from '../../generated/api.js';
-import { ApiError } from '../errors.js';
 import type { AppRecord, Store } from '../store/types.js';
 import { CLIENT_ID_BYTES, CLIENT_SECRET_BYTES, digestsEqual, hashSecret, randomSecret } from './secrets.js';
 
@@ -36,14 +36,14 @@ export function redirectUriProblem(uri: string): string | undefined {
 
 export function validateAppInput(name: string, redirectUris: string[]): void {
   const trimmed = name.trim();
-  if (trimmed.length < 1 || trimmed.length > 64) throw new ApiError(400, 'App name must be 1 to 64 characters');
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw new ApiError(400, 'App name must not contain control characters');
+  if (trimmed.length < 1 || trimmed.length > 64) throw new InvalidInput('App name must be 1 to 64 characters');
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw new InvalidInput('App name must not contain control characters');
   if (redirectUris.length < 1 || redirectUris.length > MAX_REDIRECT_URIS) {
-    throw new ApiError(400, `An app needs 1 to ${MAX_REDIRECT_URIS} redirect URIs`);
+    throw new InvalidInput(`An app needs 1 to ${MAX_REDIRECT_URIS} redirect URIs`);
   }
   for (const uri of redirectUris) {
     const problem = redirectUriProblem(uri);
-    if (problem) throw new ApiError(400, problem);
+    if (problem) throw new InvalidInput(problem);
   }
 }
 
@@ -53,7 +53,7 @@ export async function createApp(
   input: { ownerId: number; name: string; redirectUris: string[] },
 ): Promise<{ app: AppRecord; clientSecret: string }> {
   validateAppInput(input.name, input.redirectUris);
-  if (!(await deps.store.getUser(input.ownerId))) throw new ApiError(404, `User ${input.ownerId} not found`);
+  if (!(await deps.store.getUser(input.ownerId))) throw new NotFound(`User ${input.ownerId} not found`);
   const clientSecret = randomSecret(CLIENT_SECRET_BYTES);
   const app: AppRecord = {
     clientId: randomSecret(CLIENT_ID_BYTES),
@@ -71,7 +71,7 @@ export async function createApp(
 export async function rotateSecret(deps: Deps, clientId: string): Promise<string> {
   const clientSecret = randomSecret(CLIENT_SECRET_BYTES);
   if (!(await deps.store.setAppSecret(clientId, hashSecret(clientSecret)))) {
-    throw new ApiError(404, `App ${clientId} not found`);
+    throw new NotFound(`App ${clientId} not found`);
   }
   return clientSecret;
 }
@@ -79,13 +79,13 @@ export async function rotateSecret(deps: Deps, clientId: string): Promise<string
 /** The app with this client id if `ownerId` owns it; 404 otherwise (never revealing others' apps). */
 export async function ownedApp(store: Store, clientId: string, ownerId: number): Promise<AppRecord> {
   const app = await store.getApp(clientId);
-  if (!app || app.ownerId !== ownerId) throw new ApiError(404, 'App not found');
+  if (!app || app.ownerId !== ownerId) throw new NotFound('App not found');
   return app;
 }
 
 /** Deletes an app with its codes and tokens. */
 export async function deleteApp(store: Store, clientId: string): Promise<void> {
-  if (!(await store.deleteApp(clientId))) throw new ApiError(404, 'App not found');
+  if (!(await store.deleteApp(clientId))) throw new NotFound('App not found');
 }
 
 /** Checks client credentials; 401 for an unknown client or a wrong secret. */
@@ -93,12 +93,12 @@ export async function authenticateClient(
   store: Store,
   clientId: string,
   clientSecret: string,
-  challenge: Record<string, string>,
+  challenge?: string,
 ): Promise<AppRecord> {
   const app = await store.getApp(clientId);
-  if (!app) throw new ApiError(401, 'Unknown client', challenge);
+  if (!app) throw new Unauthenticated('Unknown client', challenge);
   if (!digestsEqual(hashSecret(clientSecret), app.secretHash)) {
-    throw new ApiError(401, 'Invalid client secret', challenge);
+    throw new Unauthenticated('Invalid client secret', challenge);
   }
   return app;
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { InvalidInput, NotFound } from '../domain/errors.js';
 import type { Deps } from './clients.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { CODE_BYTES, hashSecret, randomSecret } from './secrets.js';
@@ -25,15 +25,15 @@ export interface CodeRequest {
  */
 export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: string; scopes: Scope[] }> {
   const parsed = parseScopes(req.scope);
-  if ('error' in parsed) throw new ApiError(400, parsed.error);
+  if ('error' in parsed) throw new InvalidInput(parsed.error);
   const app = await deps.store.getApp(req.clientId);
-  if (!app) throw new ApiError(404, `App ${req.clientId} not found`);
-  if (!(await deps.store.getUser(req.userId))) throw new ApiError(404, `User ${req.userId} not found`);
+  if (!app) throw new NotFound(`App ${req.clientId} not found`);
+  if (!(await deps.store.getUser(req.userId))) throw new NotFound(`User ${req.userId} not found`);
   if (req.redirectUri !== null && !app.redirectUris.includes(req.redirectUri)) {
-    throw new ApiError(400, `Redirect URI is not registered for this app: ${req.redirectUri}`);
+    throw new InvalidInput(`Redirect URI is not registered for this app: ${req.redirectUri}`);
   }
   if (req.codeChallenge !== null && !S256_CHALLENGE.test(req.codeChallenge)) {
-    throw new ApiError(400, 'code_challenge must be an S256 challenge: 43 base64url characters');
+    throw new InvalidInput('code_challenge must be an S256 challenge: 43 base64url characters');
   }
   const code = randomSecret(CODE_BYTES);
   const now = deps.now();

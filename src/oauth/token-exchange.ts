@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { InvalidGrant, InvalidInput, Unauthenticated } from '../domain/errors.js';
 import { authenticateClient, type Deps } from './clients.js';
 import { hashSecret, randomSecret, s256, TOKEN_BYTES } from './secrets.js';
 
@@ -24,16 +24,16 @@ interface ClientCredentials {
   clientId: string;
   clientSecret: string;
   /** The challenge to send with a 401: Basic when the client tried Basic. */
-  challenge: Record<string, string>;
+  challenge: string | undefined;
 }
 
-const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="oauth", charset="UTF-8"' };
+const BASIC_CHALLENGE = 'Basic realm="oauth", charset="UTF-8"';
 
 function decodeFormComponent(value: string): string {
   try {
     return decodeURIComponent(value.replace(/\+/g, ' '));
   } catch {
-    throw new ApiError(401, 'Malformed Basic credentials', BASIC_CHALLENGE);
+    throw new Unauthenticated('Malformed Basic credentials', BASIC_CHALLENGE);
   }
 }
 
@@ -45,24 +45,24 @@ function clientCredentials(params: TokenParams, authorization: string | undefine
   const inBody = params.client_id !== undefined || params.client_secret !== undefined;
   if (authorization !== undefined) {
     const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(authorization.trim());
-    if (!match?.[1]) throw new ApiError(401, 'Authorization header must be HTTP Basic client credentials', BASIC_CHALLENGE);
+    if (!match?.[1]) throw new Unauthenticated('Authorization header must be HTTP Basic client credentials', BASIC_CHALLENGE);
     if (params.client_secret !== undefined) {
-      throw new ApiError(400, 'Send client credentials either in the Authorization header or in the body, not both');
+      throw new InvalidInput('Send client credentials either in the Authorization header or in the body, not both');
     }
     const decoded = Buffer.from(match[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon < 0) throw new ApiError(401, 'Malformed Basic credentials', BASIC_CHALLENGE);
+    if (colon < 0) throw new Unauthenticated('Malformed Basic credentials', BASIC_CHALLENGE);
     const clientId = decodeFormComponent(decoded.slice(0, colon));
     const clientSecret = decodeFormComponent(decoded.slice(colon + 1));
     if (params.client_id !== undefined && params.client_id !== clientId) {
-      throw new ApiError(400, 'client_id in the body does not match the Authorization header');
+      throw new InvalidInput('client_id in the body does not match the Authorization header');
     }
     return { clientId, clientSecret, challenge: BASIC_CHALLENGE };
   }
-  if (!inBody) throw new ApiError(401, 'Client authentication is required: send client_id and client_secret', BASIC_CHALLENGE);
-  if (params.client_id === undefined) throw new ApiError(401, 'client_id is required');
-  if (params.client_secret === undefined) throw new ApiError(401, 'client_secret is required');
-  return { clientId: params.client_id, clientSecret: params.client_secret, challenge: {} };
+  if (!inBody) throw new Unauthenticated('Client authentication is required: send client_id and client_secret', BASIC_CHALLENGE);
+  if (params.client_id === undefined) throw new Unauthenticated('client_id is required');
+  if (params.client_secret === undefined) throw new Unauthenticated('client_secret is required');
+  return { clientId: params.client_id, clientSecret: params.client_secret, challenge: undefined };
 }
 
 /**
@@ -75,35 +75,35 @@ export async function exchangeCode(
   authorization: string | undefined,
 ): Promise<TokenResult> {
   if (params.grant_type !== 'authorization_code') {
-    throw new ApiError(400, 'Unsupported grant_type: only authorization_code is supported');
+    throw new InvalidInput('Unsupported grant_type: only authorization_code is supported');
   }
   const client = clientCredentials(params, authorization);
   const app = await authenticateClient(deps.store, client.clientId, client.clientSecret, client.challenge);
-  if (!params.code) throw new ApiError(400, 'code is required');
+  if (!params.code) throw new InvalidInput('code is required');
 
   const codeHash = hashSecret(params.code);
   const code = await deps.store.getCode(codeHash);
   if (!code || code.clientId !== app.clientId) {
-    throw new ApiError(400, 'Invalid authorization code');
+    throw new InvalidGrant('Invalid authorization code');
   }
   const now = deps.now();
   if (code.usedAt !== null) {
     await deps.store.revokeTokensOfCode(codeHash, now);
-    throw new ApiError(400, 'Authorization code has already been used; tokens issued from it are revoked');
+    throw new InvalidGrant('Authorization code has already been used; tokens issued from it are revoked');
   }
-  if (code.expiresAt <= now) throw new ApiError(400, 'Authorization code has expired');
+  if (code.expiresAt <= now) throw new InvalidGrant('Authorization code has expired');
   if (code.redirectUri !== null && params.redirect_uri !== undefined && params.redirect_uri !== code.redirectUri) {
-    throw new ApiError(400, 'redirect_uri does not match the one the code was issued for');
+    throw new InvalidGrant('redirect_uri does not match the one the code was issued for');
   }
   if (code.codeChallenge !== null) {
-    if (params.code_verifier === undefined) throw new ApiError(400, 'code_verifier is required for this code');
+    if (params.code_verifier === undefined) throw new InvalidGrant('code_verifier is required for this code');
     if (s256(params.code_verifier) !== code.codeChallenge) {
-      throw new ApiError(400, 'code_verifier does not match the code_challenge');
+      throw new InvalidGrant('code_verifier does not match the code_challenge');
     }
   } else if (params.code_verifier !== undefined) {
     // RFC 9700 2.1.1: a verifier for a code issued without a challenge is how a PKCE downgrade
     // (an attacker's code injected into a client that uses PKCE) shows itself; refuse it.
-    throw new ApiError(400, 'code_verifier was sent, but this code was issued without a code_challenge');
+    throw new InvalidGrant('code_verifier was sent, but this code was issued without a code_challenge');
   }
 
   const accessToken = randomSecret(TOKEN_BYTES);
@@ -119,9 +119,9 @@ export async function exchangeCode(
   });
   if (!won) {
     // The code expired in between, or another redemption committed first: this one is a replay.
-    if ((await deps.store.getCode(codeHash))?.usedAt === null) throw new ApiError(400, 'Authorization code has expired');
+    if ((await deps.store.getCode(codeHash))?.usedAt === null) throw new InvalidGrant('Authorization code has expired');
     await deps.store.revokeTokensOfCode(codeHash, now);
-    throw new ApiError(400, 'Authorization code has already been used; tokens issued from it are revoked');
+    throw new InvalidGrant('Authorization code has already been used; tokens issued from it are revoked');
   }
   return { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS };
 }

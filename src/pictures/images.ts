@@ -1,5 +1,5 @@
+import { InvalidInput, TooLarge } from '../domain/errors.js';
 import sharp, { type OutputInfo } from 'sharp';
-import { ApiError } from '../errors.js';
 
 export const SIZES = { large: 256, medium: 64, small: 16 } as const;
 export type Size = keyof typeof SIZES;
@@ -20,8 +20,8 @@ export function isSize(value: string): value is Size {
  * three square WebP sizes, centre-cropped. The format is judged by content, never by name.
  */
 export async function encodePicture(input: Buffer): Promise<Encoded> {
-  if (input.length === 0) throw new ApiError(400, 'The picture file is empty');
-  if (input.length > MAX_UPLOAD_BYTES) throw new ApiError(413, 'The picture is larger than 8 MB');
+  if (input.length === 0) throw new InvalidInput('The picture file is empty');
+  if (input.length > MAX_UPLOAD_BYTES) throw new TooLarge('The picture is larger than 8 MB');
   let base: { data: Buffer; info: OutputInfo };
   try {
     // Decode once, to the largest size; the smaller sizes are made from that.
@@ -32,7 +32,7 @@ export async function encodePicture(input: Buffer): Promise<Encoded> {
       .raw()
       .toBuffer({ resolveWithObject: true });
   } catch (err) {
-    throw new ApiError(400, describeSharpError(err));
+    throw new InvalidInput(describeSharpError(err));
   }
   const raw = { raw: { width: base.info.width, height: base.info.height, channels: base.info.channels } };
   const encode = (size: number) =>

@@ -1,8 +1,8 @@
+import { Conflict, NotFound } from '../domain/errors.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
-import { ApiError } from '../errors.js';
 import type { Store } from '../store/types.js';
 import { encodePicture, SIZE_NAMES, type Encoded, type Size } from './images.js';
 
@@ -110,7 +110,7 @@ export async function setPicture(deps: PictureDeps, userId: number, input: Buffe
   const images = await encodePicture(input);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const user = await deps.store.getUser(userId);
-    if (!user) throw new ApiError(404, `User ${userId} not found`);
+    if (!user) throw new NotFound(`User ${userId} not found`);
     const old = user.pfpTimestamp;
     let next = Math.max(deps.now(), (old ?? 0) + 1, user.pfpHighWater + 1);
     while (!(await deps.files.writeAll(userId, next, images))) next += 1;
@@ -121,21 +121,21 @@ export async function setPicture(deps: PictureDeps, userId: number, input: Buffe
     // Another change committed first: drop our files and start again from its state.
     await deps.files.removeAll(userId, next);
   }
-  throw new ApiError(409, 'The picture is being changed concurrently; try again');
+  throw new Conflict('The picture is being changed concurrently; try again');
 }
 
 /** Removes a user's picture: unset pfpTimestamp, then delete the files. */
 export async function removePicture(deps: PictureDeps, userId: number): Promise<void> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const user = await deps.store.getUser(userId);
-    if (!user) throw new ApiError(404, `User ${userId} not found`);
+    if (!user) throw new NotFound(`User ${userId} not found`);
     if (user.pfpTimestamp === null) return;
     if (await deps.store.swapPfpTimestamp(userId, user.pfpTimestamp, null)) {
       await deps.files.removeAll(userId, user.pfpTimestamp);
       return;
     }
   }
-  throw new ApiError(409, 'The picture is being changed concurrently; try again');
+  throw new Conflict('The picture is being changed concurrently; try again');
 }
 
 /**

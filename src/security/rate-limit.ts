@@ -1,14 +1,14 @@
+import { RateLimited } from '../domain/errors.js';
 /**
  * Rate limits behind a small interface. The counters live in the database (Store.rateLimiter,
  * rate-limiter-flexible's Postgres/SQLite stores), so several service instances on one database
  * share them and a restart does not reset them.
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { ApiError } from '../errors.js';
 import type { Store } from '../store/types.js';
 
 export interface Limiter {
-  /** Counts one event for `key`; throws a 429 ApiError (with Retry-After) once over the limit. */
+  /** Counts one event for `key`; throws RateLimited (with the seconds to wait) once over the limit. */
   consume(key: string): Promise<void>;
   /** Throws the same 429 when `key` is already over the limit, without counting. */
   check(key: string): Promise<void>;
@@ -38,9 +38,9 @@ export const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
   signUpIp: { points: 20, seconds: 60 * 60 },
 };
 
-function tooMany(res: RateLimiterRes): ApiError {
+function tooMany(res: RateLimiterRes): RateLimited {
   const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-  return new ApiError(429, `Too many attempts, retry in ${seconds} seconds`, { 'Retry-After': String(seconds) });
+  return new RateLimited(`Too many attempts, retry in ${seconds} seconds`, seconds);
 }
 
 /** A Limiter over any rate-limiter-flexible limiter allowing `points` per window. */

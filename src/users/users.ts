@@ -1,5 +1,5 @@
+import { Conflict, InvalidInput, NotFound } from '../domain/errors.js';
 import { hashPassword } from '../accounts/passwords.js';
-import { ApiError } from '../errors.js';
 import type { components } from '../../generated/api.js';
 import { UniqueViolation, type PublicUserRecord, type Store, type UserPatch, type UserRecord } from '../store/types.js';
 
@@ -47,19 +47,19 @@ export interface NewAccount {
 
 export async function createUser(deps: { store: Store; now: () => number }, input: NewAccount): Promise<UserRecord> {
   if (!NAME_PATTERN.test(input.name)) {
-    throw new ApiError(400, 'Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -');
+    throw new InvalidInput('Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -');
   }
   const email = input.email.trim().toLowerCase();
-  if (email.length > 254 || !EMAIL_PATTERN.test(email)) throw new ApiError(400, 'Email address is not valid');
+  if (email.length > 254 || !EMAIL_PATTERN.test(email)) throw new InvalidInput('Email address is not valid');
   if (input.password.length < 8 || input.password.length > 256) {
-    throw new ApiError(400, 'Password must be 8 to 256 characters');
+    throw new InvalidInput('Password must be 8 to 256 characters');
   }
   const passwordHash = await hashPassword(input.password);
   try {
     return await deps.store.createUser({ name: input.name, email, passwordHash }, deps.now());
   } catch (err) {
     if (err instanceof UniqueViolation) {
-      throw new ApiError(409, err.field === 'email' ? 'Email address is already registered' : 'Name is already taken');
+      throw new Conflict(err.field === 'email' ? 'Email address is already registered' : 'Name is already taken');
     }
     throw err;
   }
@@ -67,23 +67,23 @@ export async function createUser(deps: { store: Store; now: () => number }, inpu
 
 function nonNegativeInt(name: string, value: number, max = MAX_SAFE): void {
   if (!Number.isSafeInteger(value) || value < 0 || value > max) {
-    throw new ApiError(400, `${name} must be an integer from 0 to ${max}`);
+    throw new InvalidInput(`${name} must be an integer from 0 to ${max}`);
   }
 }
 
 /** Validates and applies a profile change; equippedFlair must be one of the (new) flairs. */
 export async function updateUser(store: Store, id: number, patch: UserPatch): Promise<UserRecord> {
   const current = await store.getUser(id);
-  if (!current) throw new ApiError(404, `User ${id} not found`);
+  if (!current) throw new NotFound(`User ${id} not found`);
   if (patch.bio !== undefined && patch.bio.length > MAX_BIO_LENGTH) {
-    throw new ApiError(400, `Bio must be at most ${MAX_BIO_LENGTH} characters`);
+    throw new InvalidInput(`Bio must be at most ${MAX_BIO_LENGTH} characters`);
   }
   // A NUL cannot be stored in PostgreSQL text, and means nothing in a bio: refused on every database.
-  if (patch.bio?.includes('\u0000')) throw new ApiError(400, 'Bio must not contain NUL characters');
+  if (patch.bio?.includes('\u0000')) throw new InvalidInput('Bio must not contain NUL characters');
   if (patch.flairs !== undefined) {
-    if (patch.flairs.length === 0 || patch.flairs.length > 64) throw new ApiError(400, 'A user has 1 to 64 flairs');
+    if (patch.flairs.length === 0 || patch.flairs.length > 64) throw new InvalidInput('A user has 1 to 64 flairs');
     const bad = patch.flairs.find((f) => !FLAIR_PATTERN.test(f));
-    if (bad !== undefined) throw new ApiError(400, `Invalid flair "${bad}": use 1 to 32 of a-z, 0-9, _ and -`);
+    if (bad !== undefined) throw new InvalidInput(`Invalid flair "${bad}": use 1 to 32 of a-z, 0-9, _ and -`);
     patch.flairs = [...new Set(patch.flairs)];
   }
   if (patch.playMinutes !== undefined) nonNegativeInt('playMinutes', patch.playMinutes);
@@ -92,11 +92,11 @@ export async function updateUser(store: Store, id: number, patch: UserPatch): Pr
   const flairs = patch.flairs ?? current.flairs;
   const equipped = patch.equippedFlair ?? current.equippedFlair;
   if (!flairs.includes(equipped)) {
-    if (patch.equippedFlair !== undefined) throw new ApiError(400, `The user does not own the flair "${equipped}"`);
+    if (patch.equippedFlair !== undefined) throw new InvalidInput(`The user does not own the flair "${equipped}"`);
     // Taking away the equipped flair unequips it.
     patch.equippedFlair = flairs.includes('none') ? 'none' : flairs[0];
   }
   const updated = await store.updateUser(id, patch);
-  if (!updated) throw new ApiError(404, `User ${id} not found`);
+  if (!updated) throw new NotFound(`User ${id} not found`);
   return updated;
 }

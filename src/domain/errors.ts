@@ -1,0 +1,106 @@
+/**
+ * The expected failures of the service's own logic, named for what went wrong rather than for a
+ * protocol. Domain modules (oauth/, users/, accounts/, games/, pictures/, security/) throw these and
+ * nothing else; src/errors.ts holds the one map that turns each kind into an HTTP status and
+ * `{message}` (or an HTML page), and src/cli/admin.ts the one that turns it into an exit code.
+ *
+ * They capture no stack trace: they are answers, not bugs, and capturing one was the largest cost of
+ * a 404 on the hot endpoints. The prototype chain still includes Error.prototype (instanceof Error
+ * holds), but Error's constructor (which captures the trace) is never called, so no global setting
+ * such as Error.stackTraceLimit is touched.
+ */
+
+export type ErrorKind =
+  | 'invalid_input'
+  | 'invalid_grant'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'rate_limited'
+  | 'unavailable';
+
+/** An expected failure without a stack trace (see above); the base of DomainError and the HTTP layer's ApiError. */
+export class Failure implements Error {
+  readonly name: string;
+  readonly message: string;
+  declare stack?: string;
+
+  constructor(message: string) {
+    this.message = message;
+    this.name = new.target.name;
+  }
+
+  toString(): string {
+    return `${this.name}: ${this.message}`;
+  }
+}
+Object.setPrototypeOf(Failure.prototype, Error.prototype);
+
+export abstract class DomainError extends Failure {
+  abstract readonly kind: ErrorKind;
+}
+
+/** The request or a value in it breaks a rule (a name too long, an unknown scope). */
+export class InvalidInput extends DomainError {
+  readonly kind = 'invalid_input';
+}
+
+/** An authorization code that is unknown, expired, used, or does not match what it was issued for. */
+export class InvalidGrant extends DomainError {
+  readonly kind = 'invalid_grant';
+}
+
+/**
+ * Credentials are missing or wrong. `challenge` is the RFC 6750 / RFC 7617 challenge the caller
+ * should be sent (for example `Bearer realm="whois", error="invalid_token"`).
+ */
+export class Unauthenticated extends DomainError {
+  readonly kind = 'unauthenticated';
+  constructor(
+    message: string,
+    readonly challenge?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Authenticated, but not allowed to do this. `challenge` as on Unauthenticated (insufficient_scope). */
+export class Forbidden extends DomainError {
+  readonly kind = 'forbidden';
+  constructor(
+    message: string,
+    readonly challenge?: string,
+  ) {
+    super(message);
+  }
+}
+
+export class NotFound extends DomainError {
+  readonly kind = 'not_found';
+}
+
+/** The state changed under the request (a name taken, a concurrent change); retrying may work. */
+export class Conflict extends DomainError {
+  readonly kind = 'conflict';
+}
+
+export class TooLarge extends DomainError {
+  readonly kind = 'too_large';
+}
+
+export class RateLimited extends DomainError {
+  readonly kind = 'rate_limited';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A dependency (the database, the mail server) cannot be reached right now. */
+export class Unavailable extends DomainError {
+  readonly kind = 'unavailable';
+}
