@@ -12,6 +12,7 @@ import { createDispatcher } from './dispatch.js';
 import type { Config } from './config.js';
 import { createPublication } from './docs/published.js';
 import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './errors.js';
+import { createAudit } from './audit.js';
 import type { AppDeps } from './handlers/index.js';
 import { errorPage } from './pages/pages.js';
 import { DefaultPictures } from './pictures/defaults.js';
@@ -53,6 +54,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     defaults: new DefaultPictures(),
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
     limits: storeLimits(options.store, options.limits),
+    audit: createAudit(options.logger),
   };
   const api = await createApi();
   const operationOf = (ctx: Koa.Context) => requestOperation(api, ctx);

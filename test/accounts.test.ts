@@ -126,6 +126,21 @@ describe('postSignIn', () => {
     expect(JSON.parse((await t.store.getSession(hashSecret(sid), t.clock.now()))!)).toMatchObject({ userId: expect.any(Number) });
   });
 
+  it("records whose a session is, so all of a user's sessions can be ended together (except one)", async () => {
+    const user = await makeUser(t);
+    const other = await makeUser(t);
+    const agents = [new Agent(t), new Agent(t), new Agent(t)];
+    for (const a of agents) await a.signIn(user);
+    const bystander = new Agent(t);
+    await bystander.signIn(other);
+    const signedIn = async (a: Agent) => ((await (await a.fetch('/api/session')).json()) as { signed_in: boolean }).signed_in;
+    const keep = hashSecret(agents[0]!.cookies.get('idp.sid')!);
+    expect(await t.store.deleteUserSessions(user.id, keep)).toBe(2);
+    expect(await Promise.all([...agents, bystander].map(signedIn))).toEqual([true, false, false, true]);
+    expect(await t.store.deleteUserSessions(user.id)).toBe(1);
+    expect(await Promise.all([...agents, bystander].map(signedIn))).toEqual([false, false, false, true]);
+  });
+
   it('says 401 "Wrong name or password" for a wrong password and for an unknown name alike', async () => {
     const user = await makeUser(t);
     for (const name of [user.name, 'nobody_here']) {

@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Context as OpContext } from 'openapi-backend';
 import type { operations } from '../../generated/api.js';
+import type { Audit } from '../audit.js';
 import type { Config } from '../config.js';
 import type { Publication } from '../docs/published.js';
 import type { DefaultPictures } from '../pictures/defaults.js';
@@ -21,6 +22,8 @@ export interface AppDeps {
   /** The published contract and the docs page, prepared at start. */
   publication: Publication;
   limits: Limits;
+  /** Security events for the audit trail (src/audit.ts). */
+  audit: Audit;
 }
 
 type Parameters<Op extends keyof operations> = operations[Op]['parameters'];

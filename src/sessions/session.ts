@@ -45,8 +45,8 @@ export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
           const data = await deps.store.getSession(hashSecret(key), deps.now());
           return data === undefined ? undefined : (JSON.parse(data) as unknown);
         },
-        set: async (key: string, sess: unknown, maxAge: number) => {
-          await deps.store.setSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge);
+        set: async (key: string, sess: SessionData, maxAge: number) => {
+          await deps.store.setSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge, sess.userId ?? null);
           if (++writes % SWEEP_EVERY === 0) await deps.store.deleteExpiredSessions(deps.now());
         },
         destroy: async (key: string) => {

@@ -425,8 +425,14 @@ export class KnexStore implements Store {
     return row ? String(row.data) : undefined;
   }
 
-  async setSession(idHash: string, data: string, expiresAt: number): Promise<void> {
-    await this.knex('sessions').insert({ id_hash: idHash, data, expires_at: expiresAt }).onConflict('id_hash').merge();
+  async setSession(idHash: string, data: string, expiresAt: number, userId: number | null): Promise<void> {
+    await this.knex('sessions').insert({ id_hash: idHash, data, expires_at: expiresAt, user_id: userId }).onConflict('id_hash').merge();
+  }
+
+  async deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number> {
+    const query = this.knex('sessions').where({ user_id: userId });
+    if (exceptIdHash !== undefined) query.whereNot({ id_hash: exceptIdHash });
+    return query.delete();
   }
 
   async deleteSession(idHash: string): Promise<void> {

@@ -162,9 +162,11 @@ export interface Store {
 
   /** Session data (JSON text) by the hash of its id; expired sessions are not returned. */
   getSession(idHash: string, now: number): Promise<string | undefined>;
-  /** Inserts or replaces a session. */
-  setSession(idHash: string, data: string, expiresAt: number): Promise<void>;
+  /** Inserts or replaces a session; `userId` is whose it is (null while signed out). */
+  setSession(idHash: string, data: string, expiresAt: number, userId: number | null): Promise<void>;
   deleteSession(idHash: string): Promise<void>;
+  /** Ends every session of a user, except the one whose id hashes to `exceptIdHash`; returns how many. */
+  deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number>;
   /** Deletes expired sessions; returns how many. */
   deleteExpiredSessions(now: number): Promise<number>;
 }
