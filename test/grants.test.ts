@@ -9,7 +9,7 @@ import { Agent, makeClient, makeUser, signedInAgent, startServer, tokenRequest, 
 let t: TestServer;
 let iss: string;
 beforeAll(async () => {
-  t = await startServer();
+  t = await startServer({}, { limits: { signInIp: { points: 1000, seconds: 600 } } });
   iss = t.config.publicUrl.replace(/\/+$/, '');
 });
 afterAll(async () => t?.close());

@@ -9,7 +9,7 @@ import { Agent, makeUser, startServer, TEST_PASSWORD, type TestServer } from './
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startServer();
+  t = await startServer({}, { limits: { signInIp: { points: 1000, seconds: 600 } } });
 });
 afterAll(async () => t?.close());
 
