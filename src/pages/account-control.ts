@@ -25,7 +25,7 @@ export function accountControlSections(o: { userName: string }): SafeHtml {
 <p>This deletes your account, your apps and games and your profile picture for good. Your name will not be given to anyone else.</p>
 <form id="delete-form" class="stack">
 <label>Password <input type="password" id="delete-password" name="password" autocomplete="current-password" required maxlength="256"></label>
-<label>Type your name, <strong>${o.userName}</strong>, to confirm <input id="delete-confirm" name="confirm" autocomplete="off" required maxlength="64"></label>
+<label><span>Type your name, <strong>${o.userName}</strong>, to confirm</span> <input id="delete-confirm" name="confirm" autocomplete="off" required maxlength="64"></label>
 <button type="submit" id="delete-account-button" class="danger">Delete my account</button>
 </form></section>`;
 }
