@@ -2,7 +2,7 @@
  * The user's sessions: listSessions (started, last seen, user agent, a public id that is not the
  * cookie), endSession by that id, signOutEverywhere, and the throttled last-seen write.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAST_SEEN_EVERY_MS } from '../src/sessions/session.js';
 import { Agent, makeUser, startServer, TEST_PASSWORD, type TestServer } from './helpers.js';
@@ -85,6 +85,22 @@ describe('listSessions', () => {
     t.clock.advance(1);
     await agent.fetch('/api/account');
     expect((await list(agent))[0]!.last_seen_at).toBe(start + LAST_SEEN_EVERY_MS);
+  });
+
+  it('a session signed in before sessions had public ids gets one on its next request', async () => {
+    const user = await makeUser(t);
+    const id = randomBytes(32).toString('base64url');
+    await t.store.setSession(createHash('sha256').update(id).digest('hex'), JSON.stringify({ userId: user.id, csrfSecret: 'x'.repeat(24) }), t.clock.now() + 60_000, user.id);
+    // A koa-session cookie and its keygrip signature (HMAC-SHA1 of "name=value", base64url).
+    const sig = createHmac('sha1', t.config.sessionSecret).update(`idp.sid=${id}`).digest('base64url');
+    const agent = new Agent(t);
+    agent.cookies.set('idp.sid', id);
+    agent.cookies.set('idp.sid.sig', sig);
+    expect(await t.store.listUserSessions(user.id, t.clock.now())).toEqual([]);
+    expect((await agent.fetch('/api/account')).status).toBe(200);
+    const sessions = await list(agent);
+    expect(sessions).toEqual([{ id: expect.stringMatching(/^[\w-]{22}$/), started_at: t.clock.now(), last_seen_at: t.clock.now(), current: true, user_agent: 'node' }]);
+    expect(await t.store.listUserSessions(user.id, t.clock.now())).toHaveLength(1);
   });
 
   it('is 401 signed out', async () => {
