@@ -426,6 +426,12 @@ export interface paths {
          *     `unsupported_response_type`, `invalid_request`) and `state`. Otherwise the consent page
          *     names the app, its owner and each scope, with Authorize and Cancel. The page cannot be
          *     framed and sends no referrer.
+         *
+         *     Consent is remembered: when the user has already granted the app at least the requested
+         *     scopes, the browser goes straight back to `redirect_uri` with a code (no page), unless
+         *     `prompt=consent` asks for the page. With `prompt=none` no page is ever shown: signed out,
+         *     the redirect carries `error=login_required`; consent needed, `error=consent_required`.
+         *     These redirects carry `state` and `iss` (this service's public URL).
          */
         get: operations["getAuthorize"];
         put?: never;
@@ -543,6 +549,187 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The apps the signed-in user granted access to
+         * @description Every app the user authorized (traditional flow or game flow), with its name, owner, the
+         *     scopes granted, when first granted and when it last got a code. Oldest grant first.
+         *     Requires the session cookie; sent with `Cache-Control: no-store`.
+         */
+        get: operations["listGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/grants/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an app's access to the account
+         * @description Removes the grant and, at once, revokes every live access token of this user for this app
+         *     (whois answers 401 `Access token has been revoked`) and discards its unused codes. The
+         *     next authorization of the app shows the consent page again. 404 when the user has no
+         *     grant for this app. Requires the session cookie and the CSRF token.
+         */
+        delete: operations["revokeGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password
+         * @description Requires the current password (wrong: 403; attempts are rate-limited like sign-in: 429
+         *     with Retry-After). The new password must be 8 to 256 characters. Every other session of
+         *     the user ends; this one stays signed in. Requires the session cookie and the CSRF token.
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's active sessions
+         * @description Every live signed-in session of the user, most recently seen first: when it started, when
+         *     it was last seen (updated at most every 5 minutes), the browser's user agent, and whether
+         *     it is the session making this request. Each has a public id to end it by, which is not
+         *     the session cookie. Requires the session cookie; sent with `Cache-Control: no-store`.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign out one session
+         * @description Ends one session of the signed-in user, named by its public id from `listSessions`
+         *     (ending the current one signs this browser out). 404 when the user has no such session.
+         *     Requires the session cookie and the CSRF token.
+         */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/signout-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere
+         * @description Ends every session of the signed-in user, this one included (the session cookie is
+         *     cleared). Access tokens that apps hold are not affected: revoke an app's access for that.
+         *     Requires the session cookie and the CSRF token.
+         */
+        post: operations["signOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the account
+         * @description Deletes the signed-in user for good, with their grants, sessions, codes, tokens, picture
+         *     files, and the apps and games they own (with those apps' codes and tokens). Afterwards
+         *     `users/info` answers 404, every picture address 404 and whois 401 for the user's old
+         *     tokens; the id is never given to anyone else and neither is the name. Requires the
+         *     password (wrong: 403, rate-limited like sign-in) and `confirm` set to the user's name
+         *     exactly (400 otherwise), the session cookie and the CSRF token. This session ends.
+         */
+        post: operations["deleteAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download my data
+         * @description One JSON file (`Content-Disposition: attachment`) with everything the service keeps about
+         *     the signed-in user: profile, email, the apps (without secrets) and games they own, their
+         *     grants and their sessions. Requires the session cookie; sent with `Cache-Control: no-store`.
+         */
+        get: operations["exportAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/apps": {
         parameters: {
             query?: never;
@@ -644,7 +831,8 @@ export interface paths {
         /**
          * An app as the play page's consent dialog shows it
          * @description The app's name and owner, when the app may ask for codes from this game: its owner must
-         *     be the game's author. 403 otherwise.
+         *     be the game's author. 403 otherwise. `granted` tells the play page whether the signed-in
+         *     player has already granted the app (then it answers the game without the dialog).
          */
         get: operations["getGameApp"];
         put?: never;
@@ -868,6 +1056,8 @@ export interface components {
             /** @description App name, 1-64 characters; shown in the consent dialog. */
             name: string;
             owner: components["schemas"]["UserRef"];
+            /** @description Whether the signed-in player has already granted this app the `userinfo` scope (false when signed out). */
+            granted?: boolean;
         };
         /** @description Health of the service. */
         Health: {
@@ -876,6 +1066,51 @@ export interface components {
              * @enum {string}
              */
             status: "ok";
+        };
+        /** @description An app the user let use their account, and what it may do. */
+        Grant: {
+            /** @description The app's client id. */
+            client_id: string;
+            /** @description The app's name. */
+            app_name: string;
+            owner: components["schemas"]["UserRef"];
+            /** @description The scopes granted (every scope the user ever approved for this app). */
+            scopes: string[];
+            /** @description When the user first granted the app access, ms since the Unix epoch. */
+            granted_at: number;
+            /** @description When the app last got an authorization code for the user, ms since the Unix epoch. */
+            last_used_at: number;
+        };
+        /** @description A signed-in session of the user. */
+        UserSession: {
+            /** @description The session's public id (not its cookie); `endSession` takes it. */
+            id: string;
+            /** @description When the user signed in, ms since the Unix epoch. */
+            started_at: number;
+            /** @description When the session was last used, ms since the Unix epoch (updated at most every 5 minutes). */
+            last_seen_at: number;
+            /** @description The browser's User-Agent header at sign-in; left out when it sent none. */
+            user_agent?: string;
+            /** @description Whether this is the session making the request. */
+            current: boolean;
+        };
+        /** @description Everything the service keeps about a user, as "Download my data" gives it. No secrets. */
+        AccountExport: {
+            /** @description When the file was made, ms since the Unix epoch. */
+            exported_at: number;
+            user: components["schemas"]["PublicUser"];
+            /** @description The user's email address. */
+            email: string;
+            /** @description When the account was created, ms since the Unix epoch. */
+            created_at: number;
+            /** @description The apps the user owns, without secrets. */
+            apps: components["schemas"]["App"][];
+            /** @description The games the user registered. */
+            games: components["schemas"]["Game"][];
+            /** @description The apps the user granted access to. */
+            grants: components["schemas"]["Grant"][];
+            /** @description The user's signed-in sessions. */
+            sessions: components["schemas"]["UserSession"][];
         };
         /** @description Every failure of a JSON endpoint: one field, the specific reason. */
         Error: {
@@ -1077,6 +1312,13 @@ export interface components {
         CodeChallenge: string;
         /** @description `S256` (may be left out when a code_challenge is sent). */
         CodeChallengeMethod: string;
+        /**
+         * @description OpenID Connect's `prompt`: `consent` shows the consent page even for an app the user has
+         *     already granted the scopes; `none` never shows a page (`error=login_required` or
+         *     `error=consent_required` instead). Other values are ignored; `none` with any other value
+         *     is `error=invalid_request`.
+         */
+        Prompt: string;
     };
     requestBodies: never;
     headers: never;
@@ -1802,6 +2044,13 @@ export interface operations {
                 code_challenge?: components["parameters"]["CodeChallenge"];
                 /** @description `S256` (may be left out when a code_challenge is sent). */
                 code_challenge_method?: components["parameters"]["CodeChallengeMethod"];
+                /**
+                 * @description OpenID Connect's `prompt`: `consent` shows the consent page even for an app the user has
+                 *     already granted the scopes; `none` never shows a page (`error=login_required` or
+                 *     `error=consent_required` instead). Other values are ignored; `none` with any other value
+                 *     is `error=invalid_request`.
+                 */
+                prompt?: components["parameters"]["Prompt"];
             };
             header?: never;
             path?: never;
@@ -2075,6 +2324,409 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    listGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The grants. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "grants": [
+                     *         {
+                     *           "client_id": "Xw3Ah1pX9kA",
+                     *           "app_name": "Ada's Chess",
+                     *           "owner": {
+                     *             "id": 12,
+                     *             "name": "ada_l"
+                     *           },
+                     *           "scopes": [
+                     *             "userinfo",
+                     *             "email"
+                     *           ],
+                     *           "granted_at": 1733707565493,
+                     *           "last_used_at": 1733711165493
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The user's grants, oldest first. */
+                        grants: components["schemas"]["Grant"][];
+                    };
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+        };
+    };
+    revokeGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app's client id.
+                 * @example Xw3Ah1pX9kA
+                 */
+                clientId: components["parameters"]["ClientIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description The user has not granted this app anything. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No grant for this app"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "correct horse battery",
+                 *       "newPassword": "staple battery horse correct"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The password the user signs in with now. */
+                    currentPassword: string;
+                    /** @description The new password, 8 to 256 characters. */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed; every other session of the user has ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The new password is too short or too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Password must be 8 to 256 characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            /** @description The current password is wrong, or the CSRF token is. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessions": [
+                     *         {
+                     *           "id": "5nJq0yKc3Vd6m2a9LrB1Xw",
+                     *           "started_at": 1733707565493,
+                     *           "last_seen_at": 1733711165493,
+                     *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0",
+                     *           "current": true
+                     *         },
+                     *         {
+                     *           "id": "Qm3bT8sLw0Zp1c4Yh7Ve2g",
+                     *           "started_at": 1733600000000,
+                     *           "last_seen_at": 1733600300000,
+                     *           "user_agent": "Mozilla/5.0 (iPhone) Safari/604.1",
+                     *           "current": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The user's sessions, most recently seen first. */
+                        sessions: components["schemas"]["UserSession"][];
+                    };
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The session's public id (from `listSessions`).
+                 * @example Qm3bT8sLw0Zp1c4Yh7Ve2g
+                 */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session has ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description The user has no session with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Session not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signOutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every session of the user has ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery",
+                 *       "confirm": "ada_l"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The user's password. */
+                    password: string;
+                    /** @description The user's name, typed again to confirm. */
+                    confirm: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Deleted; the session cookie is cleared. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `confirm` is not the user's name. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Type your name exactly to confirm"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            /** @description The password is wrong, or the CSRF token is. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    exportAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's data. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description `attachment; filename="account-<id>.json"`. */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "exported_at": 1733711165493,
+                     *       "user": {
+                     *         "name": "ada_l",
+                     *         "id": 12,
+                     *         "bio": "Writes programs for engines that do not exist yet.",
+                     *         "flairs": [
+                     *           "none",
+                     *           "early-adopter"
+                     *         ],
+                     *         "equippedFlair": "early-adopter",
+                     *         "playMinutes": 1440,
+                     *         "lastHeartbeat": 1733707565493,
+                     *         "modLevel": 0
+                     *       },
+                     *       "email": "ada@example.com",
+                     *       "created_at": 1733600000000,
+                     *       "apps": [
+                     *         {
+                     *           "client_id": "Xw3Ah1pX9kA",
+                     *           "name": "Ada's Chess",
+                     *           "redirect_uris": [
+                     *             "https://chess.example/callback"
+                     *           ],
+                     *           "created_at": 1733600000000
+                     *         }
+                     *       ],
+                     *       "games": [
+                     *         {
+                     *           "id": 3,
+                     *           "title": "Chess",
+                     *           "url": "https://chess.example/play",
+                     *           "author": {
+                     *             "id": 12,
+                     *             "name": "ada_l"
+                     *           },
+                     *           "created_at": 1733600000000
+                     *         }
+                     *       ],
+                     *       "grants": [
+                     *         {
+                     *           "client_id": "Xw3Ah1pX9kA",
+                     *           "app_name": "Ada's Chess",
+                     *           "owner": {
+                     *             "id": 12,
+                     *             "name": "ada_l"
+                     *           },
+                     *           "scopes": [
+                     *             "userinfo"
+                     *           ],
+                     *           "granted_at": 1733707565493,
+                     *           "last_used_at": 1733711165493
+                     *         }
+                     *       ],
+                     *       "sessions": [
+                     *         {
+                     *           "id": "5nJq0yKc3Vd6m2a9LrB1Xw",
+                     *           "started_at": 1733707565493,
+                     *           "last_seen_at": 1733711165493,
+                     *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0",
+                     *           "current": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountExport"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
         };
     };
     listApps: {
@@ -2393,7 +3045,8 @@ export interface operations {
                      *       "owner": {
                      *         "id": 12,
                      *         "name": "ada_l"
-                     *       }
+                     *       },
+                     *       "granted": false
                      *     }
                      */
                     "application/json": components["schemas"]["GameApp"];

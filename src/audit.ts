@@ -18,6 +18,7 @@ export type AuditEvent =
   | 'consent_given'
   | 'code_replay_detected'
   | 'token_revoked'
+  | 'grant_revoked'
   | 'account_deleted';
 
 export type AuditFields = Record<string, string | number | boolean | null | undefined | readonly string[]>;

@@ -44,7 +44,7 @@ describe('getGameApp', () => {
   it("names an app of the game's author and its owner", async () => {
     const { author, game, client } = await authoredGame();
     const res = await fetch(`${t.baseUrl}/api/games/${game.id}/apps/${client.clientId}`);
-    expect([res.status, await res.json()]).toEqual([200, { client_id: client.clientId, name: 'Test App', owner: { id: author.id, name: author.name } }]);
+    expect([res.status, await res.json()]).toEqual([200, { client_id: client.clientId, name: 'Test App', owner: { id: author.id, name: author.name }, granted: false }]);
   });
 
   it("is 403 for someone else's app, 404 for an unknown app or game", async () => {

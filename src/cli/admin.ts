@@ -5,6 +5,9 @@
 import fs from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { pino } from 'pino';
+import { deleteUser } from '../accounts/deletion.js';
+import { createAudit } from '../audit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { DomainError, InvalidInput, NotFound, type ErrorKind } from '../domain/errors.js';
 import { gameView, registerGame } from '../games/games.js';
@@ -115,6 +118,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         lastHeartbeat: o.lastHeartbeat,
       };
       print(toPublicUser(await updateUser(await openStore(), o.id, patch)));
+    });
+
+  user
+    .command('delete')
+    .description('Delete a user for good, with their grants, sessions, tokens, pictures, apps and games (the id and name are never reused)')
+    .requiredOption('--id <id>', 'user id', int('--id'))
+    .action(async (o: { id: number }) => {
+      const config = loadConfig(io.env);
+      // The audit line goes to stderr: stdout carries only the command's JSON answer.
+      const audit = createAudit(pino({ level: config.logLevel }, pino.destination({ fd: 2, sync: true })));
+      await deleteUser({ store: await openStore(), now, files: new PictureFiles(config.picturesDir), audit }, o.id, 'operator');
+      print({ id: o.id, deleted: true });
     });
 
   const app = program.command('app').description('Manage apps (OAuth clients)');

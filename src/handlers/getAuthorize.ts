@@ -1,4 +1,7 @@
-import { AUTHORIZE_FIELDS, checkGrant, grantErrorRedirect, resolveClient, type AuthorizeParams } from '../oauth/authorize.js';
+import { AUTHORIZE_FIELDS, checkGrant, grantErrorRedirect, resolveClient } from '../oauth/authorize.js';
+import { issueCode } from '../oauth/codes.js';
+import { useRememberedGrant } from '../oauth/grants.js';
+import { parsePrompt, redirectWithIss, silentError } from '../oauth/prompt.js';
 import { consentPage } from '../pages/pages.js';
 import { allowPageSources } from '../security/headers.js';
 import type { Handler } from './types.js';
@@ -7,10 +10,24 @@ import { pageContext, redirect, redirectToSignIn, sendHtml } from './web.js';
 export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) => {
   const params = input.query;
   const client = await resolveClient(deps.store, params);
+  const publicUrl = deps.config.publicUrl;
+  const prompt = parsePrompt(params.prompt);
+  if ('error' in prompt) return redirect(ctx, redirectWithIss(client, { error: prompt.error, error_description: prompt.description }, params.state, publicUrl), 302);
   const page = await pageContext(ctx, deps);
-  if (!page.user) return redirectToSignIn(ctx, `/oauth?${ctx.querystring}`, 302);
+  if (!page.user) {
+    if (prompt.none) return redirect(ctx, silentError(client, 'login_required', params.state, publicUrl), 302);
+    return redirectToSignIn(ctx, `/oauth?${ctx.querystring}`, 302);
+  }
   const grant = checkGrant(params);
   if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, params.state), 302);
+
+  // Remembered consent: an app already granted these scopes gets its code without the page.
+  const ask = { userId: page.user.id, clientId: client.app.clientId, scopes: grant.scopes };
+  if (!prompt.consent && (await useRememberedGrant(deps, ask))) {
+    const { code } = await issueCode(deps, { ...ask, scope: grant.scopes.join(' '), redirectUri: client.redirectUri, codeChallenge: grant.codeChallenge });
+    return redirect(ctx, redirectWithIss(client, { code }, params.state, publicUrl), 302);
+  }
+  if (prompt.none) return redirect(ctx, silentError(client, 'consent_required', params.state, publicUrl), 302);
 
   const fields: Record<string, string> = {};
   for (const name of AUTHORIZE_FIELDS) if (params[name] !== undefined) fields[name] = params[name];

@@ -1,9 +1,15 @@
-import { gameApp } from '../games/games.js';
+import { gameApp, GAME_SCOPES } from '../games/games.js';
+import { covers } from '../oauth/grants.js';
 import type { Handler, JsonBody } from './types.js';
+import { currentUser } from './web.js';
 
 export const getGameApp: Handler<'getGameApp'> = async (input, ctx, deps) => {
   const { gameId, clientId } = input.path;
   const { app, owner } = await gameApp(deps.store, Number(gameId), clientId);
-  const body: JsonBody<'getGameApp', 200> = { client_id: app.clientId, name: app.name, owner: { id: owner.id, name: owner.name } };
+  const user = await currentUser(ctx, deps);
+  const granted = user !== undefined && covers(await deps.store.getGrant(user.id, app.clientId), GAME_SCOPES);
+  const body: JsonBody<'getGameApp', 200> = { client_id: app.clientId, name: app.name, owner: { id: owner.id, name: owner.name }, granted };
+  // Whether this player granted the app is personal.
+  if (user) ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
 };

@@ -36,6 +36,14 @@ import { listGames } from './listGames.js';
 import { registerGame } from './registerGame.js';
 import { getGameApp } from './getGameApp.js';
 import { issueGameCode } from './issueGameCode.js';
+import { listGrants } from './listGrants.js';
+import { revokeGrant } from './revokeGrant.js';
+import { changePassword } from './changePassword.js';
+import { listSessions } from './listSessions.js';
+import { endSession } from './endSession.js';
+import { signOutEverywhere } from './signOutEverywhere.js';
+import { deleteAccount } from './deleteAccount.js';
+import { exportAccount } from './exportAccount.js';
 import { csrf, session } from './security.js';
 import type { Handler, HandlerInput, SecurityHandler } from './types.js';
 
@@ -79,6 +87,14 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   registerGame,
   getGameApp,
   issueGameCode,
+  listGrants,
+  revokeGrant,
+  changePassword,
+  listSessions,
+  endSession,
+  signOutEverywhere,
+  deleteAccount,
+  exportAccount,
 };
 
 /** The request's validated parts, as src/dispatch.ts (or openapi-backend) left them on its context. */

@@ -1,4 +1,5 @@
-import { AUTHORIZE_FIELDS, checkGrant, decide, grantErrorRedirect, resolveClient, type AuthorizeForm } from '../oauth/authorize.js';
+import { AUTHORIZE_FIELDS, checkGrant, decide, grantErrorRedirect, resolveClient } from '../oauth/authorize.js';
+import { recordConsent } from '../oauth/grants.js';
 import type { Handler } from './types.js';
 import { currentUser, redirect, redirectToSignIn } from './web.js';
 
@@ -14,5 +15,8 @@ export const postAuthorize: Handler<'postAuthorize'> = async (input, ctx, deps) 
   const grant = checkGrant(form);
   if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, form.state), 302);
   const location = await decide(deps, { client, grant, userId: user.id, state: form.state, decision: form.decision });
+  if (form.decision === 'authorize') {
+    await recordConsent(deps, { userId: user.id, clientId: client.app.clientId, scopes: grant.scopes, flow: 'traditional' });
+  }
   redirect(ctx, location, 302);
 };

@@ -12,7 +12,7 @@ export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
     ctx,
     async () => {
       const user = await signIn(deps, { login: form.name, password: form.password }, ctx.ip);
-      await startUserSession(ctx, user.id, newCsrfSecret());
+      await startUserSession(ctx, user.id, newCsrfSecret(), deps.now());
       redirect(ctx, returnTo ?? '/account', 303);
     },
     (error) => signInPage({ user: undefined, csrfToken: csrfToken(ctx), error, login: form.name, returnTo }),

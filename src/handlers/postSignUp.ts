@@ -12,7 +12,7 @@ export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
     ctx,
     async () => {
       const user = await signUp(deps, { name: form.name, email: form.email, password: form.password }, ctx.ip);
-      await startUserSession(ctx, user.id, newCsrfSecret());
+      await startUserSession(ctx, user.id, newCsrfSecret(), deps.now());
       redirect(ctx, returnTo ?? '/account', 303);
     },
     (error) => signUpPage({ user: undefined, csrfToken: csrfToken(ctx), error, name: form.name, email: form.email, returnTo }),

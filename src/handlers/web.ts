@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import { httpErrorOf } from '../errors.js';
 import type { PageUser } from '../pages/html.js';
 import { csrfToken, existingCsrfToken } from '../sessions/csrf.js';
-import { readSession } from '../sessions/session.js';
+import { noteActivity, readSession } from '../sessions/session.js';
 import type { UserRecord } from '../store/types.js';
 import type { AppDeps } from './types.js';
 
@@ -16,6 +16,7 @@ export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<User
   if (id === undefined) return undefined;
   const known = ctx.state.currentUser as { id: number; record: Promise<UserRecord | undefined> } | undefined;
   if (known?.id === id) return known.record;
+  noteActivity(ctx, deps.now());
   const record = deps.store.getUser(id);
   ctx.state.currentUser = { id, record };
   return record;

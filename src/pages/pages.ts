@@ -1,6 +1,7 @@
 /** The server-rendered pages. Every value is escaped by `html`; scripts are files in assets/. */
 import type { Scope } from '../oauth/scopes.js';
 import { SCOPE_DESCRIPTIONS } from '../oauth/scopes.js';
+import { accountControlSections } from './account-control.js';
 import { html, layout, type PageUser } from './html.js';
 
 interface Common {
@@ -108,14 +109,15 @@ export function accountPage(o: Common & { user: PageUser }): string {
   return layout({
     ...o,
     title: 'Your account',
-    scripts: ['account.js'],
+    scripts: ['account.js', 'account-control.js'],
     body: html`<h1>Your account</h1>
 <section id="profile" class="card"><img id="picture" alt="Your profile picture" width="64" height="64"><div><strong id="profile-name">${o.user.name}</strong> <span id="profile-flair" class="flair"></span><div id="profile-email"></div><div>Played <span id="play-minutes">0</span> minutes</div></div></section>
 <p id="status" role="status"></p>
 <form id="bio-form" class="stack"><label>Bio <textarea name="bio" id="bio" maxlength="1024" rows="4"></textarea></label><button type="submit">Save bio</button></form>
 <form id="flair-form" class="stack"><label>Equipped flair <select id="flair" name="equippedFlair"></select></label><button type="submit">Equip</button></form>
 <form id="picture-form" class="stack"><label>New profile picture <small>any image, at most 8 MB</small> <input type="file" id="picture-file" name="file" accept="image/*" required></label><button type="submit">Upload</button></form>
-<button type="button" id="remove-picture" class="secondary">Remove picture</button>`,
+<button type="button" id="remove-picture" class="secondary">Remove picture</button>
+${accountControlSections({ userName: o.user.name })}`,
   });
 }
 

@@ -6,7 +6,7 @@
 import type Koa from 'koa';
 import createSession from 'koa-session';
 import { hashSecret, randomSecret } from '../oauth/secrets.js';
-import type { Store } from '../store/types.js';
+import type { SessionMeta, Store } from '../store/types.js';
 
 export const SESSION_COOKIE = 'idp.sid';
 export const SESSION_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
@@ -18,7 +18,16 @@ export interface SessionData {
   userId?: number;
   /** The synchronizer-token secret that CSRF tokens of this session are made from. */
   csrfSecret?: string;
+  /** What the account page lists of a signed-in session (also written to its own columns). */
+  meta?: SessionMeta;
 }
+
+/**
+ * How stale "last seen" may get before a request writes it again: a session row is written at
+ * most once per this interval for it, not on every request.
+ */
+export const LAST_SEEN_EVERY_MS = 5 * 60 * 1000;
+const MAX_USER_AGENT = 512;
 
 type KoaSession = SessionData & { regenerate(): Promise<void> };
 
@@ -46,7 +55,8 @@ export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
           return data === undefined ? undefined : (JSON.parse(data) as unknown);
         },
         set: async (key: string, sess: SessionData, maxAge: number) => {
-          await deps.store.setSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge, sess.userId ?? null);
+          const userId = sess.userId ?? null;
+          await deps.store.setSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge, userId, userId === null ? null : sess.meta);
           if (++writes % SWEEP_EVERY === 0) await deps.store.deleteExpiredSessions(deps.now());
         },
         destroy: async (key: string) => {
@@ -77,11 +87,34 @@ export function writeSession(ctx: Koa.Context, patch: Partial<SessionData>): voi
  * Signs a user in under a fresh session id and a fresh CSRF secret, so an id or token planted
  * before sign-in (session fixation) is worth nothing after it.
  */
-export async function startUserSession(ctx: Koa.Context, userId: number, csrfSecret: string): Promise<void> {
+export async function startUserSession(ctx: Koa.Context, userId: number, csrfSecret: string, now = Date.now()): Promise<void> {
   const session = sessionOf(ctx);
   session.userId = userId;
   session.csrfSecret = csrfSecret;
+  session.meta = newMeta(ctx, now);
   await session.regenerate();
+}
+
+function newMeta(ctx: Koa.Context, now: number): SessionMeta {
+  const userAgent = ctx.get('User-Agent').slice(0, MAX_USER_AGENT);
+  return { publicId: randomSecret(16), startedAt: now, lastSeenAt: now, userAgent: userAgent === '' ? null : userAgent };
+}
+
+/**
+ * Keeps a signed-in session's "last seen" roughly current (throttled to LAST_SEEN_EVERY_MS), and
+ * gives a session signed in before sessions had a public id one now.
+ */
+export function noteActivity(ctx: Koa.Context, now: number): void {
+  const session = sessionOf(ctx);
+  if (session.userId === undefined) return;
+  if (!session.meta) session.meta = newMeta(ctx, now);
+  else if (now - session.meta.lastSeenAt >= LAST_SEEN_EVERY_MS) session.meta = { ...session.meta, lastSeenAt: now };
+}
+
+/** The stored hash of this request's session id (from its signed cookie), if it has one. */
+export function currentSessionIdHash(ctx: Koa.Context): string | undefined {
+  const id = ctx.cookies.get(SESSION_COOKIE, { signed: true });
+  return id ? hashSecret(id) : undefined;
 }
 
 export function endSession(ctx: Koa.Context): void {

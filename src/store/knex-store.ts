@@ -10,6 +10,9 @@ import {
   type CodeRecord,
   type GameRecord,
   type GameWithAuthor,
+  type GrantRecord,
+  type GrantWithApp,
+  type SessionMeta,
   type NewGame,
   type NewUser,
   type PublicUserRecord,
@@ -141,6 +144,25 @@ function toGame(r: Row): GameWithAuthor {
   };
 }
 
+function toGrant(r: Row): GrantRecord {
+  return {
+    userId: num(r.user_id),
+    clientId: String(r.client_id),
+    scopes: scopesOf(r.scopes),
+    createdAt: num(r.created_at),
+    lastUsedAt: num(r.last_used_at),
+  };
+}
+
+function toSessionMeta(r: Row): SessionMeta {
+  return {
+    publicId: String(r.public_id),
+    startedAt: num(r.started_at),
+    lastSeenAt: num(r.last_seen_at),
+    userAgent: (r.user_agent as string | null) ?? null,
+  };
+}
+
 function tokenRow(t: TokenRecord): Row {
   return {
     token_hash: t.tokenHash,
@@ -220,18 +242,23 @@ export class KnexStore implements Store {
   }
 
   async createUser(user: NewUser, now: number): Promise<UserRecord> {
+    const nameKey = user.name.toLowerCase();
     try {
-      const [row] = await this.knex('users')
-        .insert({
-          name: user.name,
-          name_key: user.name.toLowerCase(),
-          email: user.email,
-          password_hash: user.passwordHash,
-          created_at: now,
-        })
-        .returning('*');
-      return toUser(row as Row);
+      return await this.knex.transaction(async (trx) => {
+        if (await trx('retired_names').where({ name_key: nameKey }).first()) throw new UniqueViolation('name');
+        const [row] = await trx('users')
+          .insert({
+            name: user.name,
+            name_key: nameKey,
+            email: user.email,
+            password_hash: user.passwordHash,
+            created_at: now,
+          })
+          .returning('*');
+        return toUser(row as Row);
+      });
     } catch (err) {
+      if (err instanceof UniqueViolation) throw err;
       const field = uniqueField(err);
       if (field) throw new UniqueViolation(field);
       throw err;
@@ -293,6 +320,31 @@ export class KnexStore implements Store {
     // Callers pick `next` above the high-water mark, so it becomes the new mark.
     const row: Row = next === null ? { pfp_timestamp: null } : { pfp_timestamp: next, pfp_high_water: next };
     return (await query.update(row)) === 1;
+  }
+
+  async setUserPassword(id: number, passwordHash: string): Promise<boolean> {
+    if (!isRowId(id)) return false;
+    return (await this.knex('users').where({ id }).update({ password_hash: passwordHash })) === 1;
+  }
+
+  async deleteUser(id: number, now: number): Promise<UserRecord | undefined> {
+    if (!isRowId(id)) return undefined;
+    return this.knex.transaction(async (trx) => {
+      const row = (await trx('users').where({ id }).first()) as Row | undefined;
+      if (!row) return undefined;
+      const owned = trx('apps').select('client_id').where({ owner_id: id });
+      // Explicit rather than left to ON DELETE CASCADE alone: the order is the one a crash
+      // mid-way would leave least behind, and it does not depend on SQLite's foreign_keys pragma.
+      await trx('access_tokens').where({ user_id: id }).orWhereIn('client_id', owned).delete();
+      await trx('auth_codes').where({ user_id: id }).orWhereIn('client_id', owned).delete();
+      await trx('grants').where({ user_id: id }).orWhereIn('client_id', owned).delete();
+      await trx('sessions').where({ user_id: id }).delete();
+      await trx('games').where({ author_id: id }).delete();
+      await trx('apps').where({ owner_id: id }).delete();
+      await trx('retired_names').insert({ name_key: String(row.name_key), retired_at: now }).onConflict('name_key').ignore();
+      await trx('users').where({ id }).delete();
+      return toUser(row);
+    });
   }
 
   async createApp(app: AppRecord): Promise<void> {
@@ -420,13 +472,80 @@ export class KnexStore implements Store {
     return rows.map(toGame);
   }
 
+  async listGamesByAuthor(authorId: number): Promise<GameWithAuthor[]> {
+    if (!isRowId(authorId)) return [];
+    const rows = (await this.gamesQuery().where('g.author_id', authorId).orderBy('g.id')) as Row[];
+    return rows.map(toGame);
+  }
+
+  async getGrant(userId: number, clientId: string): Promise<GrantRecord | undefined> {
+    if (!isRowId(userId) || hasNul(clientId)) return undefined;
+    const row = (await this.knex('grants').where({ user_id: userId, client_id: clientId }).first()) as Row | undefined;
+    return row && toGrant(row);
+  }
+
+  async saveGrant(grant: Pick<GrantRecord, 'userId' | 'clientId' | 'scopes'>, now: number): Promise<void> {
+    await this.knex('grants')
+      .insert({ user_id: grant.userId, client_id: grant.clientId, scopes: grant.scopes.join(' '), created_at: now, last_used_at: now })
+      .onConflict(['user_id', 'client_id'])
+      .merge(['scopes', 'last_used_at']);
+  }
+
+  async touchGrant(userId: number, clientId: string, now: number): Promise<void> {
+    await this.knex('grants').where({ user_id: userId, client_id: clientId }).update({ last_used_at: now });
+  }
+
+  async listGrants(userId: number): Promise<GrantWithApp[]> {
+    if (!isRowId(userId)) return [];
+    const rows = (await this.knex('grants as g')
+      .join('apps as a', 'a.client_id', 'g.client_id')
+      .join('users as o', 'o.id', 'a.owner_id')
+      .where('g.user_id', userId)
+      .orderBy([{ column: 'g.created_at' }, { column: 'g.client_id' }])
+      .select('g.*', 'a.name as app_name', 'a.owner_id', 'o.name as owner_name')) as Row[];
+    return rows.map((r) => ({ ...toGrant(r), appName: String(r.app_name), ownerId: num(r.owner_id), ownerName: String(r.owner_name) }));
+  }
+
+  async revokeGrant(userId: number, clientId: string, now: number): Promise<boolean> {
+    if (!isRowId(userId) || hasNul(clientId)) return false;
+    return this.knex.transaction(async (trx) => {
+      const deleted = await trx('grants').where({ user_id: userId, client_id: clientId }).delete();
+      if (deleted !== 1) return false;
+      await trx('access_tokens').where({ user_id: userId, client_id: clientId }).whereNull('revoked_at').update({ revoked_at: now });
+      await trx('auth_codes').where({ user_id: userId, client_id: clientId }).whereNull('used_at').delete();
+      return true;
+    });
+  }
+
   async getSession(idHash: string, now: number): Promise<string | undefined> {
     const row = (await this.knex('sessions').where({ id_hash: idHash }).where('expires_at', '>', now).first('data')) as Row | undefined;
     return row ? String(row.data) : undefined;
   }
 
-  async setSession(idHash: string, data: string, expiresAt: number, userId: number | null): Promise<void> {
-    await this.knex('sessions').insert({ id_hash: idHash, data, expires_at: expiresAt, user_id: userId }).onConflict('id_hash').merge();
+  async setSession(idHash: string, data: string, expiresAt: number, userId: number | null, meta?: SessionMeta | null): Promise<void> {
+    const row: Row = { id_hash: idHash, data, expires_at: expiresAt, user_id: userId };
+    if (meta) {
+      Object.assign(row, { public_id: meta.publicId, started_at: meta.startedAt, last_seen_at: meta.lastSeenAt, user_agent: meta.userAgent });
+    } else {
+      Object.assign(row, { public_id: null, started_at: null, last_seen_at: null, user_agent: null });
+    }
+    await this.knex('sessions').insert(row).onConflict('id_hash').merge();
+  }
+
+  async listUserSessions(userId: number, now: number): Promise<SessionMeta[]> {
+    if (!isRowId(userId)) return [];
+    const rows = (await this.knex('sessions')
+      .where({ user_id: userId })
+      .where('expires_at', '>', now)
+      .whereNotNull('public_id')
+      .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'public_id' }])
+      .select('public_id', 'started_at', 'last_seen_at', 'user_agent')) as Row[];
+    return rows.map(toSessionMeta);
+  }
+
+  async deleteUserSession(userId: number, publicId: string): Promise<boolean> {
+    if (!isRowId(userId) || hasNul(publicId)) return false;
+    return (await this.knex('sessions').where({ user_id: userId, public_id: publicId }).delete()) === 1;
   }
 
   async deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number> {

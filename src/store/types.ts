@@ -89,6 +89,33 @@ export interface TokenWithUser {
   user: Pick<UserRecord, 'id' | 'name' | 'email' | 'pfpTimestamp'>;
 }
 
+/** An app a user let use their account (remembered consent). */
+export interface GrantRecord {
+  userId: number;
+  clientId: string;
+  scopes: string[];
+  /** When the user first granted the app anything. */
+  createdAt: number;
+  /** When the app last got a code for the user (with or without the consent page). */
+  lastUsedAt: number;
+}
+
+/** A grant with what the account page shows of its app. */
+export interface GrantWithApp extends GrantRecord {
+  appName: string;
+  ownerId: number;
+  ownerName: string;
+}
+
+/** What the account page shows of a signed-in session; never its cookie value or hash. */
+export interface SessionMeta {
+  /** Random, stable for the session's life; the address of "sign out this session". */
+  publicId: string;
+  startedAt: number;
+  lastSeenAt: number;
+  userAgent: string | null;
+}
+
 export class UniqueViolation extends Error {
   constructor(readonly field: string) {
     super(`${field} is already taken`);
@@ -114,7 +141,7 @@ export interface Store {
   close(): Promise<void>;
 
   countUsers(): Promise<number>;
-  /** Throws UniqueViolation('name' | 'email'). */
+  /** Throws UniqueViolation('name' | 'email'); a retired name (of a deleted account) counts as taken. */
   createUser(user: NewUser, now: number): Promise<UserRecord>;
   getUser(id: number): Promise<UserRecord | undefined>;
   /** Only the public fields (the users/info read: the hot path reads no more than it returns). */
@@ -134,6 +161,14 @@ export interface Store {
    */
   recordHeartbeat(id: number, expected: number, now: number, addMinutes: number): Promise<UserRecord | undefined>;
   swapPfpTimestamp(id: number, expected: number | null, next: number | null): Promise<boolean>;
+  /** Replaces the password hash; false when there is no such user. */
+  setUserPassword(id: number, passwordHash: string): Promise<boolean>;
+  /**
+   * Deletes a user with everything of theirs in one transaction: grants, sessions, codes and
+   * tokens, the apps and games they own (with those apps' codes, tokens and grants), and retires
+   * the name. Returns the deleted user (its picture files are the caller's), or undefined.
+   */
+  deleteUser(id: number, now: number): Promise<UserRecord | undefined>;
 
   createApp(app: AppRecord): Promise<void>;
   getApp(clientId: string): Promise<AppRecord | undefined>;
@@ -159,11 +194,35 @@ export interface Store {
   getGame(id: number): Promise<GameWithAuthor | undefined>;
   /** Every game, newest first. */
   listGames(): Promise<GameWithAuthor[]>;
+  /** The games a user registered, oldest first. */
+  listGamesByAuthor(authorId: number): Promise<GameWithAuthor[]>;
+
+  getGrant(userId: number, clientId: string): Promise<GrantRecord | undefined>;
+  /**
+   * Creates the grant, or replaces its scopes and last use (keeping when it was first granted).
+   */
+  saveGrant(grant: Pick<GrantRecord, 'userId' | 'clientId' | 'scopes'>, now: number): Promise<void>;
+  /** Records that the app got a code for the user now. */
+  touchGrant(userId: number, clientId: string, now: number): Promise<void>;
+  /** A user's grants with their apps, oldest first. */
+  listGrants(userId: number): Promise<GrantWithApp[]>;
+  /**
+   * In one transaction: deletes the grant, revokes every live token of this user for this app
+   * and deletes their unused codes. Returns false (changing nothing) when there was no grant.
+   */
+  revokeGrant(userId: number, clientId: string, now: number): Promise<boolean>;
 
   /** Session data (JSON text) by the hash of its id; expired sessions are not returned. */
   getSession(idHash: string, now: number): Promise<string | undefined>;
-  /** Inserts or replaces a session; `userId` is whose it is (null while signed out). */
-  setSession(idHash: string, data: string, expiresAt: number, userId: number | null): Promise<void>;
+  /**
+   * Inserts or replaces a session; `userId` is whose it is (null while signed out); `meta` what
+   * the account page lists of a signed-in session.
+   */
+  setSession(idHash: string, data: string, expiresAt: number, userId: number | null, meta?: SessionMeta | null): Promise<void>;
+  /** A user's live sessions that have a public id, most recently seen first. */
+  listUserSessions(userId: number, now: number): Promise<SessionMeta[]>;
+  /** Ends one session of a user by its public id; false when the user has no such session. */
+  deleteUserSession(userId: number, publicId: string): Promise<boolean>;
   deleteSession(idHash: string): Promise<void>;
   /** Ends every session of a user, except the one whose id hashes to `exceptIdHash`; returns how many. */
   deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number>;

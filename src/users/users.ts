@@ -45,15 +45,18 @@ export interface NewAccount {
   password: string;
 }
 
+/** The rule for a password a user chooses (sign-up, password change). */
+export function checkNewPassword(password: string): void {
+  if (password.length < 8 || password.length > 256) throw new InvalidInput('Password must be 8 to 256 characters');
+}
+
 export async function createUser(deps: { store: Store; now: () => number }, input: NewAccount): Promise<UserRecord> {
   if (!NAME_PATTERN.test(input.name)) {
     throw new InvalidInput('Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -');
   }
   const email = input.email.trim().toLowerCase();
   if (email.length > 254 || !EMAIL_PATTERN.test(email)) throw new InvalidInput('Email address is not valid');
-  if (input.password.length < 8 || input.password.length > 256) {
-    throw new InvalidInput('Password must be 8 to 256 characters');
-  }
+  checkNewPassword(input.password);
   const passwordHash = await hashPassword(input.password);
   try {
     return await deps.store.createUser({ name: input.name, email, passwordHash }, deps.now());

@@ -131,8 +131,19 @@ describe.skipIf(!hasChromium)('game flow in Chromium', () => {
     await close();
   });
 
-  it('authorize: the player refuses (access_denied), and a second authorize on the same load is already_requested', async () => {
+  it('a player who already granted the app gets authorized on the next load without the dialog', async () => {
     const { close, page, game } = await openPlay(player);
+    const reply = await ask(game, authorize(client.clientId));
+    expect(reply).toEqual({ type: 'authorized', error: false, code: expect.stringMatching(/^[\w-]{43}$/) });
+    expect(await page.isVisible('#consent[open]')).toBe(false);
+    const token = await tokenRequest(t, { grant_type: 'authorization_code', code: reply.code!, client_id: client.clientId, client_secret: client.clientSecret });
+    expect(token.status).toBe(200);
+    await close();
+  });
+
+  it('authorize: the player refuses (access_denied), and a second authorize on the same load is already_requested', async () => {
+    // A player who has not granted the app yet (the one above has): the dialog shows.
+    const { close, page, game } = await openPlay(await makeUser(t));
     await game.evaluate((m) => window.ask(m), authorize(client.clientId));
     await page.waitForSelector('#consent[open]');
     await page.click('#consent-cancel');
@@ -166,7 +177,7 @@ describe.skipIf(!hasChromium)('game flow in Chromium', () => {
   });
 
   it("ignores messages from any window but the game's iframe, even from the game's origin", async () => {
-    const { close, page, game } = await openPlay(player);
+    const { close, page, game } = await openPlay(await makeUser(t));
     // The play page itself, and a second frame of the game's origin, ask first.
     await page.evaluate((m) => window.postMessage(m, '*'), authorize(client.clientId));
     await page.evaluate((src) => {

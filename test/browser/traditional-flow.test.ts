@@ -69,6 +69,16 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     return (await card.locator('.flow-link').getAttribute('href'))!;
   }
 
+  /**
+   * The link with prompt=consent: once the user has authorized the app, consent is remembered and
+   * the plain link goes straight to the callback (test/browser/account-control.test.ts).
+   */
+  async function consentLink(withEmail: boolean): Promise<string> {
+    const link = new URL(await generatedLink(withEmail));
+    link.searchParams.set('prompt', 'consent');
+    return link.toString();
+  }
+
   async function exchange(location: string): Promise<unknown> {
     const params = new URL(location).searchParams;
     expect(params.get('state')).toBe('state123');
@@ -101,13 +111,13 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
   });
 
   it('Authorize without the email scope: whois has no email', async () => {
-    await page.goto(await generatedLink(false));
+    await page.goto(await consentLink(false));
     await Promise.all([page.waitForURL(`${callbackUrl}?**`), page.click('#authorize')]);
     expect(await exchange(page.url())).toEqual({ id: (await t.store.getUserByName(name))!.id, name });
   });
 
   it('Cancel sends access_denied to the callback', async () => {
-    await page.goto(await generatedLink(false));
+    await page.goto(await consentLink(false));
     await Promise.all([page.waitForURL(`${callbackUrl}?**`), page.click('#cancel')]);
     expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({
       error: 'access_denied',
@@ -128,7 +138,7 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
   it('a signed-out visitor signs in first and comes back to the consent page', async () => {
     const fresh = await browser.newContext();
     const tab = await fresh.newPage();
-    const link = await generatedLink(false);
+    const link = await consentLink(false);
     await tab.goto(link);
     expect(new URL(tab.url()).pathname).toBe('/signin');
     await tab.fill('input[name=name]', name);
@@ -139,7 +149,7 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
   });
 
   it('the consent page cannot be framed by another origin', async () => {
-    const link = await generatedLink(false);
+    const link = await consentLink(false);
     const framer = http.createServer((_req, res) => {
       res.setHeader('Content-Type', 'text/html');
       res.end(`<!doctype html><iframe id="f" src="${link.replace(/"/g, '&quot;')}"></iframe>`);

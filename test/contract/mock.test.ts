@@ -102,8 +102,12 @@ afterAll(async () => mock?.stop());
 describe('npm run mock', () => {
   it('covers every operation of the contract', () => {
     expect(operations.map((o) => o.op.operationId).sort()).toEqual([
+      'changePassword',
+      'deleteAccount',
       'deleteApp',
+      'endSession',
       'exchangeToken',
+      'exportAccount',
       'getAccount',
       'getAccountPage',
       'getAppsPage',
@@ -127,6 +131,8 @@ describe('npm run mock', () => {
       'issueGameCode',
       'listApps',
       'listGames',
+      'listGrants',
+      'listSessions',
       'postAuthorize',
       'postHeartbeat',
       'postSignIn',
@@ -135,8 +141,10 @@ describe('npm run mock', () => {
       'registerApp',
       'registerGame',
       'removeAccountPicture',
+      'revokeGrant',
       'rotateAppSecret',
       'setAccountPicture',
+      'signOutEverywhere',
       'updateAccount',
     ]);
   });

@@ -39,7 +39,8 @@
     const path = `/api/games/${gameId}/apps/${encodeURIComponent(request.client_id)}`;
     const app = await api('GET', path);
     if (!app.ok) return refusal(STATUS_MESSAGES[app.status] || 'server_error');
-    if (!(await ask(app.data))) return refusal('access_denied');
+    // A remembered grant needs no dialog (the server records and checks grants; docs/account.md).
+    if (!app.data.granted && !(await ask(app.data))) return refusal('access_denied');
     const res = await api('POST', `/api/games/${gameId}/codes`, { client_id: request.client_id, scopes });
     if (!res.ok) return refusal(STATUS_MESSAGES[res.status] || 'server_error');
     return { type: 'authorized', error: false, code: res.data.code };

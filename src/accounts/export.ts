@@ -1,0 +1,36 @@
+/**
+ * "Download my data": everything the service keeps about a user in one document. Secrets stay
+ * out (password hash, client secrets, codes, tokens, session cookies); sessions appear by their
+ * public id.
+ */
+import type { components } from '../../generated/api.js';
+import { Unauthenticated } from '../domain/errors.js';
+import { gameView } from '../games/games.js';
+import { appView } from '../oauth/clients.js';
+import { listGrants } from '../oauth/grants.js';
+import { listUserSessions } from '../sessions/user-sessions.js';
+import type { Store } from '../store/types.js';
+import { toPublicUser } from '../users/users.js';
+
+export type AccountExport = components['schemas']['AccountExport'];
+
+export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
+  const user = await deps.store.getUser(userId);
+  if (!user) throw new Unauthenticated('Sign in first');
+  const [apps, games, grants, sessions] = await Promise.all([
+    deps.store.listAppsByOwner(userId),
+    deps.store.listGamesByAuthor(userId),
+    listGrants(deps.store, userId),
+    listUserSessions(deps, userId, currentSession),
+  ]);
+  return {
+    exported_at: deps.now(),
+    user: toPublicUser(user),
+    email: user.email,
+    created_at: user.createdAt,
+    apps: apps.map(appView),
+    games: games.map(gameView),
+    grants,
+    sessions,
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * Changing a password while signed in: the current password is required (src/accounts/reauth.ts),
+ * and every other session of the user ends, since whoever else held one may be the reason for the
+ * change. The session that made the change stays signed in.
+ */
+import type { Audit } from '../audit.js';
+import { Unauthenticated } from '../domain/errors.js';
+import { checkNewPassword } from '../users/users.js';
+import type { AccountDeps } from './accounts.js';
+import { hashPassword } from './passwords.js';
+import { confirmPassword } from './reauth.js';
+
+export async function changePassword(
+  deps: AccountDeps & { audit: Audit },
+  input: { userId: number; currentPassword: string; newPassword: string; keepSessionIdHash: string | undefined },
+  ip: string,
+): Promise<void> {
+  const user = await deps.store.getUser(input.userId);
+  if (!user) throw new Unauthenticated('Sign in first');
+  checkNewPassword(input.newPassword);
+  await confirmPassword(deps, user, input.currentPassword, ip, 'The current password is wrong');
+  await deps.store.setUserPassword(user.id, await hashPassword(input.newPassword));
+  const ended = await deps.store.deleteUserSessions(user.id, input.keepSessionIdHash);
+  deps.audit('password_changed', { userId: user.id, endedSessions: ended });
+}

@@ -1,0 +1,10 @@
+import { deleteOwnAccount } from '../accounts/deletion.js';
+import { endSession } from '../sessions/session.js';
+import type { Handler } from './types.js';
+import { signedInUser } from './web.js';
+
+export const deleteAccount: Handler<'deleteAccount'> = async (input, ctx, deps) => {
+  await deleteOwnAccount(deps, { userId: signedInUser(ctx).id, password: input.body.password, confirm: input.body.confirm }, ctx.ip);
+  endSession(ctx);
+  ctx.status = 204;
+};

@@ -1,0 +1,9 @@
+import { listGrants as list } from '../oauth/grants.js';
+import type { Handler, JsonBody } from './types.js';
+import { signedInUser } from './web.js';
+
+export const listGrants: Handler<'listGrants'> = async (_input, ctx, deps) => {
+  const body: JsonBody<'listGrants', 200> = { grants: await list(deps.store, signedInUser(ctx).id) };
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+};

@@ -1,0 +1,76 @@
+/**
+ * Grants: what a user let an app do with their account (either flow), remembered so that the
+ * next authorization for no more than that needs no consent page, and listed and revoked on the
+ * account page.
+ */
+import type { components } from '../../generated/api.js';
+import type { Audit } from '../audit.js';
+import { NotFound } from '../domain/errors.js';
+import type { GrantRecord, GrantWithApp, Store } from '../store/types.js';
+import { SCOPES } from './scopes.js';
+
+export interface GrantDeps {
+  store: Store;
+  now: () => number;
+  audit: Audit;
+}
+
+export type GrantView = components['schemas']['Grant'];
+
+/** Whether the grant already gives every one of `scopes`. */
+export function covers(grant: Pick<GrantRecord, 'scopes'> | undefined, scopes: readonly string[]): boolean {
+  return grant !== undefined && scopes.every((s) => grant.scopes.includes(s));
+}
+
+/**
+ * Records that the user consented to `scopes` for the app. A grant only widens: scopes approved
+ * before stay granted (the user approved them and can revoke the whole grant on the account page).
+ */
+export async function recordConsent(
+  deps: GrantDeps,
+  input: { userId: number; clientId: string; scopes: readonly string[]; flow: 'traditional' | 'game' },
+): Promise<void> {
+  const existing = await deps.store.getGrant(input.userId, input.clientId);
+  const scopes = SCOPES.filter((s) => input.scopes.includes(s) || existing?.scopes.includes(s));
+  await deps.store.saveGrant({ userId: input.userId, clientId: input.clientId, scopes }, deps.now());
+  deps.audit('consent_given', { userId: input.userId, clientId: input.clientId, scopes: [...input.scopes], flow: input.flow });
+}
+
+/**
+ * Whether consent for `scopes` is already on record; when it is, the grant's last use is now
+ * (the caller is about to issue a code without asking).
+ */
+export async function useRememberedGrant(
+  deps: Pick<GrantDeps, 'store' | 'now'>,
+  input: { userId: number; clientId: string; scopes: readonly string[] },
+): Promise<boolean> {
+  const grant = await deps.store.getGrant(input.userId, input.clientId);
+  if (!covers(grant, input.scopes)) return false;
+  await deps.store.touchGrant(input.userId, input.clientId, deps.now());
+  return true;
+}
+
+export function grantView(g: GrantWithApp): GrantView {
+  return {
+    client_id: g.clientId,
+    app_name: g.appName,
+    owner: { id: g.ownerId, name: g.ownerName },
+    scopes: g.scopes,
+    granted_at: g.createdAt,
+    last_used_at: g.lastUsedAt,
+  };
+}
+
+export async function listGrants(store: Store, userId: number): Promise<GrantView[]> {
+  return (await store.listGrants(userId)).map(grantView);
+}
+
+/**
+ * Takes an app's access back: the grant goes, every live token of the user for the app is
+ * revoked and its unused codes are discarded, in one transaction, so the app's next whois fails
+ * and its next authorization asks again.
+ */
+export async function revokeGrant(deps: GrantDeps, userId: number, clientId: string): Promise<void> {
+  if (!(await deps.store.revokeGrant(userId, clientId, deps.now()))) throw new NotFound('No grant for this app');
+  deps.audit('grant_revoked', { userId, clientId });
+}

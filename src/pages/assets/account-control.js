@@ -1,0 +1,89 @@
+// The account page's control sections (src/pages/account-control.ts): connected apps, password
+// change, sessions, account deletion. Every call goes through the JSON API with the CSRF token.
+'use strict';
+(function () {
+  const { api, status, failed, el } = window.idp;
+  const when = (ms) => new Date(ms).toLocaleString();
+
+  async function loadGrants() {
+    const res = await api('GET', '/api/account/grants');
+    const box = document.getElementById('grants');
+    if (!res.ok) return failed(res, 'Loading the connected apps');
+    if (res.data.grants.length === 0) return box.replaceChildren(el('p', { text: 'No app has access to your account.' }));
+    box.replaceChildren(
+      ...res.data.grants.map((g) =>
+        el(
+          'section',
+          { class: 'grant', 'data-client-id': g.client_id },
+          el('strong', { class: 'grant-app', text: g.app_name }),
+          el('span', { text: ` by ${g.owner.name}` }),
+          el('div', { class: 'grant-scopes', text: `Can: ${g.scopes.join(', ')}` }),
+          el('div', { class: 'grant-times', text: `Granted ${when(g.granted_at)}, last used ${when(g.last_used_at)}` }),
+          el('button', { type: 'button', class: 'secondary revoke-grant', text: 'Revoke access', onclick: () => revoke(g) }),
+        ),
+      ),
+    );
+  }
+
+  async function revoke(grant) {
+    const res = await api('DELETE', `/api/account/grants/${encodeURIComponent(grant.client_id)}`);
+    if (!res.ok) return failed(res, 'Revoking access');
+    status(`Access of ${grant.app_name} revoked`);
+    loadGrants();
+  }
+
+  async function loadSessions() {
+    const res = await api('GET', '/api/account/sessions');
+    if (!res.ok) return failed(res, 'Loading the sessions');
+    document.getElementById('sessions').replaceChildren(
+      ...res.data.sessions.map((s) =>
+        el(
+          'li',
+          { class: 'session', 'data-session-id': s.id, 'data-current': s.current ? 'true' : 'false' },
+          el('span', { class: 'session-agent', text: s.user_agent || 'Unknown browser' }),
+          s.current ? el('strong', { text: ' (this browser)' }) : null,
+          el('div', { text: `Signed in ${when(s.started_at)}, last seen ${when(s.last_seen_at)}` }),
+          el('button', { type: 'button', class: 'secondary end-session', text: 'Sign out', onclick: () => endSession(s) }),
+        ),
+      ),
+    );
+  }
+
+  async function endSession(session) {
+    const res = await api('DELETE', `/api/account/sessions/${encodeURIComponent(session.id)}`);
+    if (!res.ok) return failed(res, 'Signing out the session');
+    if (session.current) return location.assign('/');
+    status('Session signed out');
+    loadSessions();
+  }
+
+  document.getElementById('signout-everywhere').addEventListener('click', async () => {
+    const res = await api('POST', '/api/account/signout-everywhere');
+    if (!res.ok) return failed(res, 'Signing out everywhere');
+    location.assign('/');
+  });
+
+  document.getElementById('password-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const current = document.getElementById('current-password');
+    const next = document.getElementById('new-password');
+    const res = await api('POST', '/api/account/password', { currentPassword: current.value, newPassword: next.value });
+    current.value = '';
+    next.value = '';
+    if (!res.ok) return failed(res, 'Changing the password');
+    status('Password changed; every other session was signed out');
+    loadSessions();
+  });
+
+  document.getElementById('delete-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const password = document.getElementById('delete-password');
+    const res = await api('POST', '/api/account/deletion', { password: password.value, confirm: document.getElementById('delete-confirm').value });
+    password.value = '';
+    if (!res.ok) return failed(res, 'Deleting the account');
+    location.assign('/');
+  });
+
+  loadGrants();
+  loadSessions();
+})();

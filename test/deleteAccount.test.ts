@@ -1,0 +1,170 @@
+/**
+ * Account deletion by the user (deleteAccount) and by an operator (`user delete`): the user and
+ * everything hanging off them go; the id is never reused and the name stays taken.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/admin.js';
+import { PictureFiles, setPicture } from '../src/pictures/pictures.js';
+import { Agent, fixturesDir, makeClient, makeUser, signedInAgent, startServer, TEST_DATABASE, TEST_PASSWORD, tokenRequest, type TestServer } from './helpers.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startServer({}, { limits: { signInIp: { points: 1000, seconds: 600 } } });
+});
+afterAll(async () => t?.close());
+
+const CALLBACK = 'https://client.example/callback';
+
+/** A user with a picture, an app and a game of their own, a grant to someone else's app, and tokens both ways. */
+async function populatedUser() {
+  const { agent, user } = await signedInAgent(t);
+  const files = new PictureFiles(t.config.picturesDir);
+  const pfp = await setPicture({ store: t.store, files, now: t.clock.now }, user.id, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')));
+  const ownApp = await makeClient(t, user.id, [CALLBACK]);
+  const game = await t.store.createGame({ authorId: user.id, title: 'Mine', url: 'https://game.example/', createdAt: t.clock.now() });
+  const otherOwner = await makeUser(t);
+  const otherApp = await makeClient(t, otherOwner.id, [CALLBACK]);
+  const consent = async (clientId: string) => {
+    const res = await agent.form('/oauth', { decision: 'authorize', client_id: clientId, redirect_uri: CALLBACK, scope: 'userinfo' });
+    return new URL(res.headers.get('location')!).searchParams.get('code')!;
+  };
+  const exchange = async (client: { clientId: string; clientSecret: string }, code: string) => {
+    const res = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: client.clientId, client_secret: client.clientSecret });
+    return ((await res.json()) as { access_token: string }).access_token;
+  };
+  const tokenAtOtherApp = await exchange(otherApp, await consent(otherApp.clientId));
+  // Another person uses the deleted user's app: their token goes with the app.
+  const fan = await signedInAgent(t);
+  const fanCode = new URL(
+    (await fan.agent.form('/oauth', { decision: 'authorize', client_id: ownApp.clientId, redirect_uri: CALLBACK, scope: 'userinfo' })).headers.get('location')!,
+  ).searchParams.get('code')!;
+  const fanToken = await exchange(ownApp, fanCode);
+  const pendingCode = await consent(otherApp.clientId);
+  // Everything that must disappear answers before the deletion.
+  expect((await fetch(`${t.baseUrl}/pfp/small/${user.id}-${pfp}.webp`)).status).toBe(200);
+  expect((await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${fanToken}` } })).status).toBe(200);
+  return { agent, user, pfp, ownApp, game, otherApp, tokenAtOtherApp, fan, fanToken, pendingCode };
+}
+
+async function expectGone(p: Awaited<ReturnType<typeof populatedUser>>) {
+  const { user, pfp } = p;
+  expect((await fetch(`${t.baseUrl}/api/users/info?id=${user.id}`)).status).toBe(404);
+  for (const size of ['large', 'medium', 'small']) {
+    expect((await fetch(`${t.baseUrl}/pfp/${size}/${user.id}-${pfp}.webp`)).status).toBe(404);
+    expect((await fetch(`${t.baseUrl}/pfp/${size}/${user.id}.webp`)).status).toBe(404);
+    expect(fs.existsSync(path.join(t.config.picturesDir, size, `${user.id}-${pfp}.webp`))).toBe(false);
+  }
+  for (const token of [p.tokenAtOtherApp, p.fanToken]) {
+    expect((await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(401);
+  }
+  const redeem = await tokenRequest(t, { grant_type: 'authorization_code', code: p.pendingCode, client_id: p.otherApp.clientId, client_secret: p.otherApp.clientSecret });
+  expect(redeem.status).toBe(400);
+  expect(await t.store.getApp(p.ownApp.clientId)).toBeUndefined();
+  expect(await t.store.getGame(p.game.id)).toBeUndefined();
+  expect(await t.store.listGrants(user.id)).toEqual([]);
+  expect(await t.store.getGrant(p.fan.user.id, p.ownApp.clientId)).toBeUndefined();
+  expect(await t.store.listUserSessions(user.id, t.clock.now())).toEqual([]);
+  const knex = t.store.knex;
+  for (const [table, column] of [['access_tokens', 'user_id'], ['auth_codes', 'user_id'], ['grants', 'user_id'], ['sessions', 'user_id'], ['apps', 'owner_id'], ['games', 'author_id']] as const) {
+    expect(await knex(table).where(column, user.id)).toEqual([]);
+  }
+  // The app's other users lost their tokens with it, but not their accounts.
+  expect((await p.fan.agent.fetch('/api/account')).status).toBe(200);
+  // The other app and its owner are untouched.
+  expect(await t.store.getApp(p.otherApp.clientId)).toBeDefined();
+}
+
+describe('deleteAccount', () => {
+  it('deletes the user and everything of theirs; the session ends', async () => {
+    const p = await populatedUser();
+    const other = new Agent(t);
+    await other.signIn(p.user);
+    const res = await p.agent.json('POST', '/api/account/deletion', { password: TEST_PASSWORD, confirm: p.user.name });
+    expect(res.status).toBe(204);
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('idp.sid=;'))).toBe(true);
+    expect((await p.agent.fetch('/api/account')).status).toBe(401);
+    expect((await other.fetch('/api/account')).status).toBe(401);
+    await expectGone(p);
+  });
+
+  it('never gives the id to anyone else, and the name stays taken (the email is free again)', async () => {
+    const { agent, user } = await signedInAgent(t);
+    expect((await agent.json('POST', '/api/account/deletion', { password: TEST_PASSWORD, confirm: user.name })).status).toBe(204);
+    const fresh = new Agent(t);
+    const taken = await fresh.form('/signup', { name: user.name.toUpperCase(), email: 'someone-new@example.com', password: 'long enough password' });
+    expect(taken.status).toBe(409);
+    expect(await taken.text()).toContain('Name is already taken');
+    const again = await fresh.form('/signup', { name: `${user.name}_2`.slice(0, 28), email: user.email, password: 'long enough password' });
+    expect(again.status).toBe(303);
+    const next = await makeUser(t);
+    expect(next.id).toBeGreaterThan(user.id);
+  });
+
+  it('ids are never reused even when the newest user is deleted (SQLite AUTOINCREMENT, PostgreSQL sequence)', async () => {
+    const last = await makeUser(t);
+    await t.store.deleteUser(last.id, t.clock.now());
+    const next = await makeUser(t);
+    expect(next.id).toBe(last.id + 1);
+    if (TEST_DATABASE === 'sqlite') {
+      const [row] = (await t.store.knex.raw("select sql from sqlite_master where name = 'users'")) as { sql: string }[];
+      expect(row!.sql.toLowerCase()).toContain('autoincrement');
+    }
+  });
+
+  it('refuses a wrong password (403) or a confirmation that is not the exact name (400), deleting nothing', async () => {
+    const { agent, user } = await signedInAgent(t);
+    const wrong = await agent.json('POST', '/api/account/deletion', { password: 'not the password', confirm: user.name });
+    expect([wrong.status, await wrong.json()]).toEqual([403, { message: 'The password is wrong' }]);
+    for (const confirm of ['', user.name.toUpperCase(), `${user.name} `, 'DELETE']) {
+      const res = await agent.json('POST', '/api/account/deletion', { password: TEST_PASSWORD, confirm });
+      expect([res.status, await res.json()]).toEqual([400, { message: 'Type your name exactly to confirm' }]);
+    }
+    expect((await agent.fetch('/api/account')).status).toBe(200);
+    expect(await t.store.getUser(user.id)).toBeDefined();
+  });
+
+  it('needs the CSRF token and a signed-in user', async () => {
+    const { agent, user } = await signedInAgent(t);
+    const res = await agent.fetch('/api/account/deletion', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ password: TEST_PASSWORD, confirm: user.name }),
+    });
+    expect(res.status).toBe(403);
+    expect(await t.store.getUser(user.id)).toBeDefined();
+    expect((await new Agent(t).json('POST', '/api/account/deletion', { password: 'x', confirm: 'y' })).status).toBe(401);
+  });
+
+  it('is rate-limited like sign-in', async () => {
+    const { agent, user } = await signedInAgent(t);
+    for (let i = 0; i < 10; i++) {
+      expect((await agent.json('POST', '/api/account/deletion', { password: `wrong-${i}-password`, confirm: user.name })).status).toBe(403);
+    }
+    expect((await agent.json('POST', '/api/account/deletion', { password: TEST_PASSWORD, confirm: user.name })).status).toBe(429);
+    expect(await t.store.getUser(user.id)).toBeDefined();
+  });
+});
+
+describe('CLI user delete', () => {
+  async function cli(...argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const env = { DATABASE_URL: t.config.databaseUrl, PICTURES_DIR: t.config.picturesDir, LOG_LEVEL: 'silent' };
+    const code = await runCli(argv, { env, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), now: t.clock.now });
+    return { code, stdout, stderr };
+  }
+
+  it('does the same as the user deleting their account', async () => {
+    const p = await populatedUser();
+    const run = await cli('user', 'delete', '--id', String(p.user.id));
+    expect(run).toEqual({ code: 0, stdout: `${JSON.stringify({ id: p.user.id, deleted: true })}\n`, stderr: '' });
+    expect((await p.agent.fetch('/api/account')).status).toBe(401);
+    await expectGone(p);
+  });
+
+  it('exits 3 for an unknown user', async () => {
+    expect(await cli('user', 'delete', '--id', '999999')).toEqual({ code: 3, stdout: '', stderr: 'error: User 999999 not found\n' });
+  });
+});

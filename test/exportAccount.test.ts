@@ -1,0 +1,54 @@
+/** exportAccount ("Download my data"): one JSON attachment with the user's data and no secrets. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, makeClient, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from './helpers.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startServer();
+});
+afterAll(async () => t?.close());
+
+const CALLBACK = 'https://client.example/callback';
+
+describe('exportAccount', () => {
+  it('is an attachment with profile, email, apps and games owned, grants and sessions', async () => {
+    const { agent, user } = await signedInAgent(t);
+    await t.store.updateUser(user.id, { bio: 'hello' });
+    const own = await makeClient(t, user.id, [CALLBACK]);
+    const game = await t.store.createGame({ authorId: user.id, title: 'Mine', url: 'https://game.example/', createdAt: t.clock.now() });
+    const owner = await makeUser(t);
+    const other = await makeClient(t, owner.id, [CALLBACK]);
+    await agent.form('/oauth', { decision: 'authorize', client_id: other.clientId, redirect_uri: CALLBACK, scope: 'userinfo email' });
+    const res = await agent.fetch('/api/account/export');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="account-${user.id}.json"`);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const text = await res.text();
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const now = t.clock.now();
+    expect(body).toEqual({
+      exported_at: now,
+      user: { name: user.name, id: user.id, bio: 'hello', flairs: ['none'], equippedFlair: 'none', playMinutes: 0, lastHeartbeat: 0, modLevel: 0 },
+      email: user.email,
+      created_at: user.createdAt,
+      apps: [{ client_id: own.clientId, name: 'Test App', redirect_uris: [CALLBACK], created_at: now }],
+      games: [{ id: game.id, title: 'Mine', url: 'https://game.example/', author: { id: user.id, name: user.name }, created_at: now }],
+      grants: [
+        { client_id: other.clientId, app_name: 'Test App', owner: { id: owner.id, name: owner.name }, scopes: ['userinfo', 'email'], granted_at: now, last_used_at: now },
+      ],
+      sessions: [expect.objectContaining({ started_at: now, last_seen_at: now, current: true })],
+    });
+    // No secret of any kind.
+    const stored = await t.store.getUser(user.id);
+    const app = await t.store.getApp(own.clientId);
+    for (const secret of [TEST_PASSWORD, stored!.passwordHash, own.clientSecret, app!.secretHash, agent.cookies.get('idp.sid')!]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('is 401 signed out', async () => {
+    const res = await new Agent(t).fetch('/api/account/export');
+    expect([res.status, await res.json()]).toEqual([401, { message: 'Sign in first' }]);
+  });
+});
