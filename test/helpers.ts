@@ -13,7 +13,8 @@ import { loadConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { createApp as registerApp } from '../src/oauth/clients.js';
 import { issueCode, type CodeRequest } from '../src/oauth/codes.js';
-import { KnexStore } from '../src/store/knex-store.js';
+import type { KnexStore } from '../src/store/knex-store.js';
+import { openStoreAt } from '../src/store/open.js';
 import type { UserRecord } from '../src/store/types.js';
 import { hashPassword } from '../src/accounts/passwords.js';
 
@@ -90,7 +91,7 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Pick<App
     PORT: '0',
     ...env,
   });
-  const store = KnexStore.open(config.databaseUrl);
+  const store = openStoreAt(config.databaseUrl);
   await store.migrate();
   const clock = new TestClock();
   const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, ...options });

@@ -11,7 +11,7 @@ import { gameView, registerGame } from '../games/games.js';
 import { createApp as registerApp, rotateSecret } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
 import { PictureFiles, removePicture, setPicture } from '../pictures/pictures.js';
-import { KnexStore } from '../store/knex-store.js';
+import { openStoreAt } from '../store/open.js';
 import type { Store, UserPatch } from '../store/types.js';
 import { createUser, toPublicUser, updateUser } from '../users/users.js';
 
@@ -61,7 +61,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const now = io.now ?? Date.now;
   const openStore = async (): Promise<Store> => {
     if (!store) {
-      const opened = KnexStore.open(loadConfig(io.env).databaseUrl);
+      const opened = openStoreAt(loadConfig(io.env).databaseUrl);
       store = opened;
       await opened.migrate();
     }
