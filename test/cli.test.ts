@@ -130,9 +130,8 @@ describe('user', () => {
     await fails(4, 'Name is already taken', 'user', 'create', '--name', name.toUpperCase(), '--email', `other-${name}@example.com`, '--password', 'password-123');
   });
 
-  // KNOWN BUG (src/store/knex-store.ts uniqueField): knex puts the whole INSERT statement, which
-  // names the name_key column, into the error message, so a duplicate email is reported as a
-  // duplicate name. Flip to `it` once fixed.
+  // knex puts the whole INSERT statement, which names the name_key column too, into the error
+  // message: the store must read only SQLite's own part of it, or this reads as a duplicate name.
   it('fails on a duplicate email', async () => {
     const { name } = await createUser();
     await fails(4, 'Email address is already registered', 'user', 'create', '--name', `${name}_b`, '--email', `${name}@example.com`, '--password', 'password-123');
