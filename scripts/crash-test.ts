@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { hashPassword } from '../src/accounts/passwords.js';
-import { createApp as registerApp } from '../src/oauth/clients.js';
+import { registerOAuthApp } from '../src/oauth/clients.js';
 import { issueCode } from '../src/oauth/codes.js';
 import { SIZE_NAMES } from '../src/pictures/images.js';
 import { openStoreAt } from '../src/store/open.js';
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   const store = openStoreAt(dbFile);
   await store.migrate();
   const user = await store.createUser({ name: 'crash', email: 'crash@example.com', passwordHash: await hashPassword('crash-password') }, Date.now());
-  const { app, clientSecret } = await registerApp({ store, now: Date.now }, { ownerId: user.id, name: 'Crash App', redirectUris: ['https://crash.example/cb'] });
+  const { app, clientSecret } = await registerOAuthApp({ store, now: Date.now }, { ownerId: user.id, name: 'Crash App', redirectUris: ['https://crash.example/cb'] });
 
   let child = await startService();
   // One session for the whole run: sessions live in the database and the key is fixed.

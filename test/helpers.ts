@@ -11,7 +11,7 @@ import pg from 'pg';
 import { answerClientErrors, createApp, type App, type AppOptions } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { createApp as registerApp } from '../src/oauth/clients.js';
+import { registerOAuthApp } from '../src/oauth/clients.js';
 import { issueCode, type CodeRequest } from '../src/oauth/codes.js';
 import type { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
@@ -138,7 +138,7 @@ export interface TestClient {
 }
 
 export async function makeClient(t: TestServer, ownerId: number, redirectUris = ['https://client.example/callback']): Promise<TestClient> {
-  const { app, clientSecret } = await registerApp({ store: t.store, now: t.clock.now }, { ownerId, name: 'Test App', redirectUris });
+  const { app, clientSecret } = await registerOAuthApp({ store: t.store, now: t.clock.now }, { ownerId, name: 'Test App', redirectUris });
   return { clientId: app.clientId, clientSecret, redirectUri: redirectUris[0]!, ownerId };
 }
 

@@ -8,7 +8,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { DomainError, InvalidInput, NotFound, type ErrorKind } from '../domain/errors.js';
 import { gameView, registerGame } from '../games/games.js';
-import { createApp as registerApp, rotateSecret } from '../oauth/clients.js';
+import { registerOAuthApp, rotateSecret } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
 import { PictureFiles, removePicture, setPicture } from '../pictures/pictures.js';
 import { openStoreAt } from '../store/open.js';
@@ -125,7 +125,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .requiredOption('--name <name>', 'app name, 1-64 characters')
     .requiredOption('--redirect-uri <uri>', 'allowed redirect URI (repeat for up to 10)', collect)
     .action(async (o: { owner: number; name: string; redirectUri: string[] }) => {
-      const created = await registerApp({ store: await openStore(), now }, { ownerId: o.owner, name: o.name, redirectUris: o.redirectUri });
+      const created = await registerOAuthApp({ store: await openStore(), now }, { ownerId: o.owner, name: o.name, redirectUris: o.redirectUri });
       print({ client_id: created.app.clientId, client_secret: created.clientSecret });
     });
   app
