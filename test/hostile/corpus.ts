@@ -159,11 +159,26 @@ export function caseFor(op: Operation): fc.Arbitrary<Case> {
 /**
  * One seed for the whole run, printed at the start and in every failure: `FC_SEED=<n>` replays the
  * run, and `FC_PATH=<path>` (also printed by fast-check on a failure) replays exactly the shrunk
- * counterexample of one operation (select it with `-t <operationId>`).
+ * counterexample of one operation (select it with `-t <operationId>`). A seed that is not an
+ * integer stops the run: fast-check would otherwise pick a random one and the replay would not be one.
  */
-export const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
+export const SEED = seedOf(process.env.FC_SEED);
 export const PATH = process.env.FC_PATH || undefined;
+
+export function seedOf(value: string | undefined): number {
+  if (value === undefined || value === '') return Math.floor(Math.random() * 2 ** 31);
+  const seed = Number(value);
+  if (!Number.isSafeInteger(seed)) throw new Error(`FC_SEED must be an integer, got ${JSON.stringify(value)}`);
+  return seed;
+}
 
 export function replayHint(operationId: string): string {
   return `replay: FC_SEED=${SEED} npx vitest run <this file> -t ${operationId} (add FC_PATH=<path from the report> for the exact case)`;
+}
+
+/** Runs one operation's property with the run's seed (and FC_PATH); a failure starts with how to replay it. */
+export async function assertWithSeed(property: fc.IAsyncPropertyWithHooks<[Case]>, operationId: string, numRuns: number, path = PATH): Promise<void> {
+  await fc.assert(property, { numRuns, seed: SEED, path }).catch((err: unknown) => {
+    throw new Error(`${replayHint(operationId)}\n${err instanceof Error ? err.message : String(err)}`);
+  });
 }
