@@ -18,7 +18,7 @@ import { parseForm } from '../src/body.js';
 import { createDispatcher, type DispatchRequest } from '../src/dispatch.js';
 import { ApiError } from '../src/errors.js';
 import type { AppDeps } from '../src/handlers/index.js';
-import { assertWithSeed, caseFor, operations, type Case } from './hostile/corpus.js';
+import { assertWithSeed, caseFor, DIFFERENTIAL_RUNS, operations, type Case } from './hostile/corpus.js';
 
 /** What became of one request. */
 interface Outcome {
@@ -126,12 +126,12 @@ describe('the fast dispatcher agrees with openapi-backend handleRequest on the h
           expect(actual, `${c.method} ${c.path} ${JSON.stringify(req)}`).toEqual(expected);
         }),
         op.operationId,
-        250,
+        DIFFERENTIAL_RUNS,
       );
     });
   }
 
-  it('compared thousands of requests (most of the corpus reaches the dispatcher)', () => {
-    expect(compared).toBeGreaterThan(operations.length * 150);
+  it('compared most of the corpus (over 60 % of the cases reach the dispatcher)', () => {
+    expect(compared).toBeGreaterThan(operations.length * DIFFERENTIAL_RUNS * 0.6);
   });
 });
