@@ -39,7 +39,6 @@ function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
-/** Runs one CLI invocation; resolves to the exit code. */
 /**
  * The one map from a refused operation to an exit code, so scripts can tell "not there" and "taken"
  * from other refusals. 2 stays commander's usage error.
@@ -56,6 +55,7 @@ export const EXIT_CODE: Record<ErrorKind, number> = {
   unavailable: 5,
 };
 
+/** Runs one CLI invocation; resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let store: Store | undefined;
   const now = io.now ?? Date.now;
