@@ -15,10 +15,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { hashPassword } from '../src/accounts/passwords.js';
-import { createApp as registerApp } from '../src/oauth/clients.js';
+import { registerOAuthApp } from '../src/oauth/clients.js';
 import { issueCode } from '../src/oauth/codes.js';
 import { SIZE_NAMES } from '../src/pictures/images.js';
-import { KnexStore } from '../src/store/knex-store.js';
+import { openStoreAt } from '../src/store/open.js';
 import { freePort } from './free-port.js';
 
 const args = process.argv.slice(2);
@@ -80,10 +80,10 @@ interface Seen {
 async function main(): Promise<void> {
   const started = Date.now();
   // Set up once, through the store as the operator CLI would: a user and an app.
-  const store = KnexStore.open(dbFile);
+  const store = openStoreAt(dbFile);
   await store.migrate();
   const user = await store.createUser({ name: 'crash', email: 'crash@example.com', passwordHash: await hashPassword('crash-password') }, Date.now());
-  const { app, clientSecret } = await registerApp({ store, now: Date.now }, { ownerId: user.id, name: 'Crash App', redirectUris: ['https://crash.example/cb'] });
+  const { app, clientSecret } = await registerOAuthApp({ store, now: Date.now }, { ownerId: user.id, name: 'Crash App', redirectUris: ['https://crash.example/cb'] });
 
   let child = await startService();
   // One session for the whole run: sessions live in the database and the key is fixed.

@@ -6,7 +6,8 @@ import type { RoutePolicy } from './policy.js';
 export const BODY_LIMIT = '16kb';
 
 /**
- * Parses `a=1&b=2`. RFC 6749 3.2: a parameter sent more than once is an error, not an array.
+ * Parses `a=1&b=2`. RFC 6749 3.2: a parameter sent more than once is an error, not an array
+ * (docs/decisions.md#token-endpoint).
  */
 export function parseForm(text: string): Record<string, string> {
   const out: Record<string, string> = {};

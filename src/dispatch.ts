@@ -11,6 +11,7 @@
  * The contract stays in charge: an operation whose parameters use a serialisation this does not
  * implement (content, style, explode) stops the start, as openapi-backend's strict mode does for a
  * contract the code does not follow; a missing handler is an error, never a silent pass.
+ * Why: docs/decisions.md#fast-dispatcher.
  */
 import type Koa from 'koa';
 import type { Context as OpContext, Operation } from 'openapi-backend';

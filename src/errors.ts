@@ -1,7 +1,8 @@
 /**
  * HTTP errors: ApiError for failures of the HTTP layer itself (routing, validation, body parsing),
  * the one map from the domain's errors (src/domain/errors.ts) to a status, headers and message, and
- * the one middleware that renders either as `{message}` or as an HTML page.
+ * the one middleware that renders either as `{message}` or as an HTML page
+ * (docs/decisions.md#errors).
  */
 import type Koa from 'koa';
 import type { Logger } from 'pino';

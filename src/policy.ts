@@ -1,6 +1,7 @@
 /**
  * What the service does around an operation, read from its contract entry alone, so a new
- * operation gets its behaviour by being declared in openapi.yaml:
+ * operation gets its behaviour by being declared in openapi.yaml
+ * (docs/decisions.md#the-contract-drives-the-routes):
  *
  * | policy  | from the contract                                                                 |
  * |---------|-----------------------------------------------------------------------------------|

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';
 import { sweepOrphanFiles } from './pictures/pictures.js';
-import { KnexStore } from './store/knex-store.js';
+import { openStoreAt } from './store/open.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   if (config.sessionSecretGenerated) {
     logger.warn('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart');
   }
-  const store = KnexStore.open(config.databaseUrl);
+  const store = openStoreAt(config.databaseUrl);
   await store.migrate();
 
   if (config.demoData && (await store.countUsers()) === 0) {

@@ -51,7 +51,7 @@ async function createUser(name = uniqueName()): Promise<{ id: number; name: stri
   return ok<{ id: number; name: string }>('user', 'create', '--name', name, '--email', `${name}@example.com`, '--password', `password-${name}`);
 }
 
-async function createApp(ownerId: number, ...uris: string[]): Promise<{ client_id: string; client_secret: string }> {
+async function cliCreateApp(ownerId: number, ...uris: string[]): Promise<{ client_id: string; client_secret: string }> {
   const redirects = (uris.length ? uris : ['https://app.example/cb']).flatMap((u) => ['--redirect-uri', u]);
   return ok('app', 'create', '--owner', String(ownerId), '--name', 'CLI App', ...redirects);
 }
@@ -130,9 +130,8 @@ describe('user', () => {
     await fails(4, 'Name is already taken', 'user', 'create', '--name', name.toUpperCase(), '--email', `other-${name}@example.com`, '--password', 'password-123');
   });
 
-  // KNOWN BUG (src/store/knex-store.ts uniqueField): knex puts the whole INSERT statement, which
-  // names the name_key column, into the error message, so a duplicate email is reported as a
-  // duplicate name. Flip to `it` once fixed.
+  // knex puts the whole INSERT statement, which names the name_key column too, into the error
+  // message: the store must read only SQLite's own part of it, or this reads as a duplicate name.
   it('fails on a duplicate email', async () => {
     const { name } = await createUser();
     await fails(4, 'Email address is already registered', 'user', 'create', '--name', `${name}_b`, '--email', `${name}@example.com`, '--password', 'password-123');
@@ -181,7 +180,7 @@ describe('user', () => {
 describe('app', () => {
   it('create with two --redirect-uri prints a client id (11 chars) and secret (43 chars); both URIs are registered', async () => {
     const { id } = await createUser();
-    const app = await createApp(id, 'https://app.example/cb', 'http://localhost:8080/cb');
+    const app = await cliCreateApp(id, 'https://app.example/cb', 'http://localhost:8080/cb');
     expect(Object.keys(app).sort()).toEqual(['client_id', 'client_secret']);
     expect(app.client_id).toMatch(/^[A-Za-z0-9_-]{11}$/);
     expect(app.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -201,7 +200,7 @@ describe('app', () => {
 
   it('rotate-secret prints a new secret; the old one stops working, the new one works', async () => {
     const { id } = await createUser();
-    const app = await createApp(id);
+    const app = await cliCreateApp(id);
     const rotated = await ok<{ client_id: string; client_secret: string }>('app', 'rotate-secret', '--client-id', app.client_id);
     expect(rotated.client_id).toBe(app.client_id);
     expect(rotated.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -223,7 +222,7 @@ describe('app', () => {
 
   it('delete prints {} and the app is gone', async () => {
     const { id } = await createUser();
-    const app = await createApp(id);
+    const app = await cliCreateApp(id);
     expect(await ok('app', 'delete', '--client-id', app.client_id)).toEqual({});
     expect(await t.store.getApp(app.client_id)).toBeUndefined();
   });
@@ -234,7 +233,7 @@ describe('code issue', () => {
   let app: { client_id: string; client_secret: string };
   beforeAll(async () => {
     user = await createUser();
-    app = await createApp(user.id, 'https://app.example/cb', 'https://app.example/other');
+    app = await cliCreateApp(user.id, 'https://app.example/cb', 'https://app.example/other');
   });
 
   it('prints {code} (43 chars) that the real token endpoint redeems; whois shows the user and email', async () => {

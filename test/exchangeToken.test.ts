@@ -1,4 +1,4 @@
-/** POST /api/oauth/token: the authorization_code grant, against the real app (decisions.md, "Token endpoint"). */
+/** POST /api/oauth/token: the authorization_code grant, against the real app (docs/decisions.md#token-endpoint). */
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -453,7 +453,7 @@ describe('POST /api/oauth/token: single use', () => {
   });
 
   it('treats the losing concurrent redemptions as replays: the winner\'s token ends up revoked', async () => {
-    // decisions.md: a second redemption fails AND revokes every token issued from the code;
+    // docs/decisions.md#authorization-codes: a second redemption fails AND revokes every token issued from the code;
     // a concurrent loser is a second redemption (RFC 6749 4.1.2).
     const s = await setup();
     const responses = await Promise.all(Array.from({ length: 5 }, () => tokenRequest(t, s.params)));

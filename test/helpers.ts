@@ -11,9 +11,10 @@ import pg from 'pg';
 import { answerClientErrors, createApp, type App, type AppOptions } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { createApp as registerApp } from '../src/oauth/clients.js';
+import { registerOAuthApp } from '../src/oauth/clients.js';
 import { issueCode, type CodeRequest } from '../src/oauth/codes.js';
-import { KnexStore } from '../src/store/knex-store.js';
+import type { KnexStore } from '../src/store/knex-store.js';
+import { openStoreAt } from '../src/store/open.js';
 import type { UserRecord } from '../src/store/types.js';
 import { hashPassword } from '../src/accounts/passwords.js';
 
@@ -90,7 +91,7 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Pick<App
     PORT: '0',
     ...env,
   });
-  const store = KnexStore.open(config.databaseUrl);
+  const store = openStoreAt(config.databaseUrl);
   await store.migrate();
   const clock = new TestClock();
   const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, ...options });
@@ -137,7 +138,7 @@ export interface TestClient {
 }
 
 export async function makeClient(t: TestServer, ownerId: number, redirectUris = ['https://client.example/callback']): Promise<TestClient> {
-  const { app, clientSecret } = await registerApp({ store: t.store, now: t.clock.now }, { ownerId, name: 'Test App', redirectUris });
+  const { app, clientSecret } = await registerOAuthApp({ store: t.store, now: t.clock.now }, { ownerId, name: 'Test App', redirectUris });
   return { clientId: app.clientId, clientSecret, redirectUri: redirectUris[0]!, ownerId };
 }
 

@@ -11,7 +11,7 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policyOf } from '../src/policy.js';
-import { caseFor, operations, PATH, replayHint, RUNS, SEED, SLOW, SLOW_RUNS, type Case } from './hostile/corpus.js';
+import { assertWithSeed, caseFor, operations, RUNS, SEED, SLOW, SLOW_RUNS, type Case } from './hostile/corpus.js';
 import { Agent, makeClient, makeCode, signedInAgent, startServer, type TestServer } from './helpers.js';
 
 // ---- sending -------------------------------------------------------------------------------
@@ -97,7 +97,7 @@ describe('hostile requests generated from openapi.yaml', () => {
   for (const op of operations) {
     const numRuns = SLOW.has(op.operationId) ? SLOW_RUNS : RUNS;
     it(`${op.operationId} (${op.method} ${op.path}): ${numRuns} cases, never a 5xx, errors are {message} 4xx, responses match the contract`, { timeout: 120_000 }, async () => {
-      await fc.assert(
+      await assertWithSeed(
         fc.asyncProperty(caseFor(op), async (c) => {
           const answer = await send(c);
           ran += 1;
@@ -108,10 +108,9 @@ describe('hostile requests generated from openapi.yaml', () => {
             ({ agent } = await signedInAgent(t));
           }
         }),
-        { numRuns, seed: SEED, path: PATH },
-      ).catch((err: unknown) => {
-        throw new Error(`${replayHint(op.operationId)}\n${err instanceof Error ? err.message : String(err)}`);
-      });
+        op.operationId,
+        numRuns,
+      );
     });
   }
 });

@@ -294,10 +294,9 @@ describe('setPicture / removePicture', () => {
     expect(filesOf(user.id)).toEqual(expected(user.id, second));
   });
 
-  // KNOWN GAP: after removePicture the store keeps no trace of the removed pfpTimestamp, so a new
-  // picture set within the same millisecond (or after the clock stepped back) reuses the removed
-  // timestamp, and the address `<id>-<ts>.webp`, served `immutable`, names a different image.
-  // Fixing it needs the store to remember the last timestamp. Flip to `it` once fixed.
+  // The clock does not move here: only the store's pfpHighWater, which survives the removal, keeps
+  // the new timestamp above the removed one. Reusing it would make an address served `immutable`
+  // name a different image.
   it('a picture set after removal with a frozen clock does not reuse the removed timestamp', async () => {
     const user = await makeUser(t);
     const first = await setPicture(deps(), user.id, fixture('photo.jpg'));

@@ -5,7 +5,7 @@ import cliProgress from 'cli-progress';
 import sharp from 'sharp';
 import { hashSecret, randomSecret } from '../../src/oauth/secrets.js';
 import { PictureFiles, setPicture } from '../../src/pictures/pictures.js';
-import { KnexStore } from '../../src/store/knex-store.js';
+import { openStoreAt } from '../../src/store/open.js';
 
 export const BENCH_CLIENT = { id: 'bench_client', secret: 'bench-secret' };
 
@@ -18,7 +18,7 @@ export interface Seeded {
 
 /** Creates the schema through the real migrations, then bulk-inserts users in one transaction per 20k. */
 export async function seedDatabase(file: string, picturesDir: string, users: number, showProgress: boolean): Promise<Seeded> {
-  const store = KnexStore.open(file);
+  const store = openStoreAt(file);
   await store.migrate();
   await store.close();
 
@@ -52,7 +52,7 @@ export async function seedDatabase(file: string, picturesDir: string, users: num
   );
   db.close();
 
-  const pictureStore = KnexStore.open(file);
+  const pictureStore = openStoreAt(file);
   await pictureStore.migrate();
   const photo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#4a7bd0' } }).jpeg().toBuffer();
   const pictureTs = await setPicture({ store: pictureStore, files: new PictureFiles(picturesDir), now: Date.now }, 1, photo);

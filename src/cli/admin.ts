@@ -11,10 +11,10 @@ import { createAudit } from '../audit.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { DomainError, InvalidInput, NotFound, type ErrorKind } from '../domain/errors.js';
 import { gameView, registerGame } from '../games/games.js';
-import { createApp as registerApp, rotateSecret } from '../oauth/clients.js';
+import { registerOAuthApp, rotateSecret } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
 import { PictureFiles, removePicture, setPicture } from '../pictures/pictures.js';
-import { KnexStore } from '../store/knex-store.js';
+import { openStoreAt } from '../store/open.js';
 import type { Store, UserPatch } from '../store/types.js';
 import { createUser, toPublicUser, updateUser } from '../users/users.js';
 
@@ -42,7 +42,6 @@ function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
-/** Runs one CLI invocation; resolves to the exit code. */
 /**
  * The one map from a refused operation to an exit code, so scripts can tell "not there" and "taken"
  * from other refusals. 2 stays commander's usage error.
@@ -59,12 +58,13 @@ export const EXIT_CODE: Record<ErrorKind, number> = {
   unavailable: 5,
 };
 
+/** Runs one CLI invocation; resolves to the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let store: Store | undefined;
   const now = io.now ?? Date.now;
   const openStore = async (): Promise<Store> => {
     if (!store) {
-      const opened = KnexStore.open(loadConfig(io.env).databaseUrl);
+      const opened = openStoreAt(loadConfig(io.env).databaseUrl);
       store = opened;
       await opened.migrate();
     }
@@ -140,7 +140,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .requiredOption('--name <name>', 'app name, 1-64 characters')
     .requiredOption('--redirect-uri <uri>', 'allowed redirect URI (repeat for up to 10)', collect)
     .action(async (o: { owner: number; name: string; redirectUri: string[] }) => {
-      const created = await registerApp({ store: await openStore(), now }, { ownerId: o.owner, name: o.name, redirectUris: o.redirectUri });
+      const created = await registerOAuthApp({ store: await openStore(), now }, { ownerId: o.owner, name: o.name, redirectUris: o.redirectUri });
       print({ client_id: created.app.clientId, client_secret: created.clientSecret });
     });
   app

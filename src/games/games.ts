@@ -1,6 +1,6 @@
 import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
 /**
- * Games and the game flow's server side (decisions.md): a game is hosted at its own address and
+ * Games and the game flow's server side (docs/decisions.md#game-flow): a game is hosted at its own address and
  * framed by /play/<id>; an app may get codes through a game only when its owner is the game's
  * author, and only for the scopes ["userinfo"].
  */

@@ -2,7 +2,7 @@ import { ApiError } from '../errors.js';
 import { parameterPattern } from '../contract.js';
 import type { Handler } from './types.js';
 
-/** `<id>[-<pfpTimestamp>].webp`, split by the contract's own pattern (already checked by validation). */
+/** `<id>[-<pfpTimestamp>].webp`, split by the contract's own pattern (already checked by validation; docs/decisions.md#profile-pictures). */
 const FILE = parameterPattern('getProfilePicture', 'path', 'file');
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=60';

@@ -1,6 +1,6 @@
 import { InvalidInput } from '../domain/errors.js';
 /**
- * The traditional flow's rules (decisions.md, RFC 6749 4.1): the client and its exact redirect_uri
+ * The traditional flow's rules (docs/decisions.md#traditional-flow, RFC 6749 4.1): the client and its exact redirect_uri
  * are checked first and never redirected to when wrong; then the grant request itself, whose
  * errors go back to the client's redirect_uri with the state.
  */
@@ -92,7 +92,7 @@ export function grantErrorRedirect(client: ResolvedClient, err: GrantError, stat
   return clientRedirect(client.redirectUri, { error: err.error, error_description: err.description }, state);
 }
 
-/** The exact description decisions.md gives for a refusal (origin). */
+/** The refusal's description, as the original service words it (docs/decisions.md#traditional-flow). */
 export const ACCESS_DENIED_DESCRIPTION = 'The user did not consent.';
 
 /** Where the user's decision sends the browser: a code for Authorize, access_denied for Cancel. */

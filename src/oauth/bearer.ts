@@ -16,7 +16,8 @@ function unauthorized(message: string, error?: string): Unauthenticated {
 }
 
 /**
- * Resolves `Authorization: Bearer <token>` to the token and its user (RFC 6750), checking expiry
+ * Resolves `Authorization: Bearer <token>` to the token and its user (RFC 6750,
+ * docs/decisions.md#whois), checking expiry
  * against `now` on every call. Throws 401 with a WWW-Authenticate challenge otherwise.
  */
 export async function authenticateBearer(

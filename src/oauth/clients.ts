@@ -48,7 +48,7 @@ export function validateAppInput(name: string, redirectUris: string[]): void {
 }
 
 /** Registers an app. The client secret is returned once and only its hash is kept. */
-export async function createApp(
+export async function registerOAuthApp(
   deps: Deps,
   input: { ownerId: number; name: string; redirectUris: string[] },
 ): Promise<{ app: AppRecord; clientSecret: string }> {

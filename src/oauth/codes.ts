@@ -3,7 +3,7 @@ import type { Deps } from './clients.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { CODE_BYTES, hashSecret, randomSecret } from './secrets.js';
 
-/** Authorization codes live five minutes (decisions.md). */
+/** Authorization codes live five minutes (docs/decisions.md#authorization-codes). */
 export const CODE_TTL_MS = 5 * 60 * 1000;
 /** An S256 challenge is the base64url SHA-256 of the verifier: exactly 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;

@@ -1,4 +1,4 @@
-/** Scopes (decisions.md): `userinfo` lets a token call whois; `email` adds the email and needs `userinfo`. */
+/** Scopes (docs/decisions.md#scopes): `userinfo` lets a token call whois; `email` adds the email and needs `userinfo`. */
 export const SCOPES = ['userinfo', 'email'] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -1,6 +1,6 @@
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** A random secret of `bytes` bytes, base64url: 32 bytes gives 43 characters, 8 bytes 11. */
+/** A random secret of `bytes` bytes, base64url: 32 bytes gives 43 characters, 8 bytes 11 (docs/decisions.md#secrets). */
 export function randomSecret(bytes: number): string {
   return randomBytes(bytes).toString('base64url');
 }

@@ -2,7 +2,7 @@ import { InvalidGrant, InvalidInput, Unauthenticated } from '../domain/errors.js
 import { authenticateClient, type Deps } from './clients.js';
 import { hashSecret, randomSecret, s256, TOKEN_BYTES } from './secrets.js';
 
-/** Access tokens live 600 seconds (the interface's expires_in). */
+/** Access tokens live 600 seconds (the interface's expires_in; docs/decisions.md#token-endpoint). */
 export const TOKEN_TTL_SECONDS = 600;
 
 export interface TokenParams {

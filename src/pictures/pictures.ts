@@ -102,7 +102,7 @@ export interface PictureDeps {
 const MAX_ATTEMPTS = 20;
 
 /**
- * Replaces a user's picture, in crash-safe order: write the new files, commit the new
+ * Replaces a user's picture, in crash-safe order (docs/decisions.md#profile-pictures): write the new files, commit the new
  * pfpTimestamp (compare-and-set), then delete the old files. The new timestamp is always greater
  * than the old. Returns the new pfpTimestamp.
  */

@@ -2,7 +2,7 @@
  * Security headers by helmet (koa-helmet). Every page is unframeable (frame-ancestors 'none') and
  * sends no referrer. A page can widen two CSP directives for its own response: the play page
  * frames its game's origin, and the consent page's form may end in a redirect to the client's
- * origin (Chromium applies form-action to the redirect too).
+ * origin (Chromium applies form-action to the redirect too). docs/decisions.md#security-headers
  */
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';

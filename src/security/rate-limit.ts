@@ -2,7 +2,7 @@ import { RateLimited } from '../domain/errors.js';
 /**
  * Rate limits behind a small interface. The counters live in the database (Store.rateLimiter,
  * rate-limiter-flexible's Postgres/SQLite stores), so several service instances on one database
- * share them and a restart does not reset them.
+ * share them and a restart does not reset them (docs/decisions.md#rate-limits).
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Store } from '../store/types.js';

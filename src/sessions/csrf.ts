@@ -2,6 +2,7 @@
  * CSRF protection by synchronizer tokens (the `csrf` package, as used by csurf and koa-csrf): a
  * secret lives in the session; pages embed tokens made from it; every state-changing request a
  * page makes sends one back (X-CSRF-Token header, or the `_csrf` form field).
+ * docs/decisions.md#sessions-and-csrf says why SameSite alone is not relied on.
  */
 import Tokens from 'csrf';
 import type Koa from 'koa';

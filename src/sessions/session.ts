@@ -1,7 +1,7 @@
 /**
  * Sessions: koa-session with its data in the Store (table `sessions`). The cookie carries only a
  * random id (signed with SESSION_SECRET); the table keys rows by the id's SHA-256, so a leaked
- * table hands out no live sessions.
+ * table hands out no live sessions (docs/decisions.md#sessions-and-csrf).
  */
 import type Koa from 'koa';
 import createSession from 'koa-session';

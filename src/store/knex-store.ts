@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { migrationSource } from './migrations/index.js';
-import { SqliteReads } from './sqlite-reads.js';
 import {
   UniqueViolation,
   type AppRecord,
@@ -59,17 +58,17 @@ export function knexConfig(databaseUrl: string): Knex.Config {
 }
 
 const num = (v: unknown): number => Number(v);
+/** PostgreSQL text cannot hold NUL: a key containing one names no row (instead of a driver error). */
+export const hasNul = (...values: string[]): boolean => values.some((v) => v.includes('\u0000'));
 /**
  * Whether an id can name a row: ids are 32-bit integer columns (`increments`), and PostgreSQL
  * refuses to compare one with a larger number (an error, not "no row"), so such ids find nothing.
  */
-/** PostgreSQL text cannot hold NUL: a key containing one names no row (instead of a driver error). */
-const hasNul = (...values: string[]): boolean => values.some((v) => v.includes('\u0000'));
-const isRowId = (id: number): boolean => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647;
+export const isRowId = (id: number): boolean => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647;
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const scopesOf = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? v.split(' ') : []);
 
-function toUser(r: Row): UserRecord {
+export function toUser(r: Row): UserRecord {
   return {
     ...toPublicUserRecord(r),
     email: String(r.email),
@@ -80,7 +79,7 @@ function toUser(r: Row): UserRecord {
 }
 
 /** What whois reads: the token's columns it checks and the user's it answers with. */
-const TOKEN_WITH_USER_COLUMNS = [
+export const TOKEN_WITH_USER_COLUMNS = [
   't.client_id',
   't.user_id',
   't.scopes',
@@ -92,9 +91,9 @@ const TOKEN_WITH_USER_COLUMNS = [
 ];
 
 /** The users columns behind PublicUserRecord. */
-const PUBLIC_USER_COLUMNS = ['id', 'name', 'bio', 'flairs', 'equipped_flair', 'play_minutes', 'last_heartbeat', 'mod_level', 'pfp_timestamp'];
+export const PUBLIC_USER_COLUMNS = ['id', 'name', 'bio', 'flairs', 'equipped_flair', 'play_minutes', 'last_heartbeat', 'mod_level', 'pfp_timestamp'];
 
-function toPublicUserRecord(r: Row): PublicUserRecord {
+export function toPublicUserRecord(r: Row): PublicUserRecord {
   return {
     id: num(r.id),
     name: String(r.name),
@@ -108,7 +107,7 @@ function toPublicUserRecord(r: Row): PublicUserRecord {
   };
 }
 
-function toApp(r: Row): AppRecord {
+export function toApp(r: Row): AppRecord {
   return {
     clientId: String(r.client_id),
     secretHash: String(r.secret_hash),
@@ -119,7 +118,7 @@ function toApp(r: Row): AppRecord {
   };
 }
 
-function toCode(r: Row): CodeRecord {
+export function toCode(r: Row): CodeRecord {
   return {
     codeHash: String(r.code_hash),
     clientId: String(r.client_id),
@@ -130,6 +129,25 @@ function toCode(r: Row): CodeRecord {
     expiresAt: num(r.expires_at),
     usedAt: numOrNull(r.used_at),
     createdAt: num(r.created_at),
+  };
+}
+
+/** A row of TOKEN_WITH_USER_COLUMNS. */
+export function toTokenWithUser(row: Row): TokenWithUser {
+  return {
+    token: {
+      clientId: String(row.client_id),
+      userId: num(row.user_id),
+      scopes: scopesOf(row.scopes),
+      expiresAt: num(row.expires_at),
+      revokedAt: numOrNull(row.revoked_at),
+    },
+    user: {
+      id: num(row.user_id),
+      name: String(row.user_name),
+      email: String(row.user_email),
+      pfpTimestamp: numOrNull(row.user_pfp_timestamp),
+    },
   };
 }
 
@@ -193,22 +211,19 @@ function uniqueField(err: unknown): string | undefined {
   return 'value';
 }
 
+/**
+ * The Store in knex: every method, on both databases. PostgreSQL uses it as it is; a SQLite file
+ * uses SqliteStore (sqlite-store.ts), which replaces five hot reads with prepared statements.
+ * openStoreAt (open.ts) picks which.
+ */
 export class KnexStore implements Store {
-  /** Prepared-statement reads, on a SQLite file once it is migrated. */
-  private reads: SqliteReads | undefined;
-
   constructor(
     readonly knex: Knex,
-    private readonly sqlitePath?: string,
+    protected readonly sqlitePath?: string,
   ) {}
-
-  static open(databaseUrl: string): KnexStore {
-    return new KnexStore(knexFactory(knexConfig(databaseUrl)), sqliteFile(databaseUrl));
-  }
 
   async migrate(): Promise<void> {
     await this.knex.migrate.latest({ migrationSource });
-    if (this.sqlitePath && this.sqlitePath !== ':memory:' && !this.reads) this.reads = new SqliteReads(this.sqlitePath, PUBLIC_USER_COLUMNS, TOKEN_WITH_USER_COLUMNS);
   }
 
   rateLimiter(rule: RateLimitRule): RateLimiterAbstract {
@@ -231,8 +246,6 @@ export class KnexStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.reads?.close();
-    this.reads = undefined;
     await this.knex.destroy();
   }
 
@@ -267,15 +280,13 @@ export class KnexStore implements Store {
 
   async getUser(id: number): Promise<UserRecord | undefined> {
     if (!isRowId(id)) return undefined;
-    const row = this.reads ? this.reads.user(id) : ((await this.knex('users').where({ id }).first()) as Row | undefined);
+    const row = (await this.knex('users').where({ id }).first()) as Row | undefined;
     return row && toUser(row);
   }
 
   async getPublicUser(id: number): Promise<PublicUserRecord | undefined> {
     if (!isRowId(id)) return undefined;
-    const row = this.reads
-      ? this.reads.publicUser(id)
-      : ((await this.knex('users').select(PUBLIC_USER_COLUMNS).where({ id }).first()) as Row | undefined);
+    const row = (await this.knex('users').select(PUBLIC_USER_COLUMNS).where({ id }).first()) as Row | undefined;
     return row && toPublicUserRecord(row);
   }
 
@@ -360,7 +371,7 @@ export class KnexStore implements Store {
 
   async getApp(clientId: string): Promise<AppRecord | undefined> {
     if (hasNul(clientId)) return undefined;
-    const row = this.reads ? this.reads.app(clientId) : ((await this.knex('apps').where({ client_id: clientId }).first()) as Row | undefined);
+    const row = (await this.knex('apps').where({ client_id: clientId }).first()) as Row | undefined;
     return row && toApp(row);
   }
 
@@ -399,7 +410,7 @@ export class KnexStore implements Store {
   }
 
   async getCode(codeHash: string): Promise<CodeRecord | undefined> {
-    const row = this.reads ? this.reads.code(codeHash) : ((await this.knex('auth_codes').where({ code_hash: codeHash }).first()) as Row | undefined);
+    const row = (await this.knex('auth_codes').where({ code_hash: codeHash }).first()) as Row | undefined;
     return row && toCode(row);
   }
 
@@ -424,30 +435,11 @@ export class KnexStore implements Store {
   }
 
   async getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined> {
-    const row = this.reads ? this.reads.token(tokenHash) : await this.tokenWithUserQuery(tokenHash);
-    if (!row) return undefined;
-    return {
-      token: {
-        clientId: String(row.client_id),
-        userId: num(row.user_id),
-        scopes: scopesOf(row.scopes),
-        expiresAt: num(row.expires_at),
-        revokedAt: numOrNull(row.revoked_at),
-      },
-      user: {
-        id: num(row.user_id),
-        name: String(row.user_name),
-        email: String(row.user_email),
-        pfpTimestamp: numOrNull(row.user_pfp_timestamp),
-      },
-    };
-  }
-
-  private async tokenWithUserQuery(tokenHash: string): Promise<Row | undefined> {
-    return (await this.knex('access_tokens as t')
+    const row = (await this.knex('access_tokens as t')
       .join('users as u', 'u.id', 't.user_id')
       .where('t.token_hash', tokenHash)
       .first(TOKEN_WITH_USER_COLUMNS)) as Row | undefined;
+    return row && toTokenWithUser(row);
   }
 
   async createGame(game: NewGame): Promise<GameRecord> {

@@ -1,4 +1,7 @@
-/** The Store: plain objects in and out. No knex types leave src/store. */
+/**
+ * The Store: plain objects in and out. No knex types leave src/store. Its methods are listed in
+ * methods.ts (checked by the compiler), and test/store.test.ts calls every one on both databases.
+ */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
 /** The fields of a user anyone may read (users/info): no email, password or bookkeeping. */
@@ -150,16 +153,16 @@ export interface Store {
   getUserByEmail(email: string): Promise<UserRecord | undefined>;
   updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined>;
   /**
-   * Sets pfpTimestamp to `next` only if it is still `expected` (compare-and-set), so two
-   * concurrent picture changes cannot both believe they won; raises pfpHighWater to `next`.
-   * Returns whether it was set.
-   */
-  /**
    * Records a play heartbeat only if lastHeartbeat is still `expected` (compare-and-set, so two
    * concurrent heartbeats cannot both add the same minutes): sets lastHeartbeat to `now` and adds
    * `addMinutes` to playMinutes. Returns the updated user, or undefined when it lost the race.
    */
   recordHeartbeat(id: number, expected: number, now: number, addMinutes: number): Promise<UserRecord | undefined>;
+  /**
+   * Sets pfpTimestamp to `next` only if it is still `expected` (compare-and-set), so two
+   * concurrent picture changes cannot both believe they won; raises pfpHighWater to `next`.
+   * Returns whether it was set.
+   */
   swapPfpTimestamp(id: number, expected: number | null, next: number | null): Promise<boolean>;
   /** Replaces the password hash; false when there is no such user. */
   setUserPassword(id: number, passwordHash: string): Promise<boolean>;

@@ -16,7 +16,7 @@ if (!hasChromium) {
   process.stderr.write(`NOTICE: browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)\n`);
 }
 
-/** Launch flags that keep Chromium off the network it cannot reach here (STACK.md). */
+/** Launch flags that keep Chromium off the network it cannot reach here (docs/decisions.md#tooling-facts-the-code-relies-on). */
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,

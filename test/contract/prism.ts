@@ -25,7 +25,7 @@ export async function startMock(args: string[] = []): Promise<Prism> {
 }
 
 async function startDetached(command: string, args: string[], port: number, ready: string): Promise<Prism> {
-  // Spawned directly and detached: `npx prism` leaves an orphan holding the port (STACK.md).
+  // Spawned directly and detached: `npx prism` leaves an orphan holding the port (docs/decisions.md#tooling-facts-the-code-relies-on).
   // The process group is killed as a whole, so the mock script's Prism child goes with it.
   const child = spawn(command, args, {
     cwd: root,

@@ -41,10 +41,23 @@ export const operations: Operation[] = Object.entries(doc.paths).flatMap(([p, it
     })),
 );
 
-/** Operations that hash a password (scrypt, ~90 ms) on most inputs get fewer runs; the total stays above 10k. */
+/**
+ * Cases per operation. The full run (`npm test`) makes 330 (over 10k requests in all); FC_RUNS
+ * lowers it for the fast tier (`npm run test:fast`), which is for the inner loop, not for finding
+ * rare inputs. Operations that hash a password (scrypt, ~90 ms) on most inputs get fewer.
+ */
+export const RUNS = runsOf(process.env.FC_RUNS, 330);
 export const SLOW = new Set(['postSignIn', 'postSignUp']);
-export const RUNS = 330;
-export const SLOW_RUNS = 60;
+export const SLOW_RUNS = Math.min(60, RUNS);
+/** The differential suite compares in-process, without HTTP: it needs fewer cases per operation. */
+export const DIFFERENTIAL_RUNS = Math.min(250, RUNS);
+
+function runsOf(value: string | undefined, full: number): number {
+  if (value === undefined || value === '') return full;
+  const runs = Number(value);
+  if (!Number.isSafeInteger(runs) || runs < 1) throw new Error(`FC_RUNS must be a positive integer, got ${JSON.stringify(value)}`);
+  return runs;
+}
 
 // ---- arbitraries ---------------------------------------------------------------------------
 
@@ -159,11 +172,26 @@ export function caseFor(op: Operation): fc.Arbitrary<Case> {
 /**
  * One seed for the whole run, printed at the start and in every failure: `FC_SEED=<n>` replays the
  * run, and `FC_PATH=<path>` (also printed by fast-check on a failure) replays exactly the shrunk
- * counterexample of one operation (select it with `-t <operationId>`).
+ * counterexample of one operation (select it with `-t <operationId>`). A seed that is not an
+ * integer stops the run: fast-check would otherwise pick a random one and the replay would not be one.
  */
-export const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
+export const SEED = seedOf(process.env.FC_SEED);
 export const PATH = process.env.FC_PATH || undefined;
+
+export function seedOf(value: string | undefined): number {
+  if (value === undefined || value === '') return Math.floor(Math.random() * 2 ** 31);
+  const seed = Number(value);
+  if (!Number.isSafeInteger(seed)) throw new Error(`FC_SEED must be an integer, got ${JSON.stringify(value)}`);
+  return seed;
+}
 
 export function replayHint(operationId: string): string {
   return `replay: FC_SEED=${SEED} npx vitest run <this file> -t ${operationId} (add FC_PATH=<path from the report> for the exact case)`;
+}
+
+/** Runs one operation's property with the run's seed (and FC_PATH); a failure starts with how to replay it. */
+export async function assertWithSeed(property: fc.IAsyncPropertyWithHooks<[Case]>, operationId: string, numRuns: number, path = PATH): Promise<void> {
+  await fc.assert(property, { numRuns, seed: SEED, path }).catch((err: unknown) => {
+    throw new Error(`${replayHint(operationId)}\n${err instanceof Error ? err.message : String(err)}`);
+  });
 }

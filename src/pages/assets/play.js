@@ -1,4 +1,4 @@
-// The play page's side of the game flow (decisions.md). It listens only to its game's iframe
+// The play page's side of the game flow (docs/decisions.md#game-flow). It listens only to its game's iframe
 // window at the game's origin, answers only to that origin (never '*'), allows one authorize per
 // page load, asks the player in a dialog, and gets the code from the server (session + CSRF),
 // which checks the same rules again. While signed in it also sends a heartbeat every minute.
