@@ -37,6 +37,16 @@ export const STORE_METHODS = [
   'deleteSession',
   'deleteUserSessions',
   'deleteExpiredSessions',
+  'setUserPassword',
+  'deleteUser',
+  'listGamesByAuthor',
+  'getGrant',
+  'saveGrant',
+  'touchGrant',
+  'listGrants',
+  'revokeGrant',
+  'listUserSessions',
+  'deleteUserSession',
 ] as const satisfies readonly (keyof Store)[];
 
 /** Compiles only while no Store method is missing from STORE_METHODS. */
