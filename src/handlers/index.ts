@@ -36,6 +36,13 @@ import { listGames } from './listGames.js';
 import { registerGame } from './registerGame.js';
 import { getGameApp } from './getGameApp.js';
 import { issueGameCode } from './issueGameCode.js';
+import { getVerifyEmail } from './getVerifyEmail.js';
+import { postResendVerification } from './postResendVerification.js';
+import { postChangeEmail } from './postChangeEmail.js';
+import { getForgotPassword } from './getForgotPassword.js';
+import { postForgotPassword } from './postForgotPassword.js';
+import { getResetPassword } from './getResetPassword.js';
+import { postResetPassword } from './postResetPassword.js';
 import { csrf, session } from './security.js';
 import type { Handler, HandlerInput, SecurityHandler } from './types.js';
 
@@ -79,6 +86,13 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   registerGame,
   getGameApp,
   issueGameCode,
+  getVerifyEmail,
+  postResendVerification,
+  postChangeEmail,
+  getForgotPassword,
+  postForgotPassword,
+  getResetPassword,
+  postResetPassword,
 };
 
 /** The request's validated parts, as src/dispatch.ts (or openapi-backend) left them on its context. */
