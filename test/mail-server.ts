@@ -20,6 +20,8 @@ export class MailServer {
   private readonly waiters: (() => void)[] = [];
   /** When set, every message is refused with this SMTP reply (a mail server that is up but failing). */
   refuse: string | undefined;
+  /** When set, each message is accepted only after this many milliseconds (a slow mail server). */
+  delayMs = 0;
   private server: SMTPServer;
   port = 0;
 
@@ -31,7 +33,8 @@ export class MailServer {
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', () => {
+        stream.on('end', async () => {
+          if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
           if (this.refuse) return callback(Object.assign(new Error(this.refuse), { responseCode: 451 }));
           const raw = Buffer.concat(chunks).toString('utf8');
           simpleParser(raw)
