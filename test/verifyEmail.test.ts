@@ -4,6 +4,7 @@
  * unverified address wherever a code is issued.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { seedDemo } from '../src/demo.js';
 import { issueCode } from '../src/oauth/codes.js';
 import { hashSecret } from '../src/oauth/secrets.js';
 import { Agent, makeClient, makeUser, signedInAgent, startServer, tokenRequest, type TestServer } from './helpers.js';
@@ -232,5 +233,18 @@ describe('the email scope needs a verified address', () => {
     const { access_token } = (await res.json()) as { access_token: string };
     const whois = await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${access_token}` } });
     expect(await whois.json()).toEqual({ id: verified.id, name: verified.name, email: verified.email });
+  });
+});
+
+describe('users that need no proof', () => {
+  it('the demo users are verified', async () => {
+    const s = await startServer();
+    try {
+      const demo = await seedDemo(s.store, s.config, s.clock.now);
+      expect((await s.store.getUser(demo.userId))!.emailVerifiedAt).toBe(s.clock.now());
+      expect((await s.store.getUser(demo.otherUserId))!.emailVerifiedAt).toBe(s.clock.now());
+    } finally {
+      await s.close();
+    }
   });
 });
