@@ -248,3 +248,58 @@ describe('users that need no proof', () => {
     }
   });
 });
+
+describe('sign-up while the mail server refuses', () => {
+  it('still creates the account and signs in; the account page says not verified and offers the link again; no link is left', async () => {
+    smtp.refuse = 'Service not available';
+    let created: { agent: Agent; name: string };
+    try {
+      created = await signUp();
+    } finally {
+      smtp.refuse = undefined;
+    }
+    const page = await (await created.agent.fetch('/account')).text();
+    expect(page).toContain('<strong id="email-state" data-verified="false">not verified</strong>');
+    expect(page).toContain('id="resend-verification"');
+    const user = (await t.store.getUserByName(created.name))!;
+    expect(await t.store.knex('email_links').where({ user_id: user.id })).toHaveLength(0);
+  });
+});
+
+describe('the audit trail', () => {
+  it('records email_verified, password_reset_requested, password_reset, email_change_requested and email_changed, never a token', async () => {
+    const events: { event: string; fields: Record<string, unknown> }[] = [];
+    const original = t.app.deps.audit;
+    t.app.deps.audit = (event, fields = {}) => {
+      events.push({ event, fields });
+      original(event, fields);
+    };
+    try {
+      const { agent, name, email } = await signUp();
+      const verifyLink = linkOf(await smtp.next(email));
+      await new Agent(t).fetch(pathOf(verifyLink));
+      const user = (await t.store.getUserByName(name))!;
+
+      await new Agent(t).form('/forgot-password', { login: name });
+      await t.app.deps.mailer.idle();
+      const resetLink = linkOf(smtp.to(email).find((m) => m.mail.subject === 'Reset your password')!);
+      const token = new URL(resetLink).searchParams.get('token')!;
+      expect((await new Agent(t).form('/reset-password', { token, password: 'the next password' })).status).toBe(200);
+
+      await agent.signIn({ name }, 'the next password');
+      const target = `${name}@elsewhere.example`;
+      expect((await agent.form('/account/email', { email: target, password: 'the next password' })).status).toBe(200);
+      await new Agent(t).fetch(pathOf(linkOf(await smtp.next(target))));
+
+      const ours = events.filter((e) => e.event !== 'sign_in' && e.event !== 'sign_up');
+      expect(ours.map((e) => e.event)).toEqual(['email_verified', 'password_reset_requested', 'password_reset', 'email_change_requested', 'email_changed']);
+      expect(ours[0]!.fields).toEqual({ user_id: user.id });
+      expect(ours[2]!.fields).toEqual({ user_id: user.id, sessions_ended: 1 });
+      expect(ours[4]!.fields).toEqual({ user_id: user.id, old_email: email, new_email: target });
+      const text = JSON.stringify(events);
+      for (const secret of [new URL(verifyLink).searchParams.get('token')!, token, 'the next password']) expect(text).not.toContain(secret);
+    } finally {
+      t.app.deps.audit = original;
+    }
+  });
+});
