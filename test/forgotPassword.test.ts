@@ -209,6 +209,32 @@ describe('getResetPassword and postResetPassword', () => {
     await new Agent(t).signIn(user, 'a brand new password');
   });
 
+  it('a reset voids a pending change of address and clears the failed sign-ins that locked the account', async () => {
+    const s2 = await startServer({ SMTP_URL: smtp.url, PUBLIC_URL: 'https://idp.example' }, { limits: { signInAccount: { points: 2, seconds: 3600 } } });
+    try {
+      const user = await makeUser(s2);
+      const agent = new Agent(s2);
+      await agent.signIn(user);
+      expect((await agent.form('/account/email', { email: 'elsewhere@new.example', password: TEST_PASSWORD })).status).toBe(200);
+      const change = new URL(linkOf(await smtp.next('elsewhere@new.example')));
+      for (let i = 0; i < 2; i++) expect((await new Agent(s2).form('/signin', { name: user.name, password: 'wrong guess' })).status).toBe(401);
+      expect((await new Agent(s2).form('/signin', { name: user.name, password: TEST_PASSWORD })).status).toBe(429);
+
+      smtp.clear();
+      expect((await new Agent(s2).form('/forgot-password', { login: user.name })).status).toBe(200);
+      await s2.app.deps.mailer.idle();
+      const token = await resetToken(user.email);
+      expect((await new Agent(s2).form('/reset-password', { token, password: 'after the reset' })).status).toBe(200);
+
+      const voided = await new Agent(s2).fetch(change.pathname + change.search);
+      expect(voided.status).toBe(400);
+      expect((await s2.store.getUser(user.id))!.email).toBe(user.email);
+      await new Agent(s2).signIn(user, 'after the reset');
+    } finally {
+      await s2.close();
+    }
+  });
+
   it('an expired link (1 h on the injected clock) and a tampered one: a clear page, the password unchanged', async () => {
     const user = await makeUser(t);
     await forgot(user.name);
