@@ -195,6 +195,7 @@ describe('getResetPassword and postResetPassword', () => {
 
     expect((await phone.fetch('/api/account')).status).toBe(401);
     expect((await laptop.fetch('/api/account')).status).toBe(401);
+    expect((await browser.fetch('/api/session').then((r) => r.json())) as { signed_in: boolean }).toMatchObject({ signed_in: false });
     expect(await t.store.knex('sessions').where({ user_id: user.id })).toHaveLength(0);
     expect((await new Agent(t).form('/signin', { name: user.name, password: TEST_PASSWORD })).status).toBe(401);
     await new Agent(t).signIn(user, 'a brand new password');
@@ -207,6 +208,18 @@ describe('getResetPassword and postResetPassword', () => {
       expect(post.status).toBe(400);
     }
     await new Agent(t).signIn(user, 'a brand new password');
+  });
+
+  it('resetting in a browser signed in as the user signs that browser out too', async () => {
+    const { agent, user } = await signedInAgent(t);
+    await forgot(user.name, agent);
+    const token = await resetToken(user.email);
+    expect((await agent.fetch(`/reset-password?token=${token}`)).status).toBe(200);
+    const done = await agent.form('/reset-password', { token, password: 'reset while signed in' });
+    expect(done.status).toBe(200);
+    expect(await done.text()).not.toContain('Signed in as');
+    expect((await agent.fetch('/api/account')).status).toBe(401);
+    expect(await t.store.knex('sessions').where({ user_id: user.id })).toHaveLength(0);
   });
 
   it('a reset voids a pending change of address and clears the failed sign-ins that locked the account', async () => {

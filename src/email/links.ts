@@ -67,9 +67,3 @@ export async function failedRedemption(deps: Pick<EmailDeps, 'store' | 'now'>, t
   return new InvalidInput(LINK_USED);
 }
 
-/** The address, shown to its owner with most of the local part hidden (pages that confirm a send). */
-export function maskedAddress(email: string): string {
-  const at = email.lastIndexOf('@');
-  const local = email.slice(0, at);
-  return `${local.slice(0, Math.min(2, local.length))}…${email.slice(at)}`;
-}

@@ -8,7 +8,7 @@ import { InvalidInput, RateLimited } from '../domain/errors.js';
 import { passwordResetMessage } from '../mail/messages.js';
 import { hashSecret } from '../oauth/secrets.js';
 import { checkNewPassword } from '../users/users.js';
-import { createLink, failedRedemption, usableLink, type EmailDeps } from './links.js';
+import { createLink, failedRedemption, LINK_INVALID, usableLink, type EmailDeps } from './links.js';
 
 export async function requestPasswordReset(deps: EmailDeps, login: string, ip: string): Promise<void> {
   const key = login.trim().toLowerCase();
@@ -40,7 +40,7 @@ export async function requestPasswordReset(deps: EmailDeps, login: string, ip: s
 export async function resetLinkOwner(deps: EmailDeps, token: string): Promise<string> {
   const link = await usableLink(deps, token, ['reset']);
   const user = await deps.store.getUser(link.userId);
-  if (!user) throw new InvalidInput('This link is not valid: it may be incomplete or changed. Ask for a new one.');
+  if (!user) throw new InvalidInput(LINK_INVALID);
   return user.name;
 }
 

@@ -1,5 +1,6 @@
 import { resetLinkOwner, resetPassword } from '../email/reset.js';
 import { passwordResetDonePage, resetPasswordPage } from '../pages/email-pages.js';
+import { endSession } from '../sessions/session.js';
 import type { Handler } from './types.js';
 import { formAction, pageContext, sendHtml } from './web.js';
 
@@ -12,8 +13,10 @@ export const postResetPassword: Handler<'postResetPassword'> = async (input, ctx
     ctx,
     async () => {
       await resetPassword(deps, token, password);
-      // Every session of the user has just ended, this browser's too if it was signed in.
-      sendHtml(ctx, passwordResetDonePage({ user: undefined, csrfToken: page.csrfToken }));
+      // Every session of the user has ended in the store; this browser's is ended here too, so
+      // the end of this request cannot save it back (koa-session renews sessions it touches).
+      endSession(ctx);
+      sendHtml(ctx, passwordResetDonePage({ user: undefined, csrfToken: '' }));
     },
     (error) => resetPasswordPage({ ...page, token, name, error }),
   );
