@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { Unavailable } from '../domain/errors.js';
 
+export type MailKind = 'verify' | 'reset' | 'change' | 'change_notice';
+
 export interface MailMessage {
   to: string;
   subject: string;
@@ -19,8 +21,8 @@ export interface MailMessage {
   html: string;
   /** The one-time link the message carries (the outbox logs it; SMTP never does). */
   link?: string;
-  /** What the message is for, for the log lines (`verify`, `reset`, `change`, `change_notice`). */
-  kind: string;
+  /** What the message is for, named in the log lines and the outbox file name. */
+  kind: MailKind;
 }
 
 export interface Mailer {

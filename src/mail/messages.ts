@@ -4,13 +4,13 @@
  * no other account's data).
  */
 import { html } from '../pages/html.js';
-import type { MailMessage } from './mailer.js';
+import type { MailKind, MailMessage } from './mailer.js';
 
 function linkTo(publicUrl: string, route: string, token: string): string {
   return `${publicUrl}${route}?token=${encodeURIComponent(token)}`;
 }
 
-function build(kind: string, to: string, subject: string, paragraphs: string[], action?: { label: string; link: string }): MailMessage {
+function build(kind: MailKind, to: string, subject: string, paragraphs: string[], action?: { label: string; link: string }): MailMessage {
   const text = [...paragraphs.slice(0, 1), ...(action ? [`${action.label}:\n${action.link}`] : []), ...paragraphs.slice(1)].join('\n\n') + '\n';
   const body = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${subject}</title></head>
