@@ -86,6 +86,9 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Pick<App
   const config = loadConfig({
     DATABASE_URL: db?.url,
     PICTURES_DIR: path.join(dir, 'pictures'),
+    // Each test server's mail outbox is its own (the default beside the database would be ./data
+    // on PostgreSQL, shared by every run).
+    OUTBOX_DIR: path.join(dir, 'outbox'),
     LOG_LEVEL: 'silent',
     PORT: '0',
     ...env,

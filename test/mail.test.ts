@@ -118,7 +118,9 @@ describe('outbox mode (no SMTP_URL)', () => {
   });
 
   it('the app without SMTP_URL puts the sign-up mail in outbox/ beside the SQLite file; its link verifies', async () => {
-    const t = await startServer();
+    const dir = tempDir();
+    // SQLite whatever TEST_DATABASE says: the default outbox is derived from the SQLite file's place.
+    const t = await startServer({ DATABASE_URL: path.join(dir, 'db.sqlite'), OUTBOX_DIR: '' });
     try {
       expect(t.config.outboxDir).toBe(path.join(path.dirname(t.config.databaseUrl), 'outbox'));
       const agent = new Agent(t);
@@ -132,6 +134,7 @@ describe('outbox mode (no SMTP_URL)', () => {
       expect((await t.store.getUserByName('outbox_user'))!.emailVerifiedAt).not.toBeNull();
     } finally {
       await t.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
