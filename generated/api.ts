@@ -303,6 +303,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow an email link (verify an address, or confirm a change of address)
+         * @description The link of a verification mail (sent at sign-up, on resend, or to the new address of a
+         *     change). Single use, valid 24 hours, works in any browser (no sign-in needed: holding the
+         *     link proves the mailbox). A verification link marks the address verified; a change link
+         *     replaces the account's address with the new one, verified. An unknown, tampered, expired
+         *     or used link shows an error page (400) and changes nothing.
+         */
+        get: operations["getVerifyEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the verification link again
+         * @description Sends a new verification link to the signed-in user's address (earlier links stay valid
+         *     until they expire or one is used). Rate-limited per account. Shows a page saying where the
+         *     link went, with a way back to `return_to` (a path on this service, e.g. the consent page).
+         *     An address that is already verified is a 400; a mail server that cannot be reached a 503.
+         */
+        post: operations["postResendVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask to change the account's email address
+         * @description Needs the current password. Sends a verification link to the NEW address and a notice to
+         *     the current one; the address changes only when the link is followed (`/verify-email`),
+         *     and until then the current address stays in place with its verified state. Rate-limited
+         *     per account. A wrong password is 403, an address in use by another account 409, a mail
+         *     server that cannot be reached 503 (nothing is pending then).
+         */
+        post: operations["postChangeEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/forgot-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Forgot-password page
+         * @description The form asking for a name or email address. Anyone may load it; it starts a session to hold the form's CSRF token.
+         */
+        get: operations["getForgotPassword"];
+        put?: never;
+        /**
+         * Ask for a password-reset link
+         * @description Takes a name or an email address and always answers the same page (200), whether or not
+         *     an account matches: the lookup and the mail happen after the answer, so neither the page
+         *     nor its timing tells. When an account matches, a single-use reset link (valid 1 hour) goes
+         *     to its address. Rate-limited per client address and per name or address asked for (429);
+         *     per account, further mails are dropped silently.
+         */
+        post: operations["postForgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The page a reset link opens
+         * @description Shows the new-password form for a valid reset link (it does not use the link up). An
+         *     unknown, tampered, expired or used link shows an error page (400).
+         */
+        get: operations["getResetPassword"];
+        put?: never;
+        /**
+         * Set a new password through a reset link
+         * @description Sets the new password (8-256 characters), uses the link up, voids the user's other
+         *     outstanding links and ends every session of the user; then the user signs in again. A bad,
+         *     expired or used link is a 400 page and changes nothing.
+         */
+        post: operations["postResetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/signout": {
         parameters: {
             query?: never;
@@ -1286,6 +1412,11 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description The one-time token of an email link (43 base64url characters).
+         * @example Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgdG9rZW4
+         */
+        EmailLinkToken: string;
         /** @description A path on this service to go back to after signing in (anything else is ignored). */
         ReturnTo: string;
         /**
@@ -1948,6 +2079,187 @@ export interface operations {
             403: components["responses"]["HtmlError"];
             409: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
+        };
+    };
+    getVerifyEmail: {
+        parameters: {
+            query: {
+                /**
+                 * @description The one-time token of an email link (43 base64url characters).
+                 * @example Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgdG9rZW4
+                 */
+                token: components["parameters"]["EmailLinkToken"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            400: components["responses"]["HtmlError"];
+            409: components["responses"]["HtmlError"];
+        };
+    };
+    postResendVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "return_to": "/account",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description A path on this service to offer as the way back; anything else is ignored (`/account`). Optional. */
+                    return_to?: string;
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            400: components["responses"]["HtmlError"];
+            401: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            429: components["responses"]["HtmlError"];
+            503: components["responses"]["HtmlError"];
+        };
+    };
+    postChangeEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@new.example",
+                 *       "password": "correct horse battery staple",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The new email address, at most 254 characters (kept trimmed and in lower case). */
+                    email: string;
+                    /** @description The account's current password. */
+                    password: string;
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            400: components["responses"]["HtmlError"];
+            401: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            409: components["responses"]["HtmlError"];
+            429: components["responses"]["HtmlError"];
+            503: components["responses"]["HtmlError"];
+        };
+    };
+    getForgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+        };
+    };
+    postForgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "login": "ada_l",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description User name or email address. */
+                    login: string;
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            400: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            429: components["responses"]["HtmlError"];
+        };
+    };
+    getResetPassword: {
+        parameters: {
+            query: {
+                /**
+                 * @description The one-time token of an email link (43 base64url characters).
+                 * @example Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgdG9rZW4
+                 */
+                token: components["parameters"]["EmailLinkToken"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            400: components["responses"]["HtmlError"];
+        };
+    };
+    postResetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgdG9rZW4",
+                 *       "password": "a new horse battery staple",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The link's token, carried over from the reset page. */
+                    token: string;
+                    /** @description The new password, 8-256 characters. */
+                    password: string;
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            400: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
         };
     };
     postSignOut: {

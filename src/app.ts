@@ -13,6 +13,7 @@ import type { Config } from './config.js';
 import { createPublication } from './docs/published.js';
 import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './errors.js';
 import { createAudit } from './audit.js';
+import { createMailer } from './mail/mailer.js';
 import type { AppDeps } from './handlers/index.js';
 import { errorPage } from './pages/pages.js';
 import { DefaultPictures } from './pictures/defaults.js';
@@ -55,6 +56,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
     limits: storeLimits(options.store, options.limits),
     audit: createAudit(options.logger),
+    mailer: createMailer(options.config, options.logger),
   };
   const api = await createApi();
   const operationOf = (ctx: Koa.Context) => requestOperation(api, ctx);

@@ -19,7 +19,12 @@ export type AuditEvent =
   | 'code_replay_detected'
   | 'token_revoked'
   | 'grant_revoked'
-  | 'account_deleted';
+  | 'account_deleted'
+  | 'email_verified'
+  | 'password_reset_requested'
+  | 'password_reset'
+  | 'email_change_requested'
+  | 'email_changed';
 
 export type AuditFields = Record<string, string | number | boolean | null | undefined | readonly string[]>;
 

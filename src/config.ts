@@ -38,6 +38,18 @@ export interface Config {
    */
   sessionSecret: string;
   sessionSecretGenerated: boolean;
+  /**
+   * SMTP_URL: `smtp://` or `smtps://` URL of the mail server, credentials in it
+   * (`smtp://user:password@host:587`); STARTTLS is used when the server offers it. Unset: every
+   * message is written as an .eml file to outboxDir and its link logged (development only).
+   */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM: the From of every message (default `Identity <no-reply@<PUBLIC_URL host>>`). */
+  mailFrom: string;
+  /** OUTBOX_DIR: where messages go without SMTP_URL (default `outbox/` beside the SQLite file, else ./data/outbox). */
+  outboxDir: string;
+  /** SMTP_TIMEOUT_SECONDS: longest wait to connect to, greet or hear from the mail server (default 10). */
+  smtpTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -76,6 +88,38 @@ function parseSeconds(name: string, raw: string | undefined, fallback: number): 
   return Number(raw);
 }
 
+function parseSmtpUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // The value may hold a password: never echo it.
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
+  }
+  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
+    throw new ConfigError(`SMTP_URL must be an smtp:// or smtps:// URL with a host, got a ${url.protocol} URL`);
+  }
+  return raw;
+}
+
+function parseMailFrom(raw: string | undefined, publicUrl: string): string {
+  if (raw === undefined || raw === '') return `Identity <no-reply@${new URL(publicUrl).hostname}>`;
+  // An address, optionally with a display name: `a@b.example` or `Name <a@b.example>`.
+  if (!/^([^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw.trim())) {
+    throw new ConfigError(`MAIL_FROM must be an address or "Name <address>", got "${raw}"`);
+  }
+  return raw.trim();
+}
+
+/** Data beside the SQLite file when there is one (like the database itself), else under ./data. */
+function dataPath(databaseUrl: string, name: string): string {
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return path.resolve('data', name);
+  const file = databaseUrl.replace(/^file:(\/\/)?/, '').replace(/^sqlite:(\/\/)?/, '');
+  if (file === ':memory:') return path.resolve('data', name);
+  return path.join(path.dirname(path.resolve(file)), name);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST || '0.0.0.0';
@@ -93,5 +137,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (sessionSecret.length < 32) {
     throw new ConfigError(`SESSION_SECRET must be at least 32 characters, got ${sessionSecret.length}`);
   }
-  return { port, host, databaseUrl, picturesDir, pictureSweepAgeSeconds, logLevel, publicUrl, demoData, sessionSecret, sessionSecretGenerated };
+  const smtpUrl = parseSmtpUrl(env.SMTP_URL);
+  const mailFrom = parseMailFrom(env.MAIL_FROM, publicUrl);
+  const outboxDir = env.OUTBOX_DIR ? path.resolve(env.OUTBOX_DIR) : dataPath(databaseUrl, 'outbox');
+  const smtpTimeoutSeconds = parseSeconds('SMTP_TIMEOUT_SECONDS', env.SMTP_TIMEOUT_SECONDS, 10);
+  if (smtpTimeoutSeconds === 0) throw new ConfigError('SMTP_TIMEOUT_SECONDS must be at least 1');
+  return {
+    port,
+    host,
+    databaseUrl,
+    picturesDir,
+    pictureSweepAgeSeconds,
+    logLevel,
+    publicUrl,
+    demoData,
+    sessionSecret,
+    sessionSecretGenerated,
+    smtpUrl,
+    mailFrom,
+    outboxDir,
+    smtpTimeoutSeconds,
+  };
 }

@@ -40,8 +40,9 @@ export interface DemoResult {
 
 export async function seedDemo(store: Store, config: Config, now: () => number = Date.now): Promise<DemoResult> {
   const deps = { store, now };
-  const user = await createUser(deps, DEMO.user);
-  const other = await createUser(deps, DEMO.otherUser);
+  // Verified, so the printed walk-through can use the email scope at once.
+  const user = await createUser(deps, { ...DEMO.user, emailVerified: true });
+  const other = await createUser(deps, { ...DEMO.otherUser, emailVerified: true });
   await store.updateUser(user.id, {
     bio: 'The demo account of a fresh install.',
     flairs: ['none', 'early-adopter'],

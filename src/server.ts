@@ -42,6 +42,13 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, host: config.host, database: describeDatabase(config.databaseUrl) }, 'listening');
+  // Said at every start, so nobody waits for mail that is only written to a folder.
+  if (deps.mailer.mode === 'outbox') {
+    process.stdout.write(`\nMail: ${deps.mailer.describe()} (set SMTP_URL to send real mail)\n\n`);
+    logger.warn(deps.mailer.describe());
+  } else {
+    logger.info(deps.mailer.describe());
+  }
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -54,8 +61,9 @@ async function main(): Promise<void> {
     }, 10_000);
     force.unref();
     server.close(() => {
-      store
-        .close()
+      deps.mailer
+        .idle()
+        .then(() => store.close())
         .then(() => process.exit(0))
         .catch((err: unknown) => {
           logger.error({ err }, 'closing the database failed');

@@ -282,6 +282,17 @@ describe('code issue', () => {
       'code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'userinfo', '--code-challenge', 'plain-verifier');
   });
 
+  it('refuses email for a user created --unverified (exit 1, no code stored); userinfo alone still works', async () => {
+    const name = uniqueName();
+    const unverified = await ok<{ id: number }>('user', 'create', '--name', name, '--email', `${name}@example.com`, '--password', 'cli-password-1', '--unverified');
+    expect((await t.store.getUser(unverified.id))!.emailVerifiedAt).toBeNull();
+    expect((await t.store.getUser(user.id))!.emailVerifiedAt).not.toBeNull();
+    await fails(1, 'The email scope needs a verified email address, and this user has not verified theirs yet',
+      'code', 'issue', '--user', String(unverified.id), '--client-id', app.client_id, '--scope', 'userinfo email');
+    expect(await t.store.knex('auth_codes').where({ user_id: unverified.id })).toHaveLength(0);
+    await ok('code', 'issue', '--user', String(unverified.id), '--client-id', app.client_id, '--scope', 'userinfo');
+  });
+
   it("fails on the scope 'admin'", async () => {
     await fails(1, 'Unknown scope "admin"', 'code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'admin');
   });

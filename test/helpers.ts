@@ -87,6 +87,9 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Pick<App
   const config = loadConfig({
     DATABASE_URL: db?.url,
     PICTURES_DIR: path.join(dir, 'pictures'),
+    // Each test server's mail outbox is its own (the default beside the database would be ./data
+    // on PostgreSQL, shared by every run).
+    OUTBOX_DIR: path.join(dir, 'outbox'),
     LOG_LEVEL: 'silent',
     PORT: '0',
     ...env,
@@ -123,11 +126,15 @@ export const TEST_PASSWORD = 'test-password-1';
 /** scrypt is slow on purpose (~90 ms): hash the shared test password once per test process. */
 let testPasswordHash: Promise<string> | undefined;
 
-/** Creates a user with a unique name and the password TEST_PASSWORD. */
-export async function makeUser(t: TestServer, name?: string): Promise<UserRecord> {
+/**
+ * Creates a user with a unique name and the password TEST_PASSWORD, its address verified (as the
+ * operator CLI does) unless `verified: false`.
+ */
+export async function makeUser(t: TestServer, name?: string, options: { verified?: boolean } = {}): Promise<UserRecord> {
   const n = name ?? `user_${process.pid}_${++counter}`;
   testPasswordHash ??= hashPassword(TEST_PASSWORD);
-  return t.store.createUser({ name: n, email: `${n.toLowerCase()}@example.com`, passwordHash: await testPasswordHash }, t.clock.now());
+  const emailVerifiedAt = options.verified === false ? null : t.clock.now();
+  return t.store.createUser({ name: n, email: `${n.toLowerCase()}@example.com`, passwordHash: await testPasswordHash, emailVerifiedAt }, t.clock.now());
 }
 
 export interface TestClient {

@@ -94,6 +94,10 @@ describe('loadConfig', () => {
       demoData: true,
       sessionSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       sessionSecretGenerated: true,
+      smtpUrl: undefined,
+      mailFrom: 'Identity <no-reply@localhost>',
+      outboxDir: path.resolve('./data/outbox'),
+      smtpTimeoutSeconds: 10,
     });
   });
 
@@ -103,7 +107,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: 'x'.repeat(40) }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: 'x'.repeat(40), SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -115,6 +119,10 @@ describe('loadConfig', () => {
       demoData: false,
       sessionSecret: 'x'.repeat(40),
       sessionSecretGenerated: false,
+      smtpUrl: 'smtp://u:p@mail.example:587',
+      mailFrom: 'id@id.example',
+      outboxDir: '/tmp/o',
+      smtpTimeoutSeconds: 5,
     });
   });
 

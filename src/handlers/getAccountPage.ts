@@ -1,9 +1,11 @@
+import { accountEmailSection } from '../pages/email-pages.js';
 import { accountPage } from '../pages/pages.js';
 import type { Handler } from './types.js';
 import { pageContext, redirectToSignIn, sendHtml } from './web.js';
 
 export const getAccountPage: Handler<'getAccountPage'> = async (_input, ctx, deps) => {
   const page = await pageContext(ctx, deps);
-  if (!page.user) return redirectToSignIn(ctx, '/account', 303);
-  sendHtml(ctx, accountPage({ ...page, user: page.user }));
+  if (!page.user || !page.record) return redirectToSignIn(ctx, '/account', 303);
+  const emailSection = accountEmailSection({ csrfToken: page.csrfToken, email: page.record.email, verified: page.record.emailVerifiedAt !== null });
+  sendHtml(ctx, accountPage({ ...page, user: page.user, emailSection }));
 };

@@ -2,6 +2,7 @@ import { AUTHORIZE_FIELDS, checkGrant, grantErrorRedirect, resolveClient } from 
 import { issueCode } from '../oauth/codes.js';
 import { useRememberedGrant } from '../oauth/grants.js';
 import { parsePrompt, redirectWithIss, silentError } from '../oauth/prompt.js';
+import { consentEmailNotice } from '../pages/email-pages.js';
 import { consentPage } from '../pages/pages.js';
 import { allowPageSources } from '../security/headers.js';
 import type { Handler } from './types.js';
@@ -33,8 +34,13 @@ export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) =>
   for (const name of AUTHORIZE_FIELDS) if (params[name] !== undefined) fields[name] = params[name];
   // Both buttons end in a redirect to the client: the form may go there.
   allowPageSources(ctx, { formAction: [new URL(client.redirectUri).origin] });
+  // The same rule as where codes are issued (src/oauth/codes.ts), shown before the user tries.
+  const emailNotice =
+    grant.scopes.includes('email') && page.record?.emailVerifiedAt === null
+      ? consentEmailNotice({ csrfToken: page.csrfToken, returnTo: `/oauth?${ctx.querystring}` })
+      : undefined;
   sendHtml(
     ctx,
-    consentPage({ ...page, user: page.user, appName: client.app.name, ownerName: client.owner.name, scopes: grant.scopes, fields }),
+    consentPage({ ...page, user: page.user, appName: client.app.name, ownerName: client.owner.name, scopes: grant.scopes, fields, emailNotice }),
   );
 };

@@ -44,6 +44,13 @@ import { endSession } from './endSession.js';
 import { signOutEverywhere } from './signOutEverywhere.js';
 import { deleteAccount } from './deleteAccount.js';
 import { exportAccount } from './exportAccount.js';
+import { getVerifyEmail } from './getVerifyEmail.js';
+import { postResendVerification } from './postResendVerification.js';
+import { postChangeEmail } from './postChangeEmail.js';
+import { getForgotPassword } from './getForgotPassword.js';
+import { postForgotPassword } from './postForgotPassword.js';
+import { getResetPassword } from './getResetPassword.js';
+import { postResetPassword } from './postResetPassword.js';
 import { csrf, session } from './security.js';
 import type { Handler, HandlerInput, SecurityHandler } from './types.js';
 
@@ -95,6 +102,13 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   signOutEverywhere,
   deleteAccount,
   exportAccount,
+  getVerifyEmail,
+  postResendVerification,
+  postChangeEmail,
+  getForgotPassword,
+  postForgotPassword,
+  getResetPassword,
+  postResetPassword,
 };
 
 /** The request's validated parts, as src/dispatch.ts (or openapi-backend) left them on its context. */

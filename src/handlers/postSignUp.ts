@@ -1,4 +1,5 @@
 import { signUp } from '../accounts/accounts.js';
+import { sendVerificationAfterSignUp } from '../email/verification.js';
 import { signUpPage } from '../pages/pages.js';
 import { csrfToken, newCsrfSecret } from '../sessions/csrf.js';
 import { startUserSession } from '../sessions/session.js';
@@ -13,6 +14,7 @@ export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
     async () => {
       const user = await signUp(deps, { name: form.name, email: form.email, password: form.password }, ctx.ip);
       await startUserSession(ctx, user.id, newCsrfSecret(), deps.now());
+      await sendVerificationAfterSignUp(deps, user);
       redirect(ctx, returnTo ?? '/account', 303);
     },
     (error) => signUpPage({ user: undefined, csrfToken: csrfToken(ctx), error, name: form.name, email: form.email, returnTo }),

@@ -5,6 +5,7 @@ import type { operations } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import type { Config } from '../config.js';
 import type { Publication } from '../docs/published.js';
+import type { Mailer } from '../mail/mailer.js';
 import type { DefaultPictures } from '../pictures/defaults.js';
 import type { PictureFiles } from '../pictures/pictures.js';
 import type { Limits } from '../security/rate-limit.js';
@@ -24,6 +25,8 @@ export interface AppDeps {
   limits: Limits;
   /** Security events for the audit trail (src/audit.ts). */
   audit: Audit;
+  /** Outgoing mail: SMTP, or the outbox folder without SMTP_URL (src/mail/mailer.ts). */
+  mailer: Mailer;
 }
 
 type Parameters<Op extends keyof operations> = operations[Op]['parameters'];

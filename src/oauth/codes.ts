@@ -1,10 +1,11 @@
-import { InvalidInput, NotFound } from '../domain/errors.js';
+import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
 import type { Deps } from './clients.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { CODE_BYTES, hashSecret, randomSecret } from './secrets.js';
 
 /** Authorization codes live five minutes (docs/decisions.md#authorization-codes). */
 export const CODE_TTL_MS = 5 * 60 * 1000;
+export const EMAIL_NOT_VERIFIED = 'The email scope needs a verified email address, and this user has not verified theirs yet';
 /** An S256 challenge is the base64url SHA-256 of the verifier: exactly 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -28,7 +29,11 @@ export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: s
   if ('error' in parsed) throw new InvalidInput(parsed.error);
   const app = await deps.store.getApp(req.clientId);
   if (!app) throw new NotFound(`App ${req.clientId} not found`);
-  if (!(await deps.store.getUser(req.userId))) throw new NotFound(`User ${req.userId} not found`);
+  const user = await deps.store.getUser(req.userId);
+  if (!user) throw new NotFound(`User ${req.userId} not found`);
+  // Every code passes here (consent page, game flow, operator CLI), so no path can vouch for an
+  // address nobody has proven.
+  if (parsed.scopes.includes('email') && user.emailVerifiedAt === null) throw new Forbidden(EMAIL_NOT_VERIFIED);
   if (req.redirectUri !== null && !app.redirectUris.includes(req.redirectUri)) {
     throw new InvalidInput(`Redirect URI is not registered for this app: ${req.redirectUri}`);
   }

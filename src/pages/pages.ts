@@ -2,7 +2,7 @@
 import type { Scope } from '../oauth/scopes.js';
 import { SCOPE_DESCRIPTIONS } from '../oauth/scopes.js';
 import { accountControlSections } from './account-control.js';
-import { html, layout, type PageUser } from './html.js';
+import { html, layout, type PageUser, type SafeHtml } from './html.js';
 
 interface Common {
   user: PageUser | undefined;
@@ -55,6 +55,7 @@ ${hiddenReturnTo(o.returnTo)}
 <label>Password <input name="password" type="password" autocomplete="current-password" required maxlength="256"></label>
 <button type="submit">Sign in</button>
 </form>
+<p><a href="/forgot-password" id="forgot-password">Forgot your password?</a></p>
 <p>No account yet? <a href="${withReturnTo('/signup', o.returnTo)}">Sign up</a></p>`,
   });
 }
@@ -84,6 +85,8 @@ export interface ConsentView extends Common {
   scopes: Scope[];
   /** The request's parameters, carried to POST /oauth as hidden fields. */
   fields: Record<string, string>;
+  /** Set when `email` is asked for an unverified address: shown, and Authorize is disabled. */
+  emailNotice?: SafeHtml;
 }
 
 export function consentPage(o: ConsentView): string {
@@ -95,23 +98,25 @@ export function consentPage(o: ConsentView): string {
 <p>An app by <strong id="app-owner">${o.ownerName}</strong>. You are signed in as <strong>${o.user.name}</strong>.</p>
 <p>If you authorize it, the app can:</p>
 <ul id="scopes">${o.scopes.map((s) => html`<li data-scope="${s}">${SCOPE_DESCRIPTIONS[s]} <code>${s}</code></li>`)}</ul>
+${o.emailNotice ?? ''}
 <form method="post" action="/oauth" class="actions">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
 ${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<button type="submit" name="decision" value="authorize" id="authorize">Authorize</button>
+<button type="submit" name="decision" value="authorize" id="authorize"${o.emailNotice ? html` disabled` : ''}>Authorize</button>
 <button type="submit" name="decision" value="cancel" id="cancel" class="secondary">Cancel</button>
 </form>
 </section>`,
   });
 }
 
-export function accountPage(o: Common & { user: PageUser }): string {
+export function accountPage(o: Common & { user: PageUser; emailSection?: SafeHtml }): string {
   return layout({
     ...o,
     title: 'Your account',
     scripts: ['account.js', 'account-control.js'],
     body: html`<h1>Your account</h1>
 <section id="profile" class="card"><img id="picture" alt="Your profile picture" width="64" height="64"><div><strong id="profile-name">${o.user.name}</strong> <span id="profile-flair" class="flair"></span><div id="profile-email"></div><div>Played <span id="play-minutes">0</span> minutes</div></div></section>
+${o.emailSection ?? ''}
 <p id="status" role="status"></p>
 <form id="bio-form" class="stack"><label>Bio <textarea name="bio" id="bio" maxlength="1024" rows="4"></textarea></label><button type="submit">Save bio</button></form>
 <form id="flair-form" class="stack"><label>Equipped flair <select id="flair" name="equippedFlair"></select></label><button type="submit">Equip</button></form>

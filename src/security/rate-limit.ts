@@ -30,12 +30,27 @@ export interface Limits {
   signInAccount: Limiter;
   /** Sign-ups per client address. */
   signUpIp: Limiter;
+  /** Forgot-password requests per client address. */
+  forgotPasswordIp: Limiter;
+  /** Forgot-password requests per name or address asked for (known or not: the answer is the same). */
+  forgotPasswordLogin: Limiter;
+  /** Reset mails per account, whatever name or address was asked (over it, mails are dropped silently). */
+  forgotPasswordAccount: Limiter;
+  /** Verification links sent again, per account. */
+  verificationResend: Limiter;
+  /** Change-of-address requests per account (each sends two mails and checks the password). */
+  emailChange: Limiter;
 }
 
 export const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
   signInIp: { points: 30, seconds: 10 * 60 },
   signInAccount: { points: 10, seconds: 15 * 60 },
   signUpIp: { points: 20, seconds: 60 * 60 },
+  forgotPasswordIp: { points: 10, seconds: 60 * 60 },
+  forgotPasswordLogin: { points: 5, seconds: 60 * 60 },
+  forgotPasswordAccount: { points: 3, seconds: 60 * 60 },
+  verificationResend: { points: 5, seconds: 60 * 60 },
+  emailChange: { points: 5, seconds: 60 * 60 },
 };
 
 function tooMany(res: RateLimiterRes): RateLimited {
@@ -69,5 +84,6 @@ export function storeLimits(store: Store, rules: Partial<Record<keyof Limits, Li
   const all = { ...DEFAULT_LIMITS, ...rules };
   const make = (name: keyof Limits) =>
     limiterOf(store.rateLimiter({ keyPrefix: name, points: all[name].points, seconds: all[name].seconds }), all[name].points);
-  return { signInIp: make('signInIp'), signInAccount: make('signInAccount'), signUpIp: make('signUpIp') };
+  const names = Object.keys(DEFAULT_LIMITS) as (keyof Limits)[];
+  return Object.fromEntries(names.map((name) => [name, make(name)])) as unknown as Limits;
 }

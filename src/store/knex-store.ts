@@ -7,6 +7,9 @@ import {
   UniqueViolation,
   type AppRecord,
   type CodeRecord,
+  type EmailLinkEffect,
+  type EmailLinkPurpose,
+  type EmailLinkRecord,
   type GameRecord,
   type GameWithAuthor,
   type GrantRecord,
@@ -74,6 +77,19 @@ export function toUser(r: Row): UserRecord {
     email: String(r.email),
     passwordHash: String(r.password_hash),
     pfpHighWater: num(r.pfp_high_water),
+    emailVerifiedAt: numOrNull(r.email_verified_at),
+    createdAt: num(r.created_at),
+  };
+}
+
+function toEmailLink(r: Row): EmailLinkRecord {
+  return {
+    tokenHash: String(r.token_hash),
+    userId: num(r.user_id),
+    purpose: String(r.purpose) as EmailLinkPurpose,
+    email: (r.email as string | null) ?? null,
+    expiresAt: num(r.expires_at),
+    usedAt: numOrNull(r.used_at),
     createdAt: num(r.created_at),
   };
 }
@@ -211,6 +227,9 @@ function uniqueField(err: unknown): string | undefined {
   return 'value';
 }
 
+/** Rolls back a link's transaction when its condition on the user no longer holds. */
+class LinkNotApplicable extends Error {}
+
 /**
  * The Store in knex: every method, on both databases. PostgreSQL uses it as it is; a SQLite file
  * uses SqliteStore (sqlite-store.ts), which replaces five hot reads with prepared statements.
@@ -265,6 +284,7 @@ export class KnexStore implements Store {
             name_key: nameKey,
             email: user.email,
             password_hash: user.passwordHash,
+            email_verified_at: user.emailVerifiedAt ?? null,
             created_at: now,
           })
           .returning('*');
@@ -507,6 +527,62 @@ export class KnexStore implements Store {
       await trx('auth_codes').where({ user_id: userId, client_id: clientId }).whereNull('used_at').delete();
       return true;
     });
+  }
+
+  async createEmailLink(link: EmailLinkRecord): Promise<void> {
+    await this.knex('email_links').insert({
+      token_hash: link.tokenHash,
+      user_id: link.userId,
+      purpose: link.purpose,
+      email: link.email,
+      expires_at: link.expiresAt,
+      used_at: link.usedAt,
+      created_at: link.createdAt,
+    });
+  }
+
+  async getEmailLink(tokenHash: string): Promise<EmailLinkRecord | undefined> {
+    if (hasNul(tokenHash)) return undefined;
+    const row = (await this.knex('email_links').where({ token_hash: tokenHash }).first()) as Row | undefined;
+    return row && toEmailLink(row);
+  }
+
+  async deleteEmailLink(tokenHash: string): Promise<void> {
+    if (hasNul(tokenHash)) return;
+    await this.knex('email_links').where({ token_hash: tokenHash }).delete();
+  }
+
+  async redeemEmailLink(tokenHash: string, now: number, effect: EmailLinkEffect, voids: readonly EmailLinkPurpose[]): Promise<boolean> {
+    if (hasNul(tokenHash)) return false;
+    try {
+      return await this.knex.transaction(async (trx) => {
+        const link = (await trx('email_links').where({ token_hash: tokenHash }).first()) as Row | undefined;
+        if (!link) return false;
+        const claimed = await trx('email_links')
+          .where({ token_hash: tokenHash })
+          .whereNull('used_at')
+          .where('expires_at', '>', now)
+          .update({ used_at: now });
+        if (claimed !== 1) return false;
+        const userId = num(link.user_id);
+        const row: Row = {};
+        if (effect.passwordHash !== undefined) row.password_hash = effect.passwordHash;
+        if (effect.email !== undefined) row.email = effect.email;
+        if (effect.emailVerifiedAt !== undefined) row.email_verified_at = effect.emailVerifiedAt;
+        const user = trx('users').where({ id: userId });
+        if (effect.whileEmailIs !== undefined) user.where({ email: effect.whileEmailIs });
+        if ((await user.update(row)) !== 1) throw new LinkNotApplicable();
+        if (voids.length > 0) {
+          await trx('email_links').where({ user_id: userId }).whereIn('purpose', voids).whereNull('used_at').update({ used_at: now });
+        }
+        return true;
+      });
+    } catch (err) {
+      if (err instanceof LinkNotApplicable) return false;
+      const field = uniqueField(err);
+      if (field) throw new UniqueViolation(field);
+      throw err;
+    }
   }
 
   async getSession(idHash: string, now: number): Promise<string | undefined> {

@@ -47,6 +47,10 @@ export const STORE_METHODS = [
   'revokeGrant',
   'listUserSessions',
   'deleteUserSession',
+  'createEmailLink',
+  'getEmailLink',
+  'deleteEmailLink',
+  'redeemEmailLink',
 ] as const satisfies readonly (keyof Store)[];
 
 /** Compiles only while no Store method is missing from STORE_METHODS. */

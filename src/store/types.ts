@@ -25,6 +25,8 @@ export interface UserRecord {
   pfpTimestamp: number | null;
   /** The largest pfpTimestamp this user ever had (0 if none); it survives a removal. */
   pfpHighWater: number;
+  /** When the current email address was proven by a link (ms since epoch); null while it is not. */
+  emailVerifiedAt: number | null;
   createdAt: number;
 }
 
@@ -32,6 +34,32 @@ export interface NewUser {
   name: string;
   email: string;
   passwordHash: string;
+  /** Set for users whose address needs no proof (operator CLI, demo data); unverified when left out. */
+  emailVerifiedAt?: number | null;
+}
+
+/** What an email link is for. */
+export type EmailLinkPurpose = 'verify' | 'reset' | 'change';
+
+/** A one-time link sent by mail, stored by the SHA-256 of its token only. */
+export interface EmailLinkRecord {
+  tokenHash: string;
+  userId: number;
+  purpose: EmailLinkPurpose;
+  /** The address the link proves: the current one (verify) or the new one (change); null for reset. */
+  email: string | null;
+  expiresAt: number;
+  usedAt: number | null;
+  createdAt: number;
+}
+
+/** What following a link changes on its user, applied in the same transaction as using the link up. */
+export interface EmailLinkEffect {
+  passwordHash?: string;
+  email?: string;
+  emailVerifiedAt?: number;
+  /** Apply only while the user's address is still this one (else nothing is written). */
+  whileEmailIs?: string;
 }
 
 export type UserPatch = Partial<
@@ -214,6 +242,17 @@ export interface Store {
    * and deletes their unused codes. Returns false (changing nothing) when there was no grant.
    */
   revokeGrant(userId: number, clientId: string, now: number): Promise<boolean>;
+
+  createEmailLink(link: EmailLinkRecord): Promise<void>;
+  getEmailLink(tokenHash: string): Promise<EmailLinkRecord | undefined>;
+  deleteEmailLink(tokenHash: string): Promise<void>;
+  /**
+   * In one transaction: marks the link used if it is unused and unexpired, applies `effect` to its
+   * user, and marks used the user's other unused links whose purpose is in `voids`. Returns false,
+   * having written nothing, when the link cannot be used (or `whileEmailIs` no longer holds).
+   * Throws UniqueViolation('email') when the new address belongs to another user by now.
+   */
+  redeemEmailLink(tokenHash: string, now: number, effect: EmailLinkEffect, voids: readonly EmailLinkPurpose[]): Promise<boolean>;
 
   /** Session data (JSON text) by the hash of its id; expired sessions are not returned. */
   getSession(idHash: string, now: number): Promise<string | undefined>;

@@ -43,9 +43,18 @@ export interface NewAccount {
   name: string;
   email: string;
   password: string;
+  /** The address needs no proof (operator CLI, demo data); otherwise it starts unverified. */
+  emailVerified?: boolean;
 }
 
-/** The rule for a password a user chooses (sign-up, password change). */
+/** An email address as it is stored (trimmed, lower case), or InvalidInput. */
+export function normalizeEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (email.length > 254 || !EMAIL_PATTERN.test(email)) throw new InvalidInput('Email address is not valid');
+  return email;
+}
+
+/** The rule for a password a user chooses (sign-up, password change, reset). */
 export function checkNewPassword(password: string): void {
   if (password.length < 8 || password.length > 256) throw new InvalidInput('Password must be 8 to 256 characters');
 }
@@ -54,12 +63,12 @@ export async function createUser(deps: { store: Store; now: () => number }, inpu
   if (!NAME_PATTERN.test(input.name)) {
     throw new InvalidInput('Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -');
   }
-  const email = input.email.trim().toLowerCase();
-  if (email.length > 254 || !EMAIL_PATTERN.test(email)) throw new InvalidInput('Email address is not valid');
+  const email = normalizeEmail(input.email);
   checkNewPassword(input.password);
   const passwordHash = await hashPassword(input.password);
+  const now = deps.now();
   try {
-    return await deps.store.createUser({ name: input.name, email, passwordHash }, deps.now());
+    return await deps.store.createUser({ name: input.name, email, passwordHash, emailVerifiedAt: input.emailVerified ? now : null }, now);
   } catch (err) {
     if (err instanceof UniqueViolation) {
       throw new Conflict(err.field === 'email' ? 'Email address is already registered' : 'Name is already taken');

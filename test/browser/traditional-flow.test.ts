@@ -3,9 +3,11 @@
  * URI is a callback server on another port, follow the generated link, click Authorize or Cancel,
  * then the client's backend exchanges the code and asks whois.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { simpleParser } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, tokenRequest, type TestServer } from '../helpers.js';
@@ -47,6 +49,15 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     await page.fill('input[name=password]', 'correct horse battery');
     await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('button[type=submit]')]);
     await expect.poll(() => page.textContent('#profile-email')).toBe(`${name}@example.com`);
+  });
+
+  it('follows the verification link of the sign-up mail (the outbox, as without SMTP_URL), so the email scope can be granted', async () => {
+    expect(await page.textContent('#email-state')).toBe('not verified');
+    const [file] = fs.readdirSync(t.config.outboxDir);
+    const mail = await simpleParser(fs.readFileSync(path.join(t.config.outboxDir, file!)));
+    const link = new URL(/https?:\/\/\S+/.exec(mail.text!)![0]);
+    await page.goto(`${t.baseUrl}${link.pathname}${link.search}`);
+    expect(await page.textContent('#notice')).toBe(`Your email address ${name}@example.com is verified.`);
   });
 
   it('registers an app on the apps page and sees its secret once', async () => {

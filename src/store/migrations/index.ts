@@ -4,6 +4,7 @@ import * as m002 from './002_games_sessions.js';
 import * as m003 from './003_rate_limits.js';
 import * as m004 from './004_session_owners.js';
 import * as m006 from './006_account_control.js';
+import * as m007 from './007_email_links.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Knex.Migration> = {
   '003_rate_limits': m003,
   '004_session_owners': m004,
   '006_account_control': m006,
+  '007_email_links': m007,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

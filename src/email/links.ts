@@ -1,0 +1,69 @@
+/**
+ * One-time email links: a random token in the link, only its SHA-256 in the store, a purpose, an
+ * expiry and a used mark. Every way a link can be wrong gets its own clear message and changes
+ * nothing.
+ */
+import type { Audit } from '../audit.js';
+import type { Config } from '../config.js';
+import { InvalidInput } from '../domain/errors.js';
+import type { Mailer } from '../mail/mailer.js';
+import { hashSecret, randomSecret } from '../oauth/secrets.js';
+import type { Limits } from '../security/rate-limit.js';
+import type { EmailLinkPurpose, EmailLinkRecord, Store } from '../store/types.js';
+
+export interface EmailDeps {
+  store: Store;
+  now: () => number;
+  limits: Limits;
+  mailer: Mailer;
+  audit: Audit;
+  config: Pick<Config, 'publicUrl'>;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+/** Verification and change-of-address links live 24 hours, reset links 1 hour (issue 14). */
+export const LINK_TTL_MS: Record<EmailLinkPurpose, number> = { verify: 24 * HOUR_MS, change: 24 * HOUR_MS, reset: HOUR_MS };
+const LINK_BYTES = 32;
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+export const LINK_INVALID = 'This link is not valid: it may be incomplete or changed. Ask for a new one.';
+export const LINK_USED = 'This link has already been used. Ask for a new one if you still need it.';
+export const LINK_EXPIRED = 'This link has expired. Ask for a new one.';
+
+/** Stores a new link for the user and returns its token (the only copy: it goes into the mail). */
+export async function createLink(deps: EmailDeps, userId: number, purpose: EmailLinkPurpose, email: string | null): Promise<string> {
+  const token = randomSecret(LINK_BYTES);
+  const now = deps.now();
+  await deps.store.createEmailLink({
+    tokenHash: hashSecret(token),
+    userId,
+    purpose,
+    email,
+    expiresAt: now + LINK_TTL_MS[purpose],
+    usedAt: null,
+    createdAt: now,
+  });
+  return token;
+}
+
+/** The stored link a token names, if it is one of `purposes` and can still be used; InvalidInput otherwise. */
+export async function usableLink(deps: Pick<EmailDeps, 'store' | 'now'>, token: string, purposes: readonly EmailLinkPurpose[]): Promise<EmailLinkRecord> {
+  if (!TOKEN_SHAPE.test(token)) throw new InvalidInput(LINK_INVALID);
+  const link = await deps.store.getEmailLink(hashSecret(token));
+  if (!link || !purposes.includes(link.purpose)) throw new InvalidInput(LINK_INVALID);
+  if (link.usedAt !== null) throw new InvalidInput(LINK_USED);
+  if (link.expiresAt <= deps.now()) throw new InvalidInput(LINK_EXPIRED);
+  return link;
+}
+
+/** Why a link that looked usable could not be redeemed (another request used it, or it just expired). */
+export async function failedRedemption(deps: Pick<EmailDeps, 'store' | 'now'>, token: string, purposes: readonly EmailLinkPurpose[]): Promise<InvalidInput> {
+  try {
+    await usableLink(deps, token, purposes);
+  } catch (err) {
+    if (err instanceof InvalidInput) return err;
+    throw err;
+  }
+  return new InvalidInput(LINK_USED);
+}
+

@@ -1,0 +1,62 @@
+/**
+ * Forgotten passwords. The request always gets the same answer: after the rate limits (which key on
+ * what the client sent, not on whether an account exists) the lookup and the mail run in the
+ * background, so neither the answer nor its timing says whether the name or address is known.
+ */
+import { hashPassword } from '../accounts/passwords.js';
+import { InvalidInput, RateLimited } from '../domain/errors.js';
+import { passwordResetMessage } from '../mail/messages.js';
+import { hashSecret } from '../oauth/secrets.js';
+import { checkNewPassword } from '../users/users.js';
+import { createLink, failedRedemption, LINK_INVALID, usableLink, type EmailDeps } from './links.js';
+
+export async function requestPasswordReset(deps: EmailDeps, login: string, ip: string): Promise<void> {
+  const key = login.trim().toLowerCase();
+  if (key === '') throw new InvalidInput('Enter your name or email address');
+  await deps.limits.forgotPasswordIp.consume(ip);
+  await deps.limits.forgotPasswordLogin.consume(`login:${key}`);
+  deps.mailer.background(async () => {
+    const user = key.includes('@') ? await deps.store.getUserByEmail(key) : await deps.store.getUserByName(key);
+    deps.audit('password_reset_requested', { user_id: user?.id ?? null, ip });
+    if (!user) return;
+    try {
+      // Per account, whichever name or address was asked: beyond it mails stop, silently.
+      await deps.limits.forgotPasswordAccount.consume(`user:${user.id}`);
+    } catch (err) {
+      if (err instanceof RateLimited) return;
+      throw err;
+    }
+    const token = await createLink(deps, user.id, 'reset', null);
+    try {
+      await deps.mailer.send(passwordResetMessage(deps.config.publicUrl, user.email, user.name, token));
+    } catch (err) {
+      await deps.store.deleteEmailLink(hashSecret(token));
+      throw err;
+    }
+  });
+}
+
+/** The name of the account a usable reset link belongs to (for its page); InvalidInput otherwise. */
+export async function resetLinkOwner(deps: EmailDeps, token: string): Promise<string> {
+  const link = await usableLink(deps, token, ['reset']);
+  const user = await deps.store.getUser(link.userId);
+  if (!user) throw new InvalidInput(LINK_INVALID);
+  return user.name;
+}
+
+/**
+ * Sets the new password through a reset link: uses it up, voids the user's other outstanding
+ * links (all purposes: whoever asked for them may be who the reset locks out) and ends every
+ * session of the user.
+ */
+export async function resetPassword(deps: EmailDeps, token: string, password: string): Promise<void> {
+  const link = await usableLink(deps, token, ['reset']);
+  checkNewPassword(password);
+  const passwordHash = await hashPassword(password);
+  const redeemed = await deps.store.redeemEmailLink(link.tokenHash, deps.now(), { passwordHash }, ['reset', 'change', 'verify']);
+  if (!redeemed) throw await failedRedemption(deps, token, ['reset']);
+  const sessionsEnded = await deps.store.deleteUserSessions(link.userId);
+  // The owner proved the mailbox: earlier failed sign-ins (perhaps why they are here) stop counting.
+  await deps.limits.signInAccount.reset(`user:${link.userId}`);
+  deps.audit('password_reset', { user_id: link.userId, sessions_ended: sessionsEnded });
+}

@@ -1,0 +1,71 @@
+/**
+ * Verified addresses: sign-up sends a verification link, a signed-in user can have it sent again
+ * (rate-limited), and following a link proves the address it was sent to. The same link route also
+ * completes a change of address (src/email/change.ts), whose link proves the new address.
+ */
+import { Conflict, InvalidInput, Unavailable } from '../domain/errors.js';
+import { verificationMessage } from '../mail/messages.js';
+import { hashSecret } from '../oauth/secrets.js';
+import { UniqueViolation, type UserRecord } from '../store/types.js';
+import { createLink, failedRedemption, usableLink, type EmailDeps } from './links.js';
+
+/** Mails a new verification link for the user's current address; throws Unavailable when the mail cannot go. */
+export async function sendVerification(deps: EmailDeps, user: Pick<UserRecord, 'id' | 'name' | 'email'>): Promise<void> {
+  const token = await createLink(deps, user.id, 'verify', user.email);
+  try {
+    await deps.mailer.send(verificationMessage(deps.config.publicUrl, user.email, user.name, token));
+  } catch (err) {
+    await deps.store.deleteEmailLink(hashSecret(token));
+    throw err;
+  }
+}
+
+/**
+ * The mail of a new account. The account stands even when the mail cannot go (the failure is
+ * logged): its page says the address is not verified and offers to send the link again.
+ */
+export async function sendVerificationAfterSignUp(deps: EmailDeps, user: UserRecord): Promise<void> {
+  try {
+    await sendVerification(deps, user);
+  } catch (err) {
+    if (!(err instanceof Unavailable)) throw err;
+  }
+}
+
+export async function resendVerification(deps: EmailDeps, user: UserRecord): Promise<void> {
+  if (user.emailVerifiedAt !== null) throw new InvalidInput('Your email address is already verified');
+  await deps.limits.verificationResend.consume(`user:${user.id}`);
+  await sendVerification(deps, user);
+}
+
+export type FollowedLink = { kind: 'verified'; email: string } | { kind: 'changed'; email: string };
+
+/** Follows a verification or change-of-address link; every failure is InvalidInput or Conflict and changes nothing. */
+export async function followEmailLink(deps: EmailDeps, token: string): Promise<FollowedLink> {
+  const purposes = ['verify', 'change'] as const;
+  const link = await usableLink(deps, token, purposes);
+  const email = link.email!;
+  const now = deps.now();
+  if (link.purpose === 'verify') {
+    // Proves only the address it was sent to: useless once the account has moved to another one.
+    const redeemed = await deps.store.redeemEmailLink(link.tokenHash, now, { emailVerifiedAt: now, whileEmailIs: email }, ['verify']);
+    if (!redeemed) {
+      const user = await deps.store.getUser(link.userId);
+      if (user && user.email !== email) throw new InvalidInput('This link is for an address your account no longer uses');
+      throw await failedRedemption(deps, token, purposes);
+    }
+    deps.audit('email_verified', { user_id: link.userId });
+    return { kind: 'verified', email };
+  }
+  const before = await deps.store.getUser(link.userId);
+  let redeemed: boolean;
+  try {
+    redeemed = await deps.store.redeemEmailLink(link.tokenHash, now, { email, emailVerifiedAt: now }, ['verify', 'change']);
+  } catch (err) {
+    if (err instanceof UniqueViolation) throw new Conflict('Another account uses this address by now, so the change was not made');
+    throw err;
+  }
+  if (!redeemed) throw await failedRedemption(deps, token, purposes);
+  deps.audit('email_changed', { user_id: link.userId, old_email: before?.email, new_email: email });
+  return { kind: 'changed', email };
+}

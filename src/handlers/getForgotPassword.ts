@@ -1,0 +1,8 @@
+import { forgotPasswordPage } from '../pages/email-pages.js';
+import type { Handler } from './types.js';
+import { pageContext, sendHtml } from './web.js';
+
+export const getForgotPassword: Handler<'getForgotPassword'> = async (_input, ctx, deps) => {
+  const page = await pageContext(ctx, deps, true);
+  sendHtml(ctx, forgotPasswordPage(page));
+};

@@ -1,0 +1,10 @@
+import { resetLinkOwner } from '../email/reset.js';
+import { resetPasswordPage } from '../pages/email-pages.js';
+import type { Handler } from './types.js';
+import { pageContext, sendHtml } from './web.js';
+
+export const getResetPassword: Handler<'getResetPassword'> = async (input, ctx, deps) => {
+  const name = await resetLinkOwner(deps, input.query.token);
+  const page = await pageContext(ctx, deps, true);
+  sendHtml(ctx, resetPasswordPage({ ...page, token: input.query.token, name }));
+};

@@ -1,0 +1,10 @@
+import { followEmailLink } from '../email/verification.js';
+import { emailLinkFollowedPage } from '../pages/email-pages.js';
+import type { Handler } from './types.js';
+import { pageContext, sendHtml } from './web.js';
+
+export const getVerifyEmail: Handler<'getVerifyEmail'> = async (input, ctx, deps) => {
+  const followed = await followEmailLink(deps, input.query.token);
+  const page = await pageContext(ctx, deps);
+  sendHtml(ctx, emailLinkFollowedPage({ ...page, ...followed }));
+};

@@ -1,0 +1,131 @@
+/**
+ * The pages of issue 14 (verified addresses, password reset, change of address), and the sections
+ * it adds to the account and consent pages, kept here so those pages change in one place each.
+ */
+import { html, layout, type PageUser, type SafeHtml } from './html.js';
+
+interface Common {
+  user: PageUser | undefined;
+  csrfToken: string;
+}
+
+function message(text: string | undefined): SafeHtml | '' {
+  return text ? html`<p class="error" id="error-message">${text}</p>` : '';
+}
+
+export function forgotPasswordPage(o: Common & { error?: string; login?: string }): string {
+  return layout({
+    ...o,
+    title: 'Forgot your password?',
+    body: html`<h1>Forgot your password?</h1>
+${message(o.error)}
+<p>Give your name or email address. If an account matches, we mail it a link to choose a new password.</p>
+<form method="post" action="/forgot-password" class="stack">
+<input type="hidden" name="_csrf" value="${o.csrfToken}">
+<label>Name or email <input name="login" autocomplete="username" required maxlength="254" value="${o.login ?? ''}"></label>
+<button type="submit">Send the link</button>
+</form>
+<p><a href="/signin">Back to sign in</a></p>`,
+  });
+}
+
+/** The one answer to every forgot-password request that passes the rate limits. */
+export function forgotPasswordSentPage(o: Common): string {
+  return layout({
+    ...o,
+    title: 'Check your mail',
+    body: html`<h1>Check your mail</h1>
+<p id="notice">If an account matches what you entered, a link to choose a new password is on its way to its email address. The link works once and for 1 hour.</p>
+<p><a href="/signin">Back to sign in</a></p>`,
+  });
+}
+
+export function resetPasswordPage(o: Common & { token: string; name: string; error?: string }): string {
+  return layout({
+    ...o,
+    title: 'Choose a new password',
+    body: html`<h1>Choose a new password</h1>
+${message(o.error)}
+<p>For the account <strong id="reset-name">${o.name}</strong>. Setting it signs the account out everywhere.</p>
+<form method="post" action="/reset-password" class="stack">
+<input type="hidden" name="_csrf" value="${o.csrfToken}">
+<input type="hidden" name="token" value="${o.token}">
+<label>New password <small>at least 8 characters</small> <input name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="256"></label>
+<button type="submit">Set the password</button>
+</form>`,
+  });
+}
+
+export function passwordResetDonePage(o: Common): string {
+  return layout({
+    ...o,
+    title: 'Password changed',
+    body: html`<h1>Password changed</h1>
+<p id="notice">Your new password is set, and every session of your account has been signed out.</p>
+<p><a class="button" href="/signin">Sign in</a></p>`,
+  });
+}
+
+export function emailLinkFollowedPage(o: Common & { kind: 'verified' | 'changed'; email: string }): string {
+  const text =
+    o.kind === 'verified'
+      ? html`Your email address <strong id="email">${o.email}</strong> is verified.`
+      : html`Your account's email address is now <strong id="email">${o.email}</strong>, verified.`;
+  return layout({
+    ...o,
+    title: o.kind === 'verified' ? 'Address verified' : 'Address changed',
+    body: html`<h1>${o.kind === 'verified' ? 'Address verified' : 'Address changed'}</h1>
+<p id="notice">${text}</p>
+<p><a href="${o.user ? '/account' : '/signin'}">${o.user ? 'Back to your account' : 'Sign in'}</a></p>`,
+  });
+}
+
+export function verificationSentPage(o: Common & { email: string; returnTo: string }): string {
+  return layout({
+    ...o,
+    title: 'Check your mail',
+    body: html`<h1>Check your mail</h1>
+<p id="notice">A new verification link is on its way to <strong>${o.email}</strong>. It works once and for 24 hours.</p>
+<p><a id="return" href="${o.returnTo}">Continue</a> once you have followed it.</p>`,
+  });
+}
+
+export function emailChangeRequestedPage(o: Common & { newEmail: string; currentEmail: string }): string {
+  return layout({
+    ...o,
+    title: 'Confirm your new address',
+    body: html`<h1>Confirm your new address</h1>
+<p id="notice">We sent a link to <strong>${o.newEmail}</strong>. Your address changes when you follow it (within 24 hours); until then it stays <strong>${o.currentEmail}</strong>. We told ${o.currentEmail} about the request.</p>
+<p><a href="/account">Back to your account</a></p>`,
+  });
+}
+
+/** The account page's email section: the address, whether it is verified, resend, change. */
+export function accountEmailSection(o: { csrfToken: string; email: string; verified: boolean }): SafeHtml {
+  return html`<section id="email-section" class="card">
+<h2>Email address</h2>
+<p><span id="email-address">${o.email}</span> <strong id="email-state" data-verified="${o.verified ? 'true' : 'false'}">${o.verified ? 'verified' : 'not verified'}</strong></p>
+${
+  o.verified
+    ? ''
+    : html`<p>Apps can see your address (the <code>email</code> scope) only once it is verified. Follow the link we mailed you, or have it sent again.</p>
+<form method="post" action="/account/verification" class="inline"><input type="hidden" name="_csrf" value="${o.csrfToken}"><input type="hidden" name="return_to" value="/account"><button type="submit" id="resend-verification">Send the link again</button></form>`
+}
+<form method="post" action="/account/email" class="stack" id="change-email-form">
+<h3>Change your address</h3>
+<input type="hidden" name="_csrf" value="${o.csrfToken}">
+<label>New email address <input name="email" type="email" id="new-email" autocomplete="email" required maxlength="254"></label>
+<label>Current password <input name="password" type="password" id="change-email-password" autocomplete="current-password" required maxlength="256"></label>
+<button type="submit" id="change-email">Send a link to the new address</button>
+</form>
+</section>`;
+}
+
+/** On the consent page, when `email` is asked for but the user's address is not verified. */
+export function consentEmailNotice(o: { csrfToken: string; returnTo: string }): SafeHtml {
+  return html`<section id="email-unverified" class="card">
+<p class="error">This app asks for your email address, and yours is not verified yet, so you cannot authorize it now.</p>
+<p>Follow the link we mailed you, then come back to this page.</p>
+<form method="post" action="/account/verification" class="inline"><input type="hidden" name="_csrf" value="${o.csrfToken}"><input type="hidden" name="return_to" value="${o.returnTo}"><button type="submit" id="resend-verification">Send the link again</button></form>
+</section>`;
+}
