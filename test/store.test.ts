@@ -10,7 +10,15 @@ import { KnexStore } from '../src/store/knex-store.js';
 import { STORE_METHODS } from '../src/store/methods.js';
 import { openStoreAt } from '../src/store/open.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import { UniqueViolation, type CodeRecord, type Store, type TokenRecord, type UserRecord } from '../src/store/types.js';
+import {
+  UniqueViolation,
+  type CodeRecord,
+  type EmailLinkRecord,
+  type SessionMeta,
+  type Store,
+  type TokenRecord,
+  type UserRecord,
+} from '../src/store/types.js';
 import { freshDatabase, tempDir, TEST_DATABASE, type TestDatabase } from './helpers.js';
 
 /** The store, with the name of every method called through it added to `calls`. */
@@ -91,6 +99,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       modLevel: 0,
       pfpTimestamp: null,
       pfpHighWater: 0,
+      emailVerifiedAt: null,
       createdAt: NOW,
     });
     bob = await store.createUser({ name: 'bob', email: 'bob@example.com', passwordHash: 'hash-b' }, NOW + 1);
@@ -159,6 +168,17 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.swapPfpTimestamp(0, null, 1)).toBe(false);
   });
 
+  it('replaces a password hash and nothing else; an unknown id changes nothing', async () => {
+    const before = (await store.getUser(bob.id))!;
+    const others = (await store.getUser(alice.id))!;
+    expect(await store.setUserPassword(bob.id, 'hash-b2')).toBe(true);
+    expect(await store.getUser(bob.id)).toEqual({ ...before, passwordHash: 'hash-b2' });
+    expect(await store.getUser(alice.id)).toEqual(others);
+    expect(await store.setUserPassword(bob.id + 100, 'x')).toBe(false);
+    expect(await store.setUserPassword(0, 'x')).toBe(false);
+    expect(await store.setUserPassword(2 ** 31, 'x')).toBe(false);
+  });
+
   it('stores apps, lists a user\'s oldest first, and changes a secret', async () => {
     await store.createApp({ clientId: 'app-b', secretHash: hash('1'), ownerId: alice.id, name: 'B', redirectUris: ['https://b.example/cb'], createdAt: NOW + 5 });
     await store.createApp({ clientId: 'app-a', secretHash: hash('2'), ownerId: alice.id, name: 'A', redirectUris: ['https://a.example/cb', 'http://localhost:1/cb'], createdAt: NOW });
@@ -191,7 +211,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     createdAt: NOW,
     ...over,
   });
-  const token = (c: string, codeHash: string | null): TokenRecord => ({
+  const token = (c: string, codeHash: string | null, over: Partial<TokenRecord> = {}): TokenRecord => ({
     tokenHash: hash(c),
     clientId: 'app-a',
     userId: alice.id,
@@ -200,6 +220,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expiresAt: NOW + 600_000,
     revokedAt: null,
     createdAt: NOW,
+    ...over,
   });
 
   it('redeems a code once, storing its token; a used or expired code is not redeemed', async () => {
@@ -235,6 +256,76 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect((await store.listAppsByOwner(alice.id)).map((a) => a.clientId)).toEqual(['app-b']);
   });
 
+  it('saves a grant, replacing its scopes and last use but keeping when it was first granted', async () => {
+    expect(await store.getGrant(alice.id, 'app-b')).toBeUndefined();
+    await store.saveGrant({ userId: alice.id, clientId: 'app-b', scopes: ['userinfo'] }, NOW + 100);
+    expect(await store.getGrant(alice.id, 'app-b')).toEqual({ userId: alice.id, clientId: 'app-b', scopes: ['userinfo'], createdAt: NOW + 100, lastUsedAt: NOW + 100 });
+    await store.saveGrant({ userId: alice.id, clientId: 'app-b', scopes: ['userinfo', 'email'] }, NOW + 200);
+    expect(await store.getGrant(alice.id, 'app-b')).toEqual({ userId: alice.id, clientId: 'app-b', scopes: ['userinfo', 'email'], createdAt: NOW + 100, lastUsedAt: NOW + 200 });
+    expect(await store.getGrant(bob.id, 'app-b')).toBeUndefined();
+    expect(await store.getGrant(alice.id, 'no-such-app')).toBeUndefined();
+    expect(await store.getGrant(0, 'app-b')).toBeUndefined();
+    expect(await store.getGrant(alice.id, 'app-b\u0000')).toBeUndefined();
+  });
+
+  it('touches only the last use of an existing grant, and creates none', async () => {
+    await store.touchGrant(alice.id, 'app-b', NOW + 300);
+    expect(await store.getGrant(alice.id, 'app-b')).toEqual({ userId: alice.id, clientId: 'app-b', scopes: ['userinfo', 'email'], createdAt: NOW + 100, lastUsedAt: NOW + 300 });
+    await store.touchGrant(bob.id, 'app-b', NOW + 300);
+    expect(await store.getGrant(bob.id, 'app-b')).toBeUndefined();
+  });
+
+  it("lists a user's grants with their app and its owner, oldest first", async () => {
+    await store.createApp({ clientId: 'app-g', secretHash: hash('4'), ownerId: bob.id, name: 'G', redirectUris: ['https://g.example/cb'], createdAt: NOW + 6 });
+    await store.saveGrant({ userId: alice.id, clientId: 'app-g', scopes: ['userinfo'] }, NOW + 50);
+    expect(await store.listGrants(alice.id)).toEqual([
+      { userId: alice.id, clientId: 'app-g', scopes: ['userinfo'], createdAt: NOW + 50, lastUsedAt: NOW + 50, appName: 'G', ownerId: bob.id, ownerName: 'bob' },
+      { userId: alice.id, clientId: 'app-b', scopes: ['userinfo', 'email'], createdAt: NOW + 100, lastUsedAt: NOW + 300, appName: 'B', ownerId: alice.id, ownerName: 'Alice_1' },
+    ]);
+    expect(await store.listGrants(bob.id)).toEqual([]);
+    expect(await store.listGrants(-1)).toEqual([]);
+  });
+
+  it("revokes a grant with that user's live tokens and unused codes for that app only; no grant, no change", async () => {
+    // Tokens exist only by redeeming a code (which leaves that code used).
+    const issue = async (c: string, userId: number, clientId: string): Promise<void> => {
+      await store.createCode(code(c, { userId, clientId }));
+      expect(await store.redeemCode(hash(c), NOW + 1, token(c, hash(c), { userId, clientId }))).toBe(true);
+    };
+    await issue('G', alice.id, 'app-g'); // live: revoked
+    await issue('H', alice.id, 'app-g'); // revoked before: keeps its time
+    expect(await store.revokeTokensOfCode(hash('H'), NOW + 2)).toBe(1);
+    await issue('I', alice.id, 'app-b'); // another app: untouched
+    await issue('J', bob.id, 'app-g'); // another user: untouched
+    await store.createCode(code('K', { clientId: 'app-g' })); // unused: deleted
+    await store.createCode(code('M', { clientId: 'app-b' })); // another app: kept
+    await store.createCode(code('N', { userId: bob.id, clientId: 'app-g' })); // another user: kept
+    const revokedAt = async (c: string): Promise<number | null | undefined> => (await store.getTokenWithUser(hash(c)))?.token.revokedAt;
+
+    // Bob never granted app-g: nothing of his changes.
+    expect(await store.revokeGrant(bob.id, 'app-g', NOW + 400)).toBe(false);
+    expect(await revokedAt('J')).toBeNull();
+    expect(await store.getCode(hash('N'))).toEqual(code('N', { userId: bob.id, clientId: 'app-g' }));
+
+    expect(await store.revokeGrant(alice.id, 'app-g', NOW + 400)).toBe(true);
+    expect(await store.getGrant(alice.id, 'app-g')).toBeUndefined();
+    expect((await store.listGrants(alice.id)).map((g) => g.clientId)).toEqual(['app-b']);
+    expect(await revokedAt('G')).toBe(NOW + 400);
+    expect(await revokedAt('H')).toBe(NOW + 2);
+    expect(await revokedAt('I')).toBeNull();
+    expect(await revokedAt('J')).toBeNull();
+    expect(await store.getCode(hash('K'))).toBeUndefined();
+    expect(await store.getCode(hash('G'))).toEqual(code('G', { clientId: 'app-g', usedAt: NOW + 1 }));
+    expect(await store.getCode(hash('M'))).toEqual(code('M', { clientId: 'app-b' }));
+    expect(await store.getCode(hash('N'))).toEqual(code('N', { userId: bob.id, clientId: 'app-g' }));
+
+    expect(await store.revokeGrant(alice.id, 'app-g', NOW + 500)).toBe(false);
+    expect(await revokedAt('G')).toBe(NOW + 400);
+    expect(await store.revokeGrant(0, 'app-b', NOW + 500)).toBe(false);
+    expect(await store.revokeGrant(alice.id, 'app-b\u0000', NOW + 500)).toBe(false);
+    expect(await store.getGrant(alice.id, 'app-b')).toMatchObject({ scopes: ['userinfo', 'email'] });
+  });
+
   it('stores games and reads them with their author, newest first', async () => {
     const first = await store.createGame({ authorId: alice.id, title: 'First', url: 'https://games.example/1', createdAt: NOW });
     const second = await store.createGame({ authorId: bob.id, title: 'Second', url: 'https://games.example/2', createdAt: NOW + 1 });
@@ -246,6 +337,15 @@ describe(`Store (${TEST_DATABASE})`, () => {
     ]);
     expect(await store.getGame(second.id + 100)).toBeUndefined();
     expect(await store.getGame(2 ** 40)).toBeUndefined();
+  });
+
+  it("lists a user's games with their author, oldest first, and none for an unknown id", async () => {
+    const [second, first] = await store.listGames();
+    const third = await store.createGame({ authorId: alice.id, title: 'Third', url: 'https://games.example/3', createdAt: NOW + 2 });
+    expect(await store.listGamesByAuthor(alice.id)).toEqual([first, { ...third, authorName: 'Alice_1' }]);
+    expect(await store.listGamesByAuthor(bob.id)).toEqual([second]);
+    expect(await store.listGamesByAuthor(bob.id + 100)).toEqual([]);
+    expect(await store.listGamesByAuthor(2 ** 31)).toEqual([]);
   });
 
   it('stores, replaces and expires sessions', async () => {
@@ -272,6 +372,233 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.deleteUserSessions(alice.id)).toBe(1);
     expect(await store.getSession(hash('4'), NOW)).toBeUndefined();
     expect(await store.getSession(hash('7'), NOW)).toBe('{}');
+  });
+
+  const meta = (publicId: string, startedAt: number, lastSeenAt: number, userAgent: string | null): SessionMeta => ({ publicId, startedAt, lastSeenAt, userAgent });
+
+  it("lists a user's live sessions that have a public id, most recently seen first, as setSession's meta last said", async () => {
+    await store.setSession(hash('a'), '{}', NOW + 1000, alice.id, meta('pub-a', NOW, NOW + 5, 'Firefox'));
+    await store.setSession(hash('b'), '{}', NOW + 1000, alice.id, meta('pub-b', NOW + 1, NOW + 9, null));
+    await store.setSession(hash('c'), '{}', NOW + 1000, alice.id, meta('pub-c', NOW + 2, NOW + 5, 'curl/8'));
+    await store.setSession(hash('d'), '{}', NOW + 10, alice.id, meta('pub-d', NOW + 3, NOW + 9, null)); // expired at NOW + 10
+    await store.setSession(hash('e'), '{}', NOW + 1000, alice.id); // no meta: not listed
+    await store.setSession(hash('f'), '{}', NOW + 1000, bob.id, meta('pub-f', NOW, NOW, 'Safari'));
+    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([
+      meta('pub-b', NOW + 1, NOW + 9, null),
+      meta('pub-a', NOW, NOW + 5, 'Firefox'),
+      meta('pub-c', NOW + 2, NOW + 5, 'curl/8'),
+    ]);
+    expect(await store.listUserSessions(bob.id, NOW + 10)).toEqual([meta('pub-f', NOW, NOW, 'Safari')]);
+    expect(await store.listUserSessions(bob.id + 100, NOW)).toEqual([]);
+    expect(await store.listUserSessions(0, NOW)).toEqual([]);
+
+    // Replacing a session replaces its meta; signing out (no user, meta null) unlists it.
+    await store.setSession(hash('a'), '{"x":1}', NOW + 1000, alice.id, meta('pub-a', NOW, NOW + 20, 'Firefox'));
+    await store.setSession(hash('c'), '{}', NOW + 1000, null, null);
+    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([meta('pub-a', NOW, NOW + 20, 'Firefox'), meta('pub-b', NOW + 1, NOW + 9, null)]);
+    expect(await store.getSession(hash('a'), NOW)).toBe('{"x":1}');
+    expect(await store.getSession(hash('c'), NOW)).toBe('{}');
+  });
+
+  it('ends one session of a user by its public id, and no one else\'s', async () => {
+    expect(await store.deleteUserSession(bob.id, 'pub-a')).toBe(false);
+    expect(await store.getSession(hash('a'), NOW)).toBe('{"x":1}');
+    expect(await store.deleteUserSession(alice.id, 'pub-a')).toBe(true);
+    expect(await store.getSession(hash('a'), NOW)).toBeUndefined();
+    expect(await store.deleteUserSession(alice.id, 'pub-a')).toBe(false);
+    expect(await store.deleteUserSession(alice.id, 'pub-c')).toBe(false); // signed out: no public id any more
+    expect(await store.deleteUserSession(alice.id, 'no-such-id')).toBe(false);
+    expect(await store.deleteUserSession(0, 'pub-b')).toBe(false);
+    expect(await store.deleteUserSession(alice.id, 'pub-b\u0000')).toBe(false);
+    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([meta('pub-b', NOW + 1, NOW + 9, null)]);
+    expect(await store.listUserSessions(bob.id, NOW + 10)).toEqual([meta('pub-f', NOW, NOW, 'Safari')]);
+  });
+
+  const link = (c: string, over: Partial<EmailLinkRecord> = {}): EmailLinkRecord => ({
+    tokenHash: hash(c),
+    userId: bob.id,
+    purpose: 'verify',
+    email: 'bob@example.com',
+    expiresAt: NOW + 86_400_000,
+    usedAt: null,
+    createdAt: NOW,
+    ...over,
+  });
+
+  it('stores email links by token hash and deletes them; unknown tokens find nothing', async () => {
+    await store.createEmailLink(link('p'));
+    await store.createEmailLink(link('q', { purpose: 'reset', email: null, expiresAt: NOW + 3_600_000 }));
+    expect(await store.getEmailLink(hash('p'))).toEqual(link('p'));
+    expect(await store.getEmailLink(hash('q'))).toEqual(link('q', { purpose: 'reset', email: null, expiresAt: NOW + 3_600_000 }));
+    expect(await store.getEmailLink(hash('z'))).toBeUndefined();
+    expect(await store.getEmailLink(`${'p'.repeat(63)}\u0000`)).toBeUndefined();
+    await store.deleteEmailLink(hash('q'));
+    expect(await store.getEmailLink(hash('q'))).toBeUndefined();
+    await expect(store.deleteEmailLink(hash('z'))).resolves.toBeUndefined();
+    await expect(store.deleteEmailLink('\u0000')).resolves.toBeUndefined();
+    expect(await store.getEmailLink(hash('p'))).toEqual(link('p'));
+  });
+
+  it("redeems a link once, applying its effect and voiding the user's other unused links of the purposes named only", async () => {
+    await store.createEmailLink(link('r')); // another verify link of bob's: voided
+    await store.createEmailLink(link('s', { purpose: 'reset', email: null })); // not a voided purpose: stays usable
+    await store.createEmailLink(link('w', { userId: alice.id, email: 'alice@example.com' })); // alice's: untouched
+    const before = (await store.getUser(bob.id))!;
+    const others = (await store.getUser(alice.id))!;
+    expect(before.emailVerifiedAt).toBeNull();
+
+    expect(await store.redeemEmailLink(hash('p'), NOW + 10, { emailVerifiedAt: NOW + 10, whileEmailIs: 'bob@example.com' }, ['verify'])).toBe(true);
+    expect(await store.getUser(bob.id)).toEqual({ ...before, emailVerifiedAt: NOW + 10 });
+    expect(await store.getEmailLink(hash('p'))).toEqual(link('p', { usedAt: NOW + 10 }));
+    expect(await store.getEmailLink(hash('r'))).toEqual(link('r', { usedAt: NOW + 10 }));
+    expect(await store.getEmailLink(hash('s'))).toEqual(link('s', { purpose: 'reset', email: null }));
+    expect(await store.getEmailLink(hash('w'))).toEqual(link('w', { userId: alice.id, email: 'alice@example.com' }));
+    expect(await store.getUser(alice.id)).toEqual(others);
+
+    // Used: not again, even with another effect.
+    expect(await store.redeemEmailLink(hash('p'), NOW + 11, { passwordHash: 'stolen' }, ['verify'])).toBe(false);
+    expect(await store.redeemEmailLink(hash('r'), NOW + 11, { passwordHash: 'stolen' }, [])).toBe(false);
+    expect(await store.getUser(bob.id)).toEqual({ ...before, emailVerifiedAt: NOW + 10 });
+
+    // A reset link sets the password hash.
+    expect(await store.redeemEmailLink(hash('s'), NOW + 12, { passwordHash: 'hash-b3' }, ['reset', 'change', 'verify'])).toBe(true);
+    expect(await store.getUser(bob.id)).toEqual({ ...before, emailVerifiedAt: NOW + 10, passwordHash: 'hash-b3' });
+    expect(await store.getEmailLink(hash('s'))).toEqual(link('s', { purpose: 'reset', email: null, usedAt: NOW + 12 }));
+  });
+
+  it('does not redeem an unknown or expired link, nor one whose address condition no longer holds, and then writes nothing', async () => {
+    const before = (await store.getUser(bob.id))!;
+    expect(await store.redeemEmailLink(hash('z'), NOW + 20, { passwordHash: 'x' }, ['reset'])).toBe(false);
+    expect(await store.redeemEmailLink('\u0000', NOW + 20, { passwordHash: 'x' }, ['reset'])).toBe(false);
+
+    await store.createEmailLink(link('x', { purpose: 'reset', email: null, expiresAt: NOW + 20 }));
+    expect(await store.redeemEmailLink(hash('x'), NOW + 20, { passwordHash: 'x' }, ['reset'])).toBe(false);
+    expect(await store.getEmailLink(hash('x'))).toEqual(link('x', { purpose: 'reset', email: null, expiresAt: NOW + 20 }));
+
+    // A verify link for an address bob no longer has: the link stays unused, nothing is voided.
+    await store.createEmailLink(link('y', { email: 'old@example.com' }));
+    await store.createEmailLink(link('v')); // would be voided by a redemption
+    expect(await store.redeemEmailLink(hash('y'), NOW + 20, { emailVerifiedAt: NOW + 20, whileEmailIs: 'old@example.com' }, ['verify'])).toBe(false);
+    expect(await store.getEmailLink(hash('y'))).toEqual(link('y', { email: 'old@example.com' }));
+    expect(await store.getEmailLink(hash('v'))).toEqual(link('v'));
+    expect(await store.getUser(bob.id)).toEqual(before);
+  });
+
+  it('changes the address with a change link; an address taken by now throws UniqueViolation(email) and writes nothing', async () => {
+    const before = (await store.getUser(bob.id))!;
+    await store.createEmailLink(link('t', { purpose: 'change', email: 'alice@example.com' }));
+    const taken = store.redeemEmailLink(hash('t'), NOW + 30, { email: 'alice@example.com', emailVerifiedAt: NOW + 30 }, ['verify', 'change']);
+    await expect(taken).rejects.toBeInstanceOf(UniqueViolation);
+    await expect(taken).rejects.toMatchObject({ field: 'email' });
+    expect(await store.getEmailLink(hash('t'))).toEqual(link('t', { purpose: 'change', email: 'alice@example.com' }));
+    expect(await store.getEmailLink(hash('v'))).toEqual(link('v'));
+    expect(await store.getUser(bob.id)).toEqual(before);
+
+    await store.createEmailLink(link('u', { purpose: 'change', email: 'robert@example.com' }));
+    expect(await store.redeemEmailLink(hash('u'), NOW + 31, { email: 'robert@example.com', emailVerifiedAt: NOW + 31 }, ['verify', 'change'])).toBe(true);
+    bob = { ...before, email: 'robert@example.com', emailVerifiedAt: NOW + 31 };
+    expect(await store.getUser(bob.id)).toEqual(bob);
+    expect(await store.getUserByEmail('robert@example.com')).toEqual(bob);
+    expect(await store.getUserByEmail('bob@example.com')).toBeUndefined();
+    expect(await store.getEmailLink(hash('u'))).toEqual(link('u', { purpose: 'change', email: 'robert@example.com', usedAt: NOW + 31 }));
+    expect(await store.getEmailLink(hash('t'))).toEqual(link('t', { purpose: 'change', email: 'alice@example.com', usedAt: NOW + 31 }));
+    expect(await store.getEmailLink(hash('v'))).toEqual(link('v', { usedAt: NOW + 31 }));
+    expect(await store.getEmailLink(hash('x'))).toEqual(link('x', { purpose: 'reset', email: null, expiresAt: NOW + 20 }));
+  });
+
+  let carol: UserRecord;
+
+  it('deletes a user with their grants, sessions, codes, tokens, links, apps and games, leaving other users alone', async () => {
+    carol = await store.createUser({ name: 'Carol', email: 'carol@example.com', passwordHash: 'hash-c', emailVerifiedAt: NOW + 40 }, NOW + 40);
+    expect(carol).toMatchObject({ name: 'Carol', emailVerifiedAt: NOW + 40, createdAt: NOW + 40 });
+    expect(carol.id).toBeGreaterThan(bob.id);
+    const aliceBefore = (await store.getUser(alice.id))!;
+    const bobBefore = (await store.getUser(bob.id))!;
+    // Carol's own: a grant, a token and an unused code for alice's app-b, sessions, a link, a game.
+    await store.saveGrant({ userId: carol.id, clientId: 'app-b', scopes: ['userinfo'] }, NOW + 40);
+    await store.createCode(code('O', { userId: carol.id, clientId: 'app-b' }));
+    expect(await store.redeemCode(hash('O'), NOW + 41, token('O', hash('O'), { userId: carol.id, clientId: 'app-b' }))).toBe(true);
+    await store.createCode(code('P', { userId: carol.id, clientId: 'app-b' }));
+    await store.setSession(hash('g'), '{}', NOW + 1000, carol.id, meta('pub-g', NOW + 40, NOW + 40, null));
+    await store.setSession(hash('h'), '{}', NOW + 1000, carol.id);
+    await store.createEmailLink(link('c', { userId: carol.id, email: 'carol@example.com' }));
+    const game = await store.createGame({ authorId: carol.id, title: 'Carol', url: 'https://games.example/c', createdAt: NOW + 40 });
+    // Carol's app, and bob's grant, token and code for it: they go with the app.
+    await store.createApp({ clientId: 'app-c', secretHash: hash('5'), ownerId: carol.id, name: 'C', redirectUris: ['https://c.example/cb'], createdAt: NOW + 40 });
+    await store.saveGrant({ userId: bob.id, clientId: 'app-c', scopes: ['userinfo'] }, NOW + 40);
+    await store.createCode(code('Q', { userId: bob.id, clientId: 'app-c' }));
+    expect(await store.redeemCode(hash('Q'), NOW + 41, token('Q', hash('Q'), { userId: bob.id, clientId: 'app-c' }))).toBe(true);
+    await store.createCode(code('R', { userId: bob.id, clientId: 'app-c' }));
+    // Bob's grant for app-g (bob's own app) stays.
+    await store.saveGrant({ userId: bob.id, clientId: 'app-g', scopes: ['userinfo'] }, NOW + 41);
+    expect(await store.countUsers()).toBe(3);
+
+    expect(await store.deleteUser(carol.id, NOW + 50)).toEqual(carol);
+
+    expect(await store.countUsers()).toBe(2);
+    expect(await store.getUser(carol.id)).toBeUndefined();
+    expect(await store.getUserByName('carol')).toBeUndefined();
+    expect(await store.getUserByEmail('carol@example.com')).toBeUndefined();
+    expect(await store.getGrant(carol.id, 'app-b')).toBeUndefined();
+    expect(await store.listGrants(carol.id)).toEqual([]);
+    for (const c of ['O', 'P', 'Q', 'R']) expect(await store.getCode(hash(c))).toBeUndefined();
+    expect(await store.getTokenWithUser(hash('O'))).toBeUndefined();
+    expect(await store.getTokenWithUser(hash('Q'))).toBeUndefined();
+    expect(await store.getSession(hash('g'), NOW)).toBeUndefined();
+    expect(await store.getSession(hash('h'), NOW)).toBeUndefined();
+    expect(await store.listUserSessions(carol.id, NOW)).toEqual([]);
+    expect(await store.getEmailLink(hash('c'))).toBeUndefined();
+    expect(await store.getGame(game.id)).toBeUndefined();
+    expect(await store.listGamesByAuthor(carol.id)).toEqual([]);
+    expect(await store.getApp('app-c')).toBeUndefined();
+    expect(await store.listAppsByOwner(carol.id)).toEqual([]);
+
+    // Alice and bob keep everything of theirs that did not hang on carol.
+    expect(await store.getUser(alice.id)).toEqual(aliceBefore);
+    expect(await store.getUser(bob.id)).toEqual(bobBefore);
+    expect((await store.listGrants(alice.id)).map((g) => g.clientId)).toEqual(['app-b']);
+    expect((await store.listGrants(bob.id)).map((g) => g.clientId)).toEqual(['app-g']);
+    expect(await store.getTokenWithUser(hash('I'))).toMatchObject({ token: { clientId: 'app-b', userId: alice.id, revokedAt: null } });
+    expect(await store.getTokenWithUser(hash('J'))).toMatchObject({ token: { clientId: 'app-g', userId: bob.id, revokedAt: null } });
+    expect(await store.getCode(hash('M'))).toEqual(code('M', { clientId: 'app-b' }));
+    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([meta('pub-b', NOW + 1, NOW + 9, null)]);
+    expect(await store.listUserSessions(bob.id, NOW + 10)).toEqual([meta('pub-f', NOW, NOW, 'Safari')]);
+    expect(await store.getEmailLink(hash('w'))).toEqual(link('w', { userId: alice.id, email: 'alice@example.com' }));
+    expect((await store.listGames()).map((g) => g.title)).toEqual(['Third', 'Second', 'First']);
+    expect((await store.listAppsByOwner(alice.id)).map((a) => a.clientId)).toEqual(['app-b']);
+
+    expect(await store.deleteUser(carol.id, NOW + 60)).toBeUndefined();
+    expect(await store.deleteUser(0, NOW + 60)).toBeUndefined();
+    expect(await store.deleteUser(2 ** 31, NOW + 60)).toBeUndefined();
+    expect(await store.countUsers()).toBe(2);
+  });
+
+  it("refuses a deleted user's name in any case for good, frees their email, and never reuses their id", async () => {
+    const retired = store.createUser({ name: 'CAROL', email: 'someone@example.com', passwordHash: 'x' }, NOW + 70);
+    await expect(retired).rejects.toBeInstanceOf(UniqueViolation);
+    await expect(retired).rejects.toMatchObject({ field: 'name' });
+    await expect(store.createUser({ name: 'Carol', email: 'carol@example.com', passwordHash: 'x' }, NOW + 70)).rejects.toMatchObject({ field: 'name' });
+    expect(await store.countUsers()).toBe(2);
+    const dave = await store.createUser({ name: 'dave', email: 'carol@example.com', passwordHash: 'hash-d' }, NOW + 71);
+    expect(dave).toEqual({
+      id: dave.id,
+      name: 'dave',
+      email: 'carol@example.com',
+      passwordHash: 'hash-d',
+      bio: '',
+      flairs: ['none'],
+      equippedFlair: 'none',
+      playMinutes: 0,
+      lastHeartbeat: 0,
+      modLevel: 0,
+      pfpTimestamp: null,
+      pfpHighWater: 0,
+      emailVerifiedAt: null,
+      createdAt: NOW + 71,
+    });
+    expect(dave.id).toBeGreaterThan(carol.id);
+    expect(await store.getUserByName('Carol')).toBeUndefined();
+    expect(await store.countUsers()).toBe(3);
   });
 
   it('counts rate-limit points in the database, per key', async () => {
