@@ -370,6 +370,7 @@ export class KnexStore implements Store {
       await trx('auth_codes').where({ user_id: id }).orWhereIn('client_id', owned).delete();
       await trx('grants').where({ user_id: id }).orWhereIn('client_id', owned).delete();
       await trx('sessions').where({ user_id: id }).delete();
+      await trx('email_links').where({ user_id: id }).delete();
       await trx('games').where({ author_id: id }).delete();
       await trx('apps').where({ owner_id: id }).delete();
       await trx('retired_names').insert({ name_key: String(row.name_key), retired_at: now }).onConflict('name_key').ignore();
