@@ -19,6 +19,7 @@ import { DefaultPictures } from './pictures/defaults.js';
 import { PictureFiles } from './pictures/pictures.js';
 import { policyOf } from './policy.js';
 import { securityHeaders, staticCorsHeaders } from './security/headers.js';
+import { trustedProxy } from './security/proxy.js';
 import { storeLimits, type LimitRule, type Limits } from './security/rate-limit.js';
 import { existingCsrfToken } from './sessions/csrf.js';
 import { readSession, sessionMiddleware } from './sessions/session.js';
@@ -60,6 +61,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const operationOf = (ctx: Koa.Context) => requestOperation(api, ctx);
   const koa = new Koa({ proxy: false });
   koa.silent = true;
+  if (options.config.trustProxy !== false) koa.use(trustedProxy(koa, options.config.trustProxy));
 
   // Every per-route decision comes from the operation's contract entry (src/policy.ts).
   const policy = (ctx: Koa.Context) => policyOf(operationOf(ctx));
@@ -71,7 +73,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   koa.use(errorMiddleware(deps.logger, htmlErrors(api, deps)));
   koa.use(securityHeaders(policy, await staticCorsHeaders(koa, publicCors)));
 
-  const session = sessionMiddleware(koa, { store: deps.store, now: deps.now, secret: options.config.sessionSecret });
+  const session = sessionMiddleware(koa, { store: deps.store, now: deps.now, secrets: options.config.sessionSecrets });
   const preflightIsPublic = publicPreflight(api);
   koa.use((ctx, next) => {
     if (policy(ctx).session) return session(ctx, next);

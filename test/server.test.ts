@@ -93,7 +93,11 @@ describe('loadConfig', () => {
       publicUrl: 'http://localhost:3000',
       demoData: true,
       sessionSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      sessionSecrets: [expect.stringMatching(/^[A-Za-z0-9_-]{43}$/)],
       sessionSecretGenerated: true,
+      trustProxy: false,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     });
   });
 
@@ -103,7 +107,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: 'x'.repeat(40) }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -114,8 +118,19 @@ describe('loadConfig', () => {
       publicUrl: 'https://id.example',
       demoData: false,
       sessionSecret: 'x'.repeat(40),
+      sessionSecrets: ['x'.repeat(40), 'y'.repeat(32)],
       sessionSecretGenerated: false,
+      trustProxy: ['10.0.0.0/8', '127.0.0.1'],
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
     });
+  });
+
+  it('reads TRUST_PROXY as a hop count, and 0 or false as off', () => {
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy).toEqual(['loopback']);
   });
 
   it.each([
@@ -125,6 +140,10 @@ describe('loadConfig', () => {
     [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL must be an absolute http(s) URL, got "ftp://x"'],
     [{ DEMO_DATA: 'maybe' }, 'DEMO_DATA must be true or false, got "maybe"'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET must be at least 32 characters, got 5'],
+    [{ SESSION_SECRET: `${'x'.repeat(32)},short` }, 'SESSION_SECRET must be at least 32 characters (key 2 of 2), got 5'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY must be a hop count or a list of proxy addresses/CIDRs, not "true"'],
+    [{ TRUST_PROXY: '10.0.0.0/99' }, 'TRUST_PROXY must be a hop count or a comma-separated list of addresses/CIDRs: invalid range on address: 10.0.0.0/99'],
+    [{ METRICS_PORT: 'x' }, 'METRICS_PORT must be an integer from 0 to 65535, got "x"'],
   ])('rejects %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
   });
