@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { migrationSource } from './migrations/index.js';
 import { SqliteReads } from './sqlite-reads.js';
+import { guardStore, type DatabaseErrorListener } from './unavailable.js';
 import {
   UniqueViolation,
   type AppRecord,
@@ -29,11 +30,41 @@ export function sqliteFile(databaseUrl: string): string | undefined {
   return databaseUrl.replace(/^file:(\/\/)?/, '').replace(/^sqlite:(\/\/)?/, '');
 }
 
+/** Bounds on PostgreSQL calls during an outage: connecting, waiting for the pool, one statement. */
+export const PG_CONNECT_TIMEOUT_MS = 3_000;
+export const PG_ACQUIRE_TIMEOUT_MS = 5_000;
+export const PG_STATEMENT_TIMEOUT_MS = 10_000;
+
+/**
+ * knex prints every failed connection attempt to the console; during an outage that is one line
+ * per request, on top of the 503 the request log already shows. Other warnings still print.
+ */
+const quietOutageLog = {
+  warn(message: unknown) {
+    if (!String(message).startsWith('Acquire connection error')) console.warn(message);
+  },
+};
+
 /** Knex config for a DATABASE_URL. */
 export function knexConfig(databaseUrl: string): Knex.Config {
   const filename = sqliteFile(databaseUrl);
   if (filename === undefined) {
-    return { client: 'pg', connection: databaseUrl, pool: { min: 0, max: 10 } };
+    return {
+      client: 'pg',
+      connection: {
+        connectionString: databaseUrl,
+        // An outage must answer 503 within seconds, never hang a request: a connection attempt,
+        // a statement and a reply each have a bound (see docs/operations.md).
+        connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+        statement_timeout: PG_STATEMENT_TIMEOUT_MS,
+        query_timeout: PG_STATEMENT_TIMEOUT_MS + 2_000,
+        keepAlive: true,
+      },
+      // Waiting for a free connection is bounded too (knex's default is 60 s).
+      acquireConnectionTimeout: PG_ACQUIRE_TIMEOUT_MS,
+      pool: { min: 0, max: 10 },
+      log: quietOutageLog,
+    };
   }
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   return {
@@ -174,14 +205,24 @@ function uniqueField(err: unknown): string | undefined {
 export class KnexStore implements Store {
   /** Prepared-statement reads, on a SQLite file once it is migrated. */
   private reads: SqliteReads | undefined;
+  private errorListener: DatabaseErrorListener | undefined;
 
   constructor(
     readonly knex: Knex,
     private readonly sqlitePath?: string,
   ) {}
 
+  /**
+   * The store for a DATABASE_URL, behind the outage guard (src/store/unavailable.ts): a database
+   * that cannot be reached surfaces as Unavailable from every method.
+   */
   static open(databaseUrl: string): KnexStore {
-    return new KnexStore(knexFactory(knexConfig(databaseUrl)), sqliteFile(databaseUrl));
+    const store = new KnexStore(knexFactory(knexConfig(databaseUrl)), sqliteFile(databaseUrl));
+    return guardStore(store, () => store.errorListener);
+  }
+
+  onDatabaseError(listener: DatabaseErrorListener): void {
+    this.errorListener = listener;
   }
 
   async migrate(): Promise<void> {

@@ -112,6 +112,11 @@ export interface Store {
   rateLimiter(rule: RateLimitRule): RateLimiterAbstract;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Called on every failed database call: 'unavailable' when it failed because the database
+   * cannot be reached (the call then throws Unavailable), 'other' for anything else.
+   */
+  onDatabaseError(listener: (kind: 'unavailable' | 'other') => void): void;
 
   countUsers(): Promise<number>;
   /** Throws UniqueViolation('name' | 'email'). */
