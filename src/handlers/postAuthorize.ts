@@ -14,5 +14,6 @@ export const postAuthorize: Handler<'postAuthorize'> = async (input, ctx, deps) 
   const grant = checkGrant(form);
   if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, form.state), 302);
   const location = await decide(deps, { client, grant, userId: user.id, state: form.state, decision: form.decision });
+  if (form.decision === 'authorize') deps.audit('consent_given', { userId: user.id, clientId: client.app.clientId, scopes: grant.scopes, ip: ctx.ip });
   redirect(ctx, location, 302);
 };

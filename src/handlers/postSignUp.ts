@@ -13,6 +13,7 @@ export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
     async () => {
       const user = await signUp(deps, { name: form.name, email: form.email, password: form.password }, ctx.ip);
       await startUserSession(ctx, user.id, newCsrfSecret());
+      deps.audit('sign_up', { userId: user.id, ip: ctx.ip, userAgent: ctx.get('User-Agent') });
       redirect(ctx, returnTo ?? '/account', 303);
     },
     (error) => signUpPage({ user: undefined, csrfToken: csrfToken(ctx), error, name: form.name, email: form.email, returnTo }),

@@ -15,6 +15,7 @@ import {
   type NewUser,
   type PublicUserRecord,
   type RateLimitRule,
+  type SignInRecord,
   type Store,
   type TokenRecord,
   type TokenWithUser,
@@ -482,5 +483,23 @@ export class KnexStore implements Store {
 
   async deleteExpiredSessions(now: number): Promise<number> {
     return this.knex('sessions').where('expires_at', '<=', now).delete();
+  }
+
+  async recordSignIn(userId: number, signIn: SignInRecord, keep: number): Promise<void> {
+    if (!isRowId(userId)) return;
+    await this.knex.transaction(async (trx) => {
+      await trx('sign_ins').insert({ user_id: userId, at: signIn.at, ip: signIn.ip, user_agent: signIn.userAgent });
+      const kept = trx('sign_ins').select('id').where({ user_id: userId }).orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(keep);
+      await trx('sign_ins').where({ user_id: userId }).whereNotIn('id', kept).delete();
+    });
+  }
+
+  async listSignIns(userId: number, limit: number): Promise<SignInRecord[]> {
+    if (!isRowId(userId)) return [];
+    const rows = (await this.knex('sign_ins')
+      .where({ user_id: userId })
+      .orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .limit(limit)) as Row[];
+    return rows.map((r) => ({ at: num(r.at), ip: String(r.ip), userAgent: String(r.user_agent) }));
   }
 }

@@ -89,6 +89,14 @@ export interface TokenWithUser {
   user: Pick<UserRecord, 'id' | 'name' | 'email' | 'pfpTimestamp'>;
 }
 
+/** One sign-in of a user, as the account page lists them. */
+export interface SignInRecord {
+  /** ms since epoch */
+  at: number;
+  ip: string;
+  userAgent: string;
+}
+
 export class UniqueViolation extends Error {
   constructor(readonly field: string) {
     super(`${field} is already taken`);
@@ -174,4 +182,9 @@ export interface Store {
   deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number>;
   /** Deletes expired sessions; returns how many. */
   deleteExpiredSessions(now: number): Promise<number>;
+
+  /** Records a sign-in and keeps only the user's latest `keep` (older ones are deleted). */
+  recordSignIn(userId: number, signIn: SignInRecord, keep: number): Promise<void>;
+  /** A user's latest sign-ins, newest first. */
+  listSignIns(userId: number, limit: number): Promise<SignInRecord[]>;
 }

@@ -3,6 +3,7 @@ import * as m001 from './001_initial.js';
 import * as m002 from './002_games_sessions.js';
 import * as m003 from './003_rate_limits.js';
 import * as m004 from './004_session_owners.js';
+import * as m008 from './008_sign_ins.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Knex.Migration> = {
   '002_games_sessions': m002,
   '003_rate_limits': m003,
   '004_session_owners': m004,
+  '008_sign_ins': m008,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
