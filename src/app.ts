@@ -14,6 +14,7 @@ import { createPublication } from './docs/published.js';
 import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './errors.js';
 import { createAudit } from './audit.js';
 import type { AppDeps } from './handlers/index.js';
+import type { Metrics } from './metrics/metrics.js';
 import { errorPage } from './pages/pages.js';
 import { DefaultPictures } from './pictures/defaults.js';
 import { PictureFiles } from './pictures/pictures.js';
@@ -37,6 +38,8 @@ export interface AppOptions {
   validateResponses?: boolean;
   /** Rate-limit rules replacing the defaults (tests use small ones). */
   limits?: Partial<Record<keyof Limits, LimitRule>>;
+  /** Prometheus metrics (METRICS_PORT); absent, nothing is measured and nothing costs. */
+  metrics?: Metrics;
 }
 
 export interface App {
@@ -54,13 +57,20 @@ export async function createApp(options: AppOptions): Promise<App> {
     files: new PictureFiles(options.config.picturesDir),
     defaults: new DefaultPictures(),
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
-    limits: storeLimits(options.store, options.limits),
-    audit: createAudit(options.logger),
+    limits: storeLimits(options.store, options.limits, options.metrics && ((limit) => options.metrics!.rateLimited(limit))),
+    audit: createAudit(options.logger, options.metrics),
+    metrics: options.metrics,
   };
+  if (options.metrics) {
+    const metrics = options.metrics;
+    options.store.onDatabaseError((kind) => metrics.databaseError(kind));
+  }
   const api = await createApi();
   const operationOf = (ctx: Koa.Context) => requestOperation(api, ctx);
   const koa = new Koa({ proxy: false });
   koa.silent = true;
+  // Outermost, so it sees the final status of every request, errors included.
+  if (deps.metrics) koa.use(measureRequests(deps.metrics, operationOf));
   if (options.config.trustProxy !== false) koa.use(trustedProxy(koa, options.config.trustProxy));
 
   // Every per-route decision comes from the operation's contract entry (src/policy.ts).
@@ -218,6 +228,18 @@ function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
       // The error may be the session store itself failing: show the page without the user.
     }
     return errorPage({ user, csrfToken, status, message });
+  };
+}
+
+function measureRequests(metrics: Metrics, operationOf: (ctx: Koa.Context) => Operation | undefined): Koa.Middleware {
+  return async function measure(ctx, next) {
+    const start = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      metrics.request(operationOf(ctx)?.operationId ?? 'unmatched', ctx.status, seconds);
+    }
   };
 }
 

@@ -8,6 +8,7 @@
  * a notice, only where PostgreSQL's binaries are not installed (CI installs them).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
 import { UNAVAILABLE_MESSAGE } from '../src/store/unavailable.js';
 import { Agent, makeToken, makeUser, startServer, type TestServer } from './helpers.js';
 import { postgresBinDir, ThrowawayPostgres } from './throwaway-postgres.js';
@@ -30,11 +31,13 @@ interface Outcome {
 
 let pg: ThrowawayPostgres;
 let t: TestServer;
+let metrics: Metrics;
 
 beforeAll(async () => {
   if (!bin) return;
   pg = await ThrowawayPostgres.create(bin);
-  t = await startServer({ DATABASE_URL: pg.url });
+  metrics = createMetrics({ processMetrics: false });
+  t = await startServer({ DATABASE_URL: pg.url }, { metrics });
 }, 120_000);
 
 afterAll(async () => {
@@ -139,6 +142,10 @@ describe.skipIf(!bin)('PostgreSQL outage', () => {
     const after = outcomes.filter((o) => o.at > recoveredAt);
     expect(after.length).toBeGreaterThan(0);
     expect(after.filter((o) => o.status >= 500)).toEqual([]);
+    // The outage shows in the metrics.
+    const text = await metrics.registry.metrics();
+    expect(Number(/^idp_database_errors_total\{kind="unavailable"\} (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(text).toMatch(/^idp_http_requests_total\{operation="getUserInfo",status_class="5xx"\} [1-9]/m);
     // Every acknowledged write survived.
     expect(acknowledged.length).toBeGreaterThan(10);
     const stored = await t.store.listAppsByOwner(writerUser.id);

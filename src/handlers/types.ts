@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { Publication } from '../docs/published.js';
 import type { DefaultPictures } from '../pictures/defaults.js';
 import type { PictureFiles } from '../pictures/pictures.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Limits } from '../security/rate-limit.js';
 import type { Store } from '../store/types.js';
 
@@ -24,6 +25,8 @@ export interface AppDeps {
   limits: Limits;
   /** Security events for the audit trail (src/audit.ts). */
   audit: Audit;
+  /** Prometheus metrics; undefined when METRICS_PORT is unset. */
+  metrics: Metrics | undefined;
 }
 
 type Parameters<Op extends keyof operations> = operations[Op]['parameters'];

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/types.js';
 import { encodePicture, SIZE_NAMES, type Encoded, type Size } from './images.js';
 
@@ -106,6 +107,7 @@ export interface PictureDeps {
   store: Store;
   files: PictureFiles;
   now: () => number;
+  metrics?: Pick<Metrics, 'pictureConversion'>;
 }
 
 const MAX_ATTEMPTS = 20;
@@ -116,7 +118,7 @@ const MAX_ATTEMPTS = 20;
  * than the old. Returns the new pfpTimestamp.
  */
 export async function setPicture(deps: PictureDeps, userId: number, input: Buffer): Promise<number> {
-  const images = await encodePicture(input);
+  const images = await (deps.metrics ? timedConversion(deps.metrics, input) : encodePicture(input));
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const user = await deps.store.getUser(userId);
     if (!user) throw new NotFound(`User ${userId} not found`);
@@ -131,6 +133,18 @@ export async function setPicture(deps: PictureDeps, userId: number, input: Buffe
     await deps.files.removeAll(userId, next);
   }
   throw new Conflict('The picture is being changed concurrently; try again');
+}
+
+async function timedConversion(metrics: Pick<Metrics, 'pictureConversion'>, input: Buffer): Promise<Encoded> {
+  const start = performance.now();
+  try {
+    const images = await encodePicture(input);
+    metrics.pictureConversion((performance.now() - start) / 1000, 'ok');
+    return images;
+  } catch (err) {
+    metrics.pictureConversion((performance.now() - start) / 1000, 'failed');
+    throw err;
+  }
 }
 
 /** Removes a user's picture: unset pfpTimestamp, then delete the files. */

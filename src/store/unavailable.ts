@@ -45,7 +45,8 @@ export function guardStore<T extends object>(store: T, onError: () => DatabaseEr
   return new Proxy(store, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function' || prop === 'constructor') return value;
+      // Methods only: an own property that happens to be callable (the knex instance) stays as it is.
+      if (typeof value !== 'function' || prop === 'constructor' || Object.hasOwn(target, prop)) return value;
       let wrapper = wrapped.get(prop);
       if (!wrapper) {
         wrapper = guardFunction(value as (...args: unknown[]) => unknown, target, onError, prop === 'rateLimiter');
