@@ -42,7 +42,7 @@ export const PG_STATEMENT_TIMEOUT_MS = 10_000;
  */
 const quietOutageLog = {
   warn(message: unknown) {
-    if (!String(message).startsWith('Acquire connection error')) console.warn(message);
+    if (!/^(Acquire connection error|Connection Error)/.test(String(message))) console.warn(message);
   },
 };
 
