@@ -136,6 +136,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const { secrets: sessionSecrets, generated: sessionSecretGenerated } = parseSessionSecrets(env.SESSION_SECRET);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   const metricsPort = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : parsePort(env.METRICS_PORT, 'METRICS_PORT');
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError(`METRICS_PORT must differ from PORT (${port}): metrics are never served on the public port`);
+  }
   const metricsHost = env.METRICS_HOST || '127.0.0.1';
   return {
     port,

@@ -144,6 +144,7 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY must be a hop count or a list of proxy addresses/CIDRs, not "true"'],
     [{ TRUST_PROXY: '10.0.0.0/99' }, 'TRUST_PROXY must be a hop count or a comma-separated list of addresses/CIDRs: invalid range on address: 10.0.0.0/99'],
     [{ METRICS_PORT: 'x' }, 'METRICS_PORT must be an integer from 0 to 65535, got "x"'],
+    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT must differ from PORT (8080): metrics are never served on the public port'],
   ])('rejects %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
   });
