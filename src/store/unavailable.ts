@@ -38,23 +38,22 @@ export type DatabaseErrorListener = (kind: 'unavailable' | 'other') => void;
 /**
  * The store, with every method's failure mapped as above (and reported to `onError`). A method
  * that returns an object of methods (rateLimiter) has that object's methods guarded too. The
- * wrappers are made once per method, so the hot path pays one property lookup more.
+ * guarded object inherits from the store and holds one wrapper per method, made once: no Proxy
+ * trap on the hot path, only the wrapper's call and its catch.
  */
 export function guardStore<T extends object>(store: T, onError: () => DatabaseErrorListener | undefined): T {
-  const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      // Methods only: an own property that happens to be callable (the knex instance) stays as it is.
-      if (typeof value !== 'function' || prop === 'constructor' || Object.hasOwn(target, prop)) return value;
-      let wrapper = wrapped.get(prop);
-      if (!wrapper) {
-        wrapper = guardFunction(value as (...args: unknown[]) => unknown, target, onError, prop === 'rateLimiter');
-        wrapped.set(prop, wrapper);
-      }
-      return wrapper;
-    },
-  });
+  const guarded = Object.create(store) as T;
+  for (let proto: object | null = Object.getPrototypeOf(store); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const value: unknown = Object.getOwnPropertyDescriptor(proto, name)?.value;
+      // Methods only (the nearest definition wins): getters and own fields such as the knex
+      // instance are read through the prototype link, unchanged.
+      if (name === 'constructor' || typeof value !== 'function' || Object.hasOwn(guarded, name)) continue;
+      const wrapper = guardFunction(value as (...args: unknown[]) => unknown, store, onError, name === 'rateLimiter');
+      Object.defineProperty(guarded, name, { value: wrapper, writable: true, configurable: true });
+    }
+  }
+  return guarded;
 }
 
 function guardFunction(
