@@ -28,6 +28,8 @@ describe('audit trail', () => {
     const name = `audited_${process.pid}`;
     expect((await agent.form('/signup', { name, email: `${name}@example.com`, password })).status).toBe(303);
     const userId = (await t.store.getUserByName(name))!.id;
+    // Signing up is the first sign-in of the history.
+    expect(await t.store.listSignIns(userId, 10)).toEqual([{ at: t.clock.now(), ip: '127.0.0.1', userAgent: expect.any(String) }]);
     expect((await agent.form('/signout', {})).status).toBe(303);
     const wrong = 'not-the-password-9';
     secrets.push(wrong);
