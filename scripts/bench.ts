@@ -263,6 +263,14 @@ async function main() {
   const serviceEnv = (d: { db: string; pics: string }) => ({ DATABASE_URL: d.db, PICTURES_DIR: d.pics, LOG_LEVEL: 'warn', DEMO_DATA: 'false', NODE_ENV: 'production', HOST: '127.0.0.1' });
   const service = await startProcess(process.execPath, ['dist/src/server.js'], serviceEnv(small), (p) => `http://127.0.0.1:${p}/healthz`);
   const serviceBig = await startProcess(process.execPath, ['dist/src/server.js'], serviceEnv(big), (p) => `http://127.0.0.1:${p}/healthz`);
+  // The same service with metrics on (METRICS_PORT): its cost on the hot path, paired against the one above.
+  const metricsPort = await freePort();
+  const serviceMetrics = await startProcess(
+    process.execPath,
+    ['dist/src/server.js'],
+    { ...serviceEnv(small), METRICS_PORT: String(metricsPort) },
+    (p) => `http://127.0.0.1:${p}/healthz`,
+  );
   const tsx = ['--import', 'tsx', 'scripts/bench/baseline.ts'];
   const bare = await startProcess(process.execPath, [...tsx, 'bare', '{port}'], {}, (p) => `http://127.0.0.1:${p}/`);
   const sqlite = await startProcess(process.execPath, [...tsx, 'sqlite', '{port}', small.db], {}, (p) => `http://127.0.0.1:${p}/?id=1`);
@@ -293,6 +301,7 @@ async function main() {
     { name: 'users/info existing id', kind: 'service', url: `${service}/api/users/info?id=1`, baseline: 'baseline: Koa + prepared SQLite', target: 0.9 },
     { name: 'users/info random id (1k users)', kind: 'service', url: service, request: () => ({ path: `/api/users/info?id=${randomId(SMALL_USERS)}` }), baseline: 'baseline: Koa + prepared SQLite, random ids', target: 0.9 },
     { name: `users/info random id (${bigUsers >= 1e6 ? `${bigUsers / 1e6}M` : `${bigUsers / 1e3}k`} users)`, kind: 'service', url: serviceBig, request: () => ({ path: `/api/users/info?id=${randomId(bigUsers)}` }), baseline: 'users/info random id (1k users)', target: 0.9 },
+    { name: 'users/info existing id, metrics on', kind: 'service', url: `${serviceMetrics}/api/users/info?id=1`, baseline: 'users/info existing id', target: 0.9 },
     { name: 'users/info unknown id (404)', kind: 'service', url: `${service}/api/users/info?id=999999999`, baseline: 'baseline: Koa + prepared SQLite' },
     { name: 'whois (valid token)', kind: 'service', url: `${service}/api/oauth/whois`, headers: { authorization: `Bearer ${token}` }, baseline: 'baseline: Koa + prepared SQLite', target: 0.85 },
     { name: 'picture, timestamped address', kind: 'service', url: `${service}/pfp${pictureFile}`, baseline: 'baseline: koa-static picture', target: 1.0 },

@@ -15,11 +15,13 @@ import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './errors.js';
 import { createAudit } from './audit.js';
 import { createMailer } from './mail/mailer.js';
 import type { AppDeps } from './handlers/index.js';
+import type { Metrics } from './metrics/metrics.js';
 import { errorPage } from './pages/pages.js';
 import { DefaultPictures } from './pictures/defaults.js';
 import { PictureFiles } from './pictures/pictures.js';
 import { policyOf } from './policy.js';
 import { securityHeaders, staticCorsHeaders } from './security/headers.js';
+import { trustedProxy } from './security/proxy.js';
 import { storeLimits, type LimitRule, type Limits } from './security/rate-limit.js';
 import { existingCsrfToken } from './sessions/csrf.js';
 import { readSession, sessionMiddleware } from './sessions/session.js';
@@ -37,6 +39,8 @@ export interface AppOptions {
   validateResponses?: boolean;
   /** Rate-limit rules replacing the defaults (tests use small ones). */
   limits?: Partial<Record<keyof Limits, LimitRule>>;
+  /** Prometheus metrics (METRICS_PORT); absent, nothing is measured and nothing costs. */
+  metrics?: Metrics;
 }
 
 export interface App {
@@ -54,14 +58,22 @@ export async function createApp(options: AppOptions): Promise<App> {
     files: new PictureFiles(options.config.picturesDir),
     defaults: new DefaultPictures(),
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
-    limits: storeLimits(options.store, options.limits),
-    audit: createAudit(options.logger),
+    limits: storeLimits(options.store, options.limits, options.metrics && ((limit) => options.metrics!.rateLimited(limit))),
+    audit: createAudit(options.logger, options.metrics),
+    metrics: options.metrics,
     mailer: createMailer(options.config, options.logger),
   };
+  if (options.metrics) {
+    const metrics = options.metrics;
+    options.store.onDatabaseError((kind) => metrics.databaseError(kind));
+  }
   const api = await createApi();
   const operationOf = (ctx: Koa.Context) => requestOperation(api, ctx);
   const koa = new Koa({ proxy: false });
   koa.silent = true;
+  // Outermost, so it sees the final status of every request, errors included.
+  if (deps.metrics) koa.use(measureRequests(deps.metrics, operationOf));
+  if (options.config.trustProxy !== false) koa.use(trustedProxy(koa, options.config.trustProxy));
 
   // Every per-route decision comes from the operation's contract entry (src/policy.ts).
   const policy = (ctx: Koa.Context) => policyOf(operationOf(ctx));
@@ -73,7 +85,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   koa.use(errorMiddleware(deps.logger, htmlErrors(api, deps)));
   koa.use(securityHeaders(policy, await staticCorsHeaders(koa, publicCors)));
 
-  const session = sessionMiddleware(koa, { store: deps.store, now: deps.now, secret: options.config.sessionSecret });
+  const session = sessionMiddleware(koa, { store: deps.store, now: deps.now, secrets: options.config.sessionSecrets });
   const preflightIsPublic = publicPreflight(api);
   koa.use((ctx, next) => {
     if (policy(ctx).session) return session(ctx, next);
@@ -221,6 +233,18 @@ function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
   };
 }
 
+function measureRequests(metrics: Metrics, operationOf: (ctx: Koa.Context) => Operation | undefined): Koa.Middleware {
+  return async function measure(ctx, next) {
+    const start = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      metrics.request(operationOf(ctx)?.operationId ?? 'unmatched', ctx.status, seconds);
+    }
+  };
+}
+
 function requestLog(logger: Logger): Koa.Middleware {
   return async function logRequest(ctx, next) {
     const start = process.hrtime.bigint();
@@ -239,6 +263,9 @@ function responseValidation(api: Api, logger: Logger): Koa.Middleware {
     await next();
     const body: unknown = ctx.body;
     if (typeof body !== 'object' || body === null || Buffer.isBuffer(body)) return;
+    // Any operation can meet a database outage: 503 {message} is declared once for all of them
+    // (the contract's description and docs/operations.md), like an unexpected 500.
+    if (ctx.status === 503) return;
     const operation = requestOperation(api, ctx);
     if (!operation) return;
     const declared = Object.keys(operation.responses ?? {});

@@ -4,6 +4,7 @@
  * ids, names, client ids, addresses and user agents only.
  */
 import type { Logger } from 'pino';
+import type { Metrics } from './metrics/metrics.js';
 
 export type AuditEvent =
   | 'sign_in'
@@ -34,7 +35,12 @@ export type Audit = (event: AuditEvent, fields?: AuditFields) => void;
  * Audit lines are `info` lines with `audit: true`, written even when LOG_LEVEL is warn or error
  * (those quiet the request log, not security events); only LOG_LEVEL=silent turns them off.
  */
-export function createAudit(logger: Logger): Audit {
+export function createAudit(logger: Logger, metrics?: Metrics): Audit {
   const log = logger.child({ audit: true }, { level: logger.level === 'silent' ? 'silent' : 'info' });
-  return (event, fields = {}) => log.info({ ...fields, event }, event);
+  if (!metrics) return (event, fields = {}) => log.info({ ...fields, event }, event);
+  // Every event is counted too: code replays and failed sign-ins are metrics of their own.
+  return (event, fields = {}) => {
+    metrics.auditEvent(event, fields);
+    log.info({ ...fields, event }, event);
+  };
 }

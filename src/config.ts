@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -35,8 +36,11 @@ export interface Config {
   /**
    * SESSION_SECRET: key that signs the session cookie, at least 32 characters. When unset a random
    * one is made at start (sessionSecretGenerated), so sessions do not survive a restart.
+   * Several comma-separated keys rotate a key: the first signs, every one verifies
+   * (sessionSecrets); sessionSecret is the first.
    */
   sessionSecret: string;
+  sessionSecrets: string[];
   sessionSecretGenerated: boolean;
   /**
    * SMTP_URL: `smtp://` or `smtps://` URL of the mail server, credentials in it
@@ -50,14 +54,27 @@ export interface Config {
   outboxDir: string;
   /** SMTP_TIMEOUT_SECONDS: longest wait to connect to, greet or hear from the mail server (default 10). */
   smtpTimeoutSeconds: number;
+  /**
+   * TRUST_PROXY: which peers are trusted reverse proxies (default off: X-Forwarded-* headers are
+   * ignored). A hop count (`1`: the peer is the one proxy) or a comma-separated list of addresses
+   * and CIDRs (`10.0.0.0/8, 127.0.0.1`; proxy-addr's names `loopback`, `linklocal`, `uniquelocal`).
+   */
+  trustProxy: TrustProxy;
+  /** METRICS_PORT: port of the separate Prometheus listener (default unset: no metrics). */
+  metricsPort: number | undefined;
+  /** METRICS_HOST: interface the metrics listener binds (default 127.0.0.1, this machine only). */
+  metricsHost: string;
 }
+
+/** false, a number of proxy hops to trust, or the trusted proxy addresses/CIDRs. */
+export type TrustProxy = false | number | string[];
 
 export class ConfigError extends Error {}
 
-function parsePort(raw: string | undefined): number {
+function parsePort(raw: string | undefined, name = 'PORT'): number {
   if (raw === undefined || raw === '') return 3000;
   if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
-    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
+    throw new ConfigError(`${name} must be an integer from 0 to 65535, got "${raw}"`);
   }
   return Number(raw);
 }
@@ -120,6 +137,34 @@ function dataPath(databaseUrl: string, name: string): string {
   return path.join(path.dirname(path.resolve(file)), name);
 }
 
+function parseTrustProxy(raw: string | undefined): TrustProxy {
+  if (raw === undefined || /^\s*(|0|false|off|no)\s*$/i.test(raw)) return false;
+  if (/^\s*\d{1,3}\s*$/.test(raw)) return Number(raw);
+  if (/^\s*(true|yes|on)\s*$/i.test(raw)) {
+    // Trusting every peer would let any client choose its own address (and rate-limit budget).
+    throw new ConfigError('TRUST_PROXY must be a hop count or a list of proxy addresses/CIDRs, not "true"');
+  }
+  const list = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  try {
+    proxyaddr.compile(list);
+  } catch (err) {
+    throw new ConfigError(`TRUST_PROXY must be a hop count or a comma-separated list of addresses/CIDRs: ${(err as Error).message}`);
+  }
+  return list;
+}
+
+function parseSessionSecrets(raw: string | undefined): { secrets: string[]; generated: boolean } {
+  if (raw === undefined || raw === '') return { secrets: [randomBytes(32).toString('base64url')], generated: true };
+  const secrets = raw.split(',').map((s) => s.trim());
+  secrets.forEach((secret, i) => {
+    if (secret.length < 32) {
+      const which = secrets.length > 1 ? ` (key ${i + 1} of ${secrets.length})` : '';
+      throw new ConfigError(`SESSION_SECRET must be at least 32 characters${which}, got ${secret.length}`);
+    }
+  });
+  return { secrets, generated: false };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST || '0.0.0.0';
@@ -132,16 +177,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const publicUrl = parseUrl('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port || 3000}`);
   const demoData = parseBool('DEMO_DATA', env.DEMO_DATA, true);
-  const sessionSecretGenerated = env.SESSION_SECRET === undefined || env.SESSION_SECRET === '';
-  const sessionSecret = sessionSecretGenerated ? randomBytes(32).toString('base64url') : String(env.SESSION_SECRET);
-  if (sessionSecret.length < 32) {
-    throw new ConfigError(`SESSION_SECRET must be at least 32 characters, got ${sessionSecret.length}`);
+  const { secrets: sessionSecrets, generated: sessionSecretGenerated } = parseSessionSecrets(env.SESSION_SECRET);
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY);
+  const metricsPort = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : parsePort(env.METRICS_PORT, 'METRICS_PORT');
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError(`METRICS_PORT must differ from PORT (${port}): metrics are never served on the public port`);
   }
   const smtpUrl = parseSmtpUrl(env.SMTP_URL);
   const mailFrom = parseMailFrom(env.MAIL_FROM, publicUrl);
   const outboxDir = env.OUTBOX_DIR ? path.resolve(env.OUTBOX_DIR) : dataPath(databaseUrl, 'outbox');
   const smtpTimeoutSeconds = parseSeconds('SMTP_TIMEOUT_SECONDS', env.SMTP_TIMEOUT_SECONDS, 10);
   if (smtpTimeoutSeconds === 0) throw new ConfigError('SMTP_TIMEOUT_SECONDS must be at least 1');
+  const metricsHost = env.METRICS_HOST || '127.0.0.1';
   return {
     port,
     host,
@@ -151,11 +198,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     publicUrl,
     demoData,
-    sessionSecret,
+    sessionSecret: sessionSecrets[0]!,
+    sessionSecrets,
     sessionSecretGenerated,
     smtpUrl,
     mailFrom,
     outboxDir,
     smtpTimeoutSeconds,
+    trustProxy,
+    metricsPort,
+    metricsHost,
   };
 }

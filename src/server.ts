@@ -4,6 +4,8 @@ import { answerClientErrors, createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';
+import { startMetricsListener } from './metrics/listener.js';
+import { createMetrics } from './metrics/metrics.js';
 import { sweepOrphanFiles } from './pictures/pictures.js';
 import { openStoreAt } from './store/open.js';
 
@@ -30,7 +32,13 @@ async function main(): Promise<void> {
     process.stdout.write(demoInstructions(config, demo));
   }
 
-  const { koa, deps } = await createApp({ config, store, logger });
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics();
+  const { koa, deps } = await createApp({ config, store, logger, metrics });
+  const metricsServer = metrics && (await startMetricsListener(metrics, config.metricsPort!, config.metricsHost, logger));
+  if (metricsServer) {
+    const bound = metricsServer.address();
+    logger.info({ port: typeof bound === 'object' && bound ? bound.port : config.metricsPort, host: config.metricsHost }, 'metrics listening');
+  }
   const swept = await sweepOrphanFiles(deps, config.pictureSweepAgeSeconds * 1000);
   if (swept > 0) logger.warn({ swept }, 'deleted picture files left by an interrupted change');
   const server: Server = koa.listen(config.port, config.host);
@@ -71,6 +79,8 @@ async function main(): Promise<void> {
         });
     });
     server.closeIdleConnections();
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -81,7 +81,7 @@ export async function freshDatabase(dir: string): Promise<TestDatabase> {
 }
 
 /** Starts a fresh service: new database, new picture folder, response validation on. */
-export async function startServer(env: NodeJS.ProcessEnv = {}, options: Pick<AppOptions, 'limits'> = {}): Promise<TestServer> {
+export async function startServer(env: NodeJS.ProcessEnv = {}, options: Partial<Pick<AppOptions, 'limits' | 'logger' | 'metrics'>> = {}): Promise<TestServer> {
   const dir = tempDir();
   const db = env.DATABASE_URL ? undefined : await freshDatabase(dir);
   const config = loadConfig({

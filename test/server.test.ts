@@ -93,11 +93,15 @@ describe('loadConfig', () => {
       publicUrl: 'http://localhost:3000',
       demoData: true,
       sessionSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      sessionSecrets: [expect.stringMatching(/^[A-Za-z0-9_-]{43}$/)],
       sessionSecretGenerated: true,
       smtpUrl: undefined,
       mailFrom: 'Identity <no-reply@localhost>',
       outboxDir: path.resolve('./data/outbox'),
       smtpTimeoutSeconds: 10,
+      trustProxy: false,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     });
   });
 
@@ -107,7 +111,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: 'x'.repeat(40), SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5' }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -118,12 +122,23 @@ describe('loadConfig', () => {
       publicUrl: 'https://id.example',
       demoData: false,
       sessionSecret: 'x'.repeat(40),
+      sessionSecrets: ['x'.repeat(40), 'y'.repeat(32)],
       sessionSecretGenerated: false,
       smtpUrl: 'smtp://u:p@mail.example:587',
       mailFrom: 'id@id.example',
       outboxDir: '/tmp/o',
       smtpTimeoutSeconds: 5,
+      trustProxy: ['10.0.0.0/8', '127.0.0.1'],
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
     });
+  });
+
+  it('reads TRUST_PROXY as a hop count, and 0 or false as off', () => {
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy).toEqual(['loopback']);
   });
 
   it.each([
@@ -133,6 +148,11 @@ describe('loadConfig', () => {
     [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL must be an absolute http(s) URL, got "ftp://x"'],
     [{ DEMO_DATA: 'maybe' }, 'DEMO_DATA must be true or false, got "maybe"'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET must be at least 32 characters, got 5'],
+    [{ SESSION_SECRET: `${'x'.repeat(32)},short` }, 'SESSION_SECRET must be at least 32 characters (key 2 of 2), got 5'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY must be a hop count or a list of proxy addresses/CIDRs, not "true"'],
+    [{ TRUST_PROXY: '10.0.0.0/99' }, 'TRUST_PROXY must be a hop count or a comma-separated list of addresses/CIDRs: invalid range on address: 10.0.0.0/99'],
+    [{ METRICS_PORT: 'x' }, 'METRICS_PORT must be an integer from 0 to 65535, got "x"'],
+    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT must differ from PORT (8080): metrics are never served on the public port'],
   ])('rejects %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
   });

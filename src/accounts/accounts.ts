@@ -1,5 +1,7 @@
 import { Conflict, Unauthenticated } from '../domain/errors.js';
 /** Signing up, signing in (rate-limited, constant work for unknown names) and play heartbeats. */
+import type { Audit } from '../audit.js';
+import { RateLimited } from '../domain/errors.js';
 import type { Limits } from '../security/rate-limit.js';
 import type { Store, UserRecord } from '../store/types.js';
 import { createUser, type NewAccount } from '../users/users.js';
@@ -9,6 +11,8 @@ export interface AccountDeps {
   store: Store;
   now: () => number;
   limits: Limits;
+  /** The audit trail (sign_in_failed); absent where nobody listens (the CLI). */
+  audit?: Audit;
 }
 
 export async function signUp(deps: AccountDeps, input: NewAccount, ip: string): Promise<UserRecord> {
@@ -24,14 +28,27 @@ let decoyHash: Promise<string> | undefined;
  * ones count against the account too, and a locked account refuses even the right password.
  */
 export async function signIn(deps: AccountDeps, input: { login: string; password: string }, ip: string): Promise<UserRecord> {
-  await deps.limits.signInIp.consume(ip);
+  try {
+    await deps.limits.signInIp.consume(ip);
+  } catch (err) {
+    if (err instanceof RateLimited) deps.audit?.('sign_in_failed', { ip, reason: 'rate_limited' });
+    throw err;
+  }
   const login = input.login.trim();
   const user = login.includes('@') ? await deps.store.getUserByEmail(login) : await deps.store.getUserByName(login);
   const accountKey = user ? `user:${user.id}` : `login:${login.toLowerCase()}`;
-  await deps.limits.signInAccount.check(accountKey);
+  // The attempted login itself is not logged: people type their password into it by mistake.
+  const failed = (reason: string) => deps.audit?.('sign_in_failed', { userId: user?.id, ip, reason });
+  try {
+    await deps.limits.signInAccount.check(accountKey);
+  } catch (err) {
+    if (err instanceof RateLimited) failed('account_locked');
+    throw err;
+  }
   decoyHash ??= hashPassword('decoy password for unknown accounts');
   const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
   if (!user || !ok) {
+    failed(user ? 'wrong_password' : 'unknown_account');
     await deps.limits.signInAccount.consume(accountKey);
     throw new Unauthenticated('Wrong name or password');
   }

@@ -13,7 +13,9 @@ import { DomainError, InvalidInput, NotFound, type ErrorKind } from '../domain/e
 import { gameView, registerGame } from '../games/games.js';
 import { registerOAuthApp, rotateSecret } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
+import { SIZE_NAMES } from '../pictures/images.js';
 import { PictureFiles, removePicture, setPicture } from '../pictures/pictures.js';
+import { backupSqlite } from '../store/backup.js';
 import { openStoreAt } from '../store/open.js';
 import type { Store, UserPatch } from '../store/types.js';
 import { createUser, toPublicUser, updateUser } from '../users/users.js';
@@ -223,6 +225,26 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const files = new PictureFiles(loadConfig(io.env).picturesDir);
       await removePicture({ store: await openStore(), files, now }, o.user);
       print({});
+    });
+
+  program
+    .command('backup')
+    .description('Copy the SQLite database to FILE while the service runs (SQLite online backup); prints the picture layout to copy with it')
+    .requiredOption('--out <file>', 'the copy to write (must not exist yet)')
+    .action(async (o: { out: string }) => {
+      const config = loadConfig(io.env);
+      const copy = await backupSqlite(config.databaseUrl, o.out);
+      print({
+        ...copy,
+        pictures: {
+          dir: config.picturesDir,
+          layout: `${SIZE_NAMES.map((size) => `${size}/`).join(' ')} each holding <userId>-<pfpTimestamp>.webp`,
+          // Copy the folder right after the database: a picture changed in between may be missing
+          // from the copy (that user shows no picture until the next upload); extra files are
+          // swept at start once older than PICTURE_SWEEP_AGE_SECONDS.
+          copy: `right after this backup, copy ${config.picturesDir} too (e.g. rsync -a ${config.picturesDir}/ <backup-dir>/pictures/)`,
+        },
+      });
     });
 
   try {

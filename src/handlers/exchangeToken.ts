@@ -1,3 +1,5 @@
+import { DomainError } from '../domain/errors.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { exchangeCode, type TokenParams } from '../oauth/token-exchange.js';
 import type { Handler, JsonBody } from './types.js';
 
@@ -5,10 +7,26 @@ export const exchangeToken: Handler<'exchangeToken'> = async (input, ctx, deps) 
   // RFC 6749 5.1: token responses, errors included, must not be cached.
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');
-  const body: JsonBody<'exchangeToken', 200> = await exchangeCode(
-    deps,
-    input.body,
-    ctx.get('Authorization') || undefined,
-  );
+  const exchange = exchangeCode(deps, input.body, ctx.get('Authorization') || undefined);
+  const body: JsonBody<'exchangeToken', 200> = await (deps.metrics ? counted(deps.metrics, exchange) : exchange);
   ctx.body = body;
 };
+
+/** The refusal reasons, named as RFC 6749 5.2 names them. */
+const REASONS: Record<string, string> = {
+  invalid_input: 'invalid_request',
+  unauthenticated: 'invalid_client',
+  invalid_grant: 'invalid_grant',
+  unavailable: 'unavailable',
+};
+
+async function counted<T>(metrics: Metrics, exchange: Promise<T>): Promise<T> {
+  try {
+    const result = await exchange;
+    metrics.tokenExchange('issued');
+    return result;
+  } catch (err) {
+    metrics.tokenExchange((err instanceof DomainError && REASONS[err.kind]) || 'error');
+    throw err;
+  }
+}

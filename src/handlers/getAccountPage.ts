@@ -1,3 +1,4 @@
+import { recentSignIns } from '../accounts/sign-ins.js';
 import { accountEmailSection } from '../pages/email-pages.js';
 import { accountPage } from '../pages/pages.js';
 import type { Handler } from './types.js';
@@ -7,5 +8,6 @@ export const getAccountPage: Handler<'getAccountPage'> = async (_input, ctx, dep
   const page = await pageContext(ctx, deps);
   if (!page.user || !page.record) return redirectToSignIn(ctx, '/account', 303);
   const emailSection = accountEmailSection({ csrfToken: page.csrfToken, email: page.record.email, verified: page.record.emailVerifiedAt !== null });
-  sendHtml(ctx, accountPage({ ...page, user: page.user, emailSection }));
+  const signIns = await recentSignIns(deps.store, page.user.id);
+  sendHtml(ctx, accountPage({ ...page, user: page.user, emailSection, signIns }));
 };

@@ -1,4 +1,5 @@
 import { signIn } from '../accounts/accounts.js';
+import { recordSignIn } from '../accounts/sign-ins.js';
 import { signInPage } from '../pages/pages.js';
 import { csrfToken, newCsrfSecret } from '../sessions/csrf.js';
 import { startUserSession } from '../sessions/session.js';
@@ -13,6 +14,9 @@ export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
     async () => {
       const user = await signIn(deps, { login: form.name, password: form.password }, ctx.ip);
       await startUserSession(ctx, user.id, newCsrfSecret(), deps.now());
+      const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
+      await recordSignIn(deps, user.id, client);
+      deps.audit('sign_in', { userId: user.id, ...client });
       redirect(ctx, returnTo ?? '/account', 303);
     },
     (error) => signInPage({ user: undefined, csrfToken: csrfToken(ctx), error, login: form.name, returnTo }),

@@ -1,5 +1,6 @@
 import { signUp } from '../accounts/accounts.js';
 import { sendVerificationAfterSignUp } from '../email/verification.js';
+import { recordSignIn } from '../accounts/sign-ins.js';
 import { signUpPage } from '../pages/pages.js';
 import { csrfToken, newCsrfSecret } from '../sessions/csrf.js';
 import { startUserSession } from '../sessions/session.js';
@@ -14,6 +15,10 @@ export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
     async () => {
       const user = await signUp(deps, { name: form.name, email: form.email, password: form.password }, ctx.ip);
       await startUserSession(ctx, user.id, newCsrfSecret(), deps.now());
+      const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
+      // Signing up signs in: it is the first entry of the user's sign-in history.
+      await recordSignIn(deps, user.id, client);
+      deps.audit('sign_up', { userId: user.id, ...client });
       await sendVerificationAfterSignUp(deps, user);
       redirect(ctx, returnTo ?? '/account', 303);
     },

@@ -4,7 +4,9 @@ import { signedInUser } from './web.js';
 
 export const registerGame: Handler<'registerGame'> = async (input, ctx, deps) => {
   const { title, url } = input.body;
-  const game = await createGame(deps, { authorId: signedInUser(ctx).id, title, url });
+  const authorId = signedInUser(ctx).id;
+  const game = await createGame(deps, { authorId, title, url });
+  deps.audit('game_created', { userId: authorId, gameId: game.id, ip: ctx.ip });
   const body: JsonBody<'registerGame', 201> = gameView(game);
   ctx.status = 201;
   ctx.body = body;

@@ -3,8 +3,10 @@ import type { Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
 export const rotateAppSecret: Handler<'rotateAppSecret'> = async (input, ctx, deps) => {
-  const app = await ownedApp(deps.store, input.path.clientId, signedInUser(ctx).id);
+  const userId = signedInUser(ctx).id;
+  const app = await ownedApp(deps.store, input.path.clientId, userId);
   const body: JsonBody<'rotateAppSecret', 200> = { client_id: app.clientId, client_secret: await rotateSecret(deps, app.clientId) };
+  deps.audit('app_secret_rotated', { userId, clientId: app.clientId, ip: ctx.ip });
   ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
 };

@@ -8,6 +8,7 @@ import type { Publication } from '../docs/published.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { DefaultPictures } from '../pictures/defaults.js';
 import type { PictureFiles } from '../pictures/pictures.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Limits } from '../security/rate-limit.js';
 import type { Store } from '../store/types.js';
 
@@ -27,6 +28,8 @@ export interface AppDeps {
   audit: Audit;
   /** Outgoing mail: SMTP, or the outbox folder without SMTP_URL (src/mail/mailer.ts). */
   mailer: Mailer;
+  /** Prometheus metrics; undefined when METRICS_PORT is unset. */
+  metrics: Metrics | undefined;
 }
 
 type Parameters<Op extends keyof operations> = operations[Op]['parameters'];

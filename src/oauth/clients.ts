@@ -1,11 +1,14 @@
 import { InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
 import type { components } from '../../generated/api.js';
+import type { Audit } from '../audit.js';
 import type { AppRecord, Store } from '../store/types.js';
 import { CLIENT_ID_BYTES, CLIENT_SECRET_BYTES, digestsEqual, hashSecret, randomSecret } from './secrets.js';
 
 export interface Deps {
   store: Store;
   now: () => number;
+  /** The audit trail (code_replay_detected); absent where nobody listens (the CLI). */
+  audit?: Audit;
 }
 
 export const MAX_REDIRECT_URIS = 10;

@@ -1,4 +1,5 @@
 import { InvalidGrant, InvalidInput, Unauthenticated } from '../domain/errors.js';
+import type { CodeRecord } from '../store/types.js';
 import { authenticateClient, type Deps } from './clients.js';
 import { hashSecret, randomSecret, s256, TOKEN_BYTES } from './secrets.js';
 
@@ -87,10 +88,7 @@ export async function exchangeCode(
     throw new InvalidGrant('Invalid authorization code');
   }
   const now = deps.now();
-  if (code.usedAt !== null) {
-    await deps.store.revokeTokensOfCode(codeHash, now);
-    throw new InvalidGrant('Authorization code has already been used; tokens issued from it are revoked');
-  }
+  if (code.usedAt !== null) return replayed(deps, code, now);
   if (code.expiresAt <= now) throw new InvalidGrant('Authorization code has expired');
   if (code.redirectUri !== null && params.redirect_uri !== undefined && params.redirect_uri !== code.redirectUri) {
     throw new InvalidGrant('redirect_uri does not match the one the code was issued for');
@@ -120,8 +118,14 @@ export async function exchangeCode(
   if (!won) {
     // The code expired in between, or another redemption committed first: this one is a replay.
     if ((await deps.store.getCode(codeHash))?.usedAt === null) throw new InvalidGrant('Authorization code has expired');
-    await deps.store.revokeTokensOfCode(codeHash, now);
-    throw new InvalidGrant('Authorization code has already been used; tokens issued from it are revoked');
+    return replayed(deps, code, now);
   }
   return { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS };
+}
+
+/** A second redemption of a code: revoke what the first one got, record it, refuse. */
+async function replayed(deps: Deps, code: CodeRecord, now: number): Promise<never> {
+  const revoked = await deps.store.revokeTokensOfCode(code.codeHash, now);
+  deps.audit?.('code_replay_detected', { clientId: code.clientId, userId: code.userId, revokedTokens: revoked });
+  throw new InvalidGrant('Authorization code has already been used; tokens issued from it are revoked');
 }

@@ -1,8 +1,10 @@
 /** The server-rendered pages. Every value is escaped by `html`; scripts are files in assets/. */
 import type { Scope } from '../oauth/scopes.js';
 import { SCOPE_DESCRIPTIONS } from '../oauth/scopes.js';
+import type { SignInRecord } from '../store/types.js';
 import { accountControlSections } from './account-control.js';
 import { html, layout, type PageUser, type SafeHtml } from './html.js';
+import { signInsSection } from './sign-ins.js';
 
 interface Common {
   user: PageUser | undefined;
@@ -109,7 +111,7 @@ ${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name
   });
 }
 
-export function accountPage(o: Common & { user: PageUser; emailSection?: SafeHtml }): string {
+export function accountPage(o: Common & { user: PageUser; emailSection?: SafeHtml; signIns?: readonly SignInRecord[] }): string {
   return layout({
     ...o,
     title: 'Your account',
@@ -122,6 +124,7 @@ ${o.emailSection ?? ''}
 <form id="flair-form" class="stack"><label>Equipped flair <select id="flair" name="equippedFlair"></select></label><button type="submit">Equip</button></form>
 <form id="picture-form" class="stack"><label>New profile picture <small>any image, at most 8 MB</small> <input type="file" id="picture-file" name="file" accept="image/*" required></label><button type="submit">Upload</button></form>
 <button type="button" id="remove-picture" class="secondary">Remove picture</button>
+${o.signIns ? signInsSection(o.signIns) : ''}
 ${accountControlSections({ userName: o.user.name })}`,
   });
 }

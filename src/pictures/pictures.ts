@@ -1,10 +1,14 @@
-import { Conflict, NotFound } from '../domain/errors.js';
+import { Conflict, NotFound, Unavailable } from '../domain/errors.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Store } from '../store/types.js';
 import { encodePicture, SIZE_NAMES, type Encoded, type Size } from './images.js';
+
+/** A full disk, or the user's quota used up. */
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT']);
 
 /**
  * Picture files live at <dir>/<size>/<id>-<pfpTimestamp>.webp, the same shape as their URL,
@@ -49,35 +53,41 @@ export class PictureFiles {
    * share a timestamp. Returns false (writing nothing) when files for that timestamp exist.
    */
   async writeAll(userId: number, ts: number, images: Encoded): Promise<boolean> {
-    await this.ensureDirs();
     const linked: string[] = [];
     try {
+      await this.ensureDirs();
       for (const size of SIZE_NAMES) {
         const final = this.path(size, userId, ts);
         const tmp = path.join(this.dir, size, `.${userId}-${ts}.${randomBytes(6).toString('hex')}.tmp`);
         const handle = await fs.open(tmp, 'wx');
         try {
-          await handle.writeFile(images[size]);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        try {
-          await fs.link(tmp, final);
-          linked.push(final);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-            await this.removeFiles(linked);
-            return false;
+          try {
+            await handle.writeFile(images[size]);
+            await handle.sync();
+          } finally {
+            await handle.close();
           }
-          throw err;
+          try {
+            await fs.link(tmp, final);
+            linked.push(final);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+              await this.removeFiles(linked);
+              return false;
+            }
+            throw err;
+          }
         } finally {
+          // Also when the write itself failed (a full disk): no temporary file is left behind.
           await fs.rm(tmp, { force: true });
         }
       }
       return true;
     } catch (err) {
       await this.removeFiles(linked);
+      if (DISK_FULL.has((err as NodeJS.ErrnoException).code ?? '')) {
+        throw new Unavailable('Not enough disk space to store the picture; nothing was changed, try again later');
+      }
       throw err;
     }
   }
@@ -97,6 +107,7 @@ export interface PictureDeps {
   store: Store;
   files: PictureFiles;
   now: () => number;
+  metrics?: Pick<Metrics, 'pictureConversion'>;
 }
 
 const MAX_ATTEMPTS = 20;
@@ -107,7 +118,7 @@ const MAX_ATTEMPTS = 20;
  * than the old. Returns the new pfpTimestamp.
  */
 export async function setPicture(deps: PictureDeps, userId: number, input: Buffer): Promise<number> {
-  const images = await encodePicture(input);
+  const images = await (deps.metrics ? timedConversion(deps.metrics, input) : encodePicture(input));
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const user = await deps.store.getUser(userId);
     if (!user) throw new NotFound(`User ${userId} not found`);
@@ -122,6 +133,18 @@ export async function setPicture(deps: PictureDeps, userId: number, input: Buffe
     await deps.files.removeAll(userId, next);
   }
   throw new Conflict('The picture is being changed concurrently; try again');
+}
+
+async function timedConversion(metrics: Pick<Metrics, 'pictureConversion'>, input: Buffer): Promise<Encoded> {
+  const start = performance.now();
+  try {
+    const images = await encodePicture(input);
+    metrics.pictureConversion((performance.now() - start) / 1000, 'ok');
+    return images;
+  } catch (err) {
+    metrics.pictureConversion((performance.now() - start) / 1000, 'failed');
+    throw err;
+  }
 }
 
 /** Removes a user's picture: unset pfpTimestamp, then delete the files. */

@@ -58,20 +58,29 @@ function tooMany(res: RateLimiterRes): RateLimited {
   return new RateLimited(`Too many attempts, retry in ${seconds} seconds`, seconds);
 }
 
+/** Told about every refusal (metrics count them). */
+export type RefusalListener = () => void;
+
 /** A Limiter over any rate-limiter-flexible limiter allowing `points` per window. */
-export function limiterOf(limiter: RateLimiterAbstract, points: number): Limiter {
+export function limiterOf(limiter: RateLimiterAbstract, points: number, onRefused?: RefusalListener): Limiter {
   return {
     async consume(key) {
       try {
         await limiter.consume(key);
       } catch (err) {
-        if (err instanceof RateLimiterRes) throw tooMany(err);
+        if (err instanceof RateLimiterRes) {
+          onRefused?.();
+          throw tooMany(err);
+        }
         throw err;
       }
     },
     async check(key) {
       const res = await limiter.get(key);
-      if (res && res.consumedPoints >= points) throw tooMany(res);
+      if (res && res.consumedPoints >= points) {
+        onRefused?.();
+        throw tooMany(res);
+      }
     },
     async reset(key) {
       await limiter.delete(key);
@@ -80,10 +89,18 @@ export function limiterOf(limiter: RateLimiterAbstract, points: number): Limiter
 }
 
 /** The service's limits, counted in the store (shared across instances). */
-export function storeLimits(store: Store, rules: Partial<Record<keyof Limits, LimitRule>> = {}): Limits {
+export function storeLimits(
+  store: Store,
+  rules: Partial<Record<keyof Limits, LimitRule>> = {},
+  onRefused?: (limit: keyof Limits) => void,
+): Limits {
   const all = { ...DEFAULT_LIMITS, ...rules };
   const make = (name: keyof Limits) =>
-    limiterOf(store.rateLimiter({ keyPrefix: name, points: all[name].points, seconds: all[name].seconds }), all[name].points);
+    limiterOf(
+      store.rateLimiter({ keyPrefix: name, points: all[name].points, seconds: all[name].seconds }),
+      all[name].points,
+      onRefused && (() => onRefused(name)),
+    );
   const names = Object.keys(DEFAULT_LIMITS) as (keyof Limits)[];
   return Object.fromEntries(names.map((name) => [name, make(name)])) as unknown as Limits;
 }

@@ -34,11 +34,12 @@ type KoaSession = SessionData & { regenerate(): Promise<void> };
 export interface SessionDeps {
   store: Store;
   now: () => number;
-  secret: string;
+  /** The signing keys: the first signs, every one verifies (SESSION_SECRET rotation). */
+  secrets: readonly string[];
 }
 
 export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
-  koa.keys = [deps.secret];
+  koa.keys = [...deps.secrets];
   let writes = 0;
   return createSession(
     {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { migrationSource } from './migrations/index.js';
+import type { DatabaseErrorListener } from './unavailable.js';
 import {
   UniqueViolation,
   type AppRecord,
@@ -19,6 +20,7 @@ import {
   type NewUser,
   type PublicUserRecord,
   type RateLimitRule,
+  type SignInRecord,
   type Store,
   type TokenRecord,
   type TokenWithUser,
@@ -34,11 +36,41 @@ export function sqliteFile(databaseUrl: string): string | undefined {
   return databaseUrl.replace(/^file:(\/\/)?/, '').replace(/^sqlite:(\/\/)?/, '');
 }
 
+/** Bounds on PostgreSQL calls during an outage: connecting, waiting for the pool, one statement. */
+export const PG_CONNECT_TIMEOUT_MS = 3_000;
+export const PG_ACQUIRE_TIMEOUT_MS = 5_000;
+export const PG_STATEMENT_TIMEOUT_MS = 10_000;
+
+/**
+ * knex prints every failed connection attempt to the console; during an outage that is one line
+ * per request, on top of the 503 the request log already shows. Other warnings still print.
+ */
+const quietOutageLog = {
+  warn(message: unknown) {
+    if (!/^(Acquire connection error|Connection Error)/.test(String(message))) console.warn(message);
+  },
+};
+
 /** Knex config for a DATABASE_URL. */
 export function knexConfig(databaseUrl: string): Knex.Config {
   const filename = sqliteFile(databaseUrl);
   if (filename === undefined) {
-    return { client: 'pg', connection: databaseUrl, pool: { min: 0, max: 10 } };
+    return {
+      client: 'pg',
+      connection: {
+        connectionString: databaseUrl,
+        // An outage must answer 503 within seconds, never hang a request: a connection attempt,
+        // a statement and a reply each have a bound (see docs/operations.md).
+        connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+        statement_timeout: PG_STATEMENT_TIMEOUT_MS,
+        query_timeout: PG_STATEMENT_TIMEOUT_MS + 2_000,
+        keepAlive: true,
+      },
+      // Waiting for a free connection is bounded too (knex's default is 60 s).
+      acquireConnectionTimeout: PG_ACQUIRE_TIMEOUT_MS,
+      pool: { min: 0, max: 10 },
+      log: quietOutageLog,
+    };
   }
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   return {
@@ -236,10 +268,17 @@ class LinkNotApplicable extends Error {}
  * openStoreAt (open.ts) picks which.
  */
 export class KnexStore implements Store {
+  /** Told of every database error the outage guard (src/store/unavailable.ts) classifies. */
+  errorListener: DatabaseErrorListener | undefined;
+
   constructor(
     readonly knex: Knex,
     protected readonly sqlitePath?: string,
   ) {}
+
+  onDatabaseError(listener: DatabaseErrorListener): void {
+    this.errorListener = listener;
+  }
 
   async migrate(): Promise<void> {
     await this.knex.migrate.latest({ migrationSource });
@@ -629,5 +668,23 @@ export class KnexStore implements Store {
 
   async deleteExpiredSessions(now: number): Promise<number> {
     return this.knex('sessions').where('expires_at', '<=', now).delete();
+  }
+
+  async recordSignIn(userId: number, signIn: SignInRecord, keep: number): Promise<void> {
+    if (!isRowId(userId)) return;
+    await this.knex.transaction(async (trx) => {
+      await trx('sign_ins').insert({ user_id: userId, at: signIn.at, ip: signIn.ip, user_agent: signIn.userAgent });
+      const kept = trx('sign_ins').select('id').where({ user_id: userId }).orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(keep);
+      await trx('sign_ins').where({ user_id: userId }).whereNotIn('id', kept).delete();
+    });
+  }
+
+  async listSignIns(userId: number, limit: number): Promise<SignInRecord[]> {
+    if (!isRowId(userId)) return [];
+    const rows = (await this.knex('sign_ins')
+      .where({ user_id: userId })
+      .orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .limit(limit)) as Row[];
+    return rows.map((r) => ({ at: num(r.at), ip: String(r.ip), userAgent: String(r.user_agent) }));
   }
 }

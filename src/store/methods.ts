@@ -51,6 +51,9 @@ export const STORE_METHODS = [
   'getEmailLink',
   'deleteEmailLink',
   'redeemEmailLink',
+  'onDatabaseError',
+  'recordSignIn',
+  'listSignIns',
 ] as const satisfies readonly (keyof Store)[];
 
 /** Compiles only while no Store method is missing from STORE_METHODS. */

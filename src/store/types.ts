@@ -147,6 +147,14 @@ export interface SessionMeta {
   userAgent: string | null;
 }
 
+/** One sign-in of a user, as the account page lists them. */
+export interface SignInRecord {
+  /** ms since epoch */
+  at: number;
+  ip: string;
+  userAgent: string;
+}
+
 export class UniqueViolation extends Error {
   constructor(readonly field: string) {
     super(`${field} is already taken`);
@@ -170,6 +178,11 @@ export interface Store {
   rateLimiter(rule: RateLimitRule): RateLimiterAbstract;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Called on every failed database call: 'unavailable' when it failed because the database
+   * cannot be reached (the call then throws Unavailable), 'other' for anything else.
+   */
+  onDatabaseError(listener: (kind: 'unavailable' | 'other') => void): void;
 
   countUsers(): Promise<number>;
   /** Throws UniqueViolation('name' | 'email'); a retired name (of a deleted account) counts as taken. */
@@ -270,4 +283,9 @@ export interface Store {
   deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number>;
   /** Deletes expired sessions; returns how many. */
   deleteExpiredSessions(now: number): Promise<number>;
+
+  /** Records a sign-in and keeps only the user's latest `keep` (older ones are deleted). */
+  recordSignIn(userId: number, signIn: SignInRecord, keep: number): Promise<void>;
+  /** A user's latest sign-ins, newest first. */
+  listSignIns(userId: number, limit: number): Promise<SignInRecord[]>;
 }

@@ -5,6 +5,7 @@ import * as m003 from './003_rate_limits.js';
 import * as m004 from './004_session_owners.js';
 import * as m006 from './006_account_control.js';
 import * as m007 from './007_email_links.js';
+import * as m008 from './008_sign_ins.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Knex.Migration> = {
   '004_session_owners': m004,
   '006_account_control': m006,
   '007_email_links': m007,
+  '008_sign_ins': m008,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
