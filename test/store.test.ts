@@ -612,6 +612,36 @@ describe(`Store (${TEST_DATABASE})`, () => {
     await expect(again.consume('k')).rejects.toMatchObject({ remainingPoints: 0 });
   });
 
+  it("records a user's sign-ins, keeps only the latest `keep`, and lists them newest first", async () => {
+    const carol = await store.createUser({ name: 'carol_signins', email: 'carol.signins@example.com', passwordHash: 'h' }, NOW);
+    for (let i = 1; i <= 4; i++) await store.recordSignIn(carol.id, { at: NOW + i, ip: `10.0.0.${i}`, userAgent: `agent ${i}` }, 3);
+    await store.recordSignIn(bob.id, { at: NOW + 9, ip: '10.9.9.9', userAgent: 'bob agent' }, 3);
+    expect(await store.listSignIns(carol.id, 10)).toEqual([
+      { at: NOW + 4, ip: '10.0.0.4', userAgent: 'agent 4' },
+      { at: NOW + 3, ip: '10.0.0.3', userAgent: 'agent 3' },
+      { at: NOW + 2, ip: '10.0.0.2', userAgent: 'agent 2' },
+    ]);
+    expect(await store.listSignIns(carol.id, 1)).toEqual([{ at: NOW + 4, ip: '10.0.0.4', userAgent: 'agent 4' }]);
+    expect(await store.listSignIns(bob.id, 10)).toContainEqual({ at: NOW + 9, ip: '10.9.9.9', userAgent: 'bob agent' });
+    expect(await store.listSignIns(999_999, 10)).toEqual([]);
+    await store.recordSignIn(999_999.5, { at: NOW, ip: '10.0.0.1', userAgent: 'x' }, 3);
+    await store.deleteUser(carol.id, NOW + 10);
+    expect(await store.listSignIns(carol.id, 10)).toEqual([]);
+  });
+
+  it('tells its database-error listener of a failed statement (not of a taken name) and still throws it', async () => {
+    const seen: string[] = [];
+    store.onDatabaseError((kind) => seen.push(kind));
+    try {
+      // A game by a user who does not exist breaks a foreign key: a bug's error, not an outage.
+      await expect(store.createGame({ authorId: 999_999, title: 'Orphan', url: 'https://g.example/', createdAt: NOW })).rejects.toThrow();
+      await expect(store.createUser({ name: 'BOB', email: 'bob2@example.com', passwordHash: 'h' }, NOW)).rejects.toBeInstanceOf(UniqueViolation);
+      expect(seen).toEqual(['other']);
+    } finally {
+      store.onDatabaseError(() => undefined);
+    }
+  });
+
   it('closes: a closed store answers nothing', async () => {
     await store.close();
     closed = true;
