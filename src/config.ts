@@ -38,6 +38,13 @@ export interface Config {
    */
   sessionSecret: string;
   sessionSecretGenerated: boolean;
+  /**
+   * PURGE_INTERVAL_SECONDS: how often each instance deletes expired codes, tokens and sessions
+   * (default 300; 0 turns the background purge off, e.g. when only `admin purge` from cron runs it).
+   */
+  purgeIntervalSeconds: number;
+  /** PURGE_BATCH_SIZE: rows per table per delete statement (default 1000, 1 to 100000). */
+  purgeBatchSize: number;
 }
 
 export class ConfigError extends Error {}
@@ -93,5 +100,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (sessionSecret.length < 32) {
     throw new ConfigError(`SESSION_SECRET must be at least 32 characters, got ${sessionSecret.length}`);
   }
-  return { port, host, databaseUrl, picturesDir, pictureSweepAgeSeconds, logLevel, publicUrl, demoData, sessionSecret, sessionSecretGenerated };
+  const purgeIntervalSeconds = parseSeconds('PURGE_INTERVAL_SECONDS', env.PURGE_INTERVAL_SECONDS, 300);
+  const purgeBatchSize = parseSeconds('PURGE_BATCH_SIZE', env.PURGE_BATCH_SIZE, 1000);
+  if (purgeBatchSize < 1 || purgeBatchSize > 100_000) {
+    throw new ConfigError(`PURGE_BATCH_SIZE must be from 1 to 100000, got "${env.PURGE_BATCH_SIZE}"`);
+  }
+  return {
+    port,
+    host,
+    databaseUrl,
+    picturesDir,
+    pictureSweepAgeSeconds,
+    logLevel,
+    publicUrl,
+    demoData,
+    sessionSecret,
+    sessionSecretGenerated,
+    purgeIntervalSeconds,
+    purgeBatchSize,
+  };
 }

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';
 import { sweepOrphanFiles } from './pictures/pictures.js';
+import { DEFAULT_PURGE_OPTIONS, startPurger } from './purge/purge.js';
 import { KnexStore } from './store/knex-store.js';
 
 async function main(): Promise<void> {
@@ -42,6 +43,10 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, host: config.host, database: describeDatabase(config.databaseUrl) }, 'listening');
+  const purger = startPurger({ store, now: deps.now, logger }, config.purgeIntervalSeconds, {
+    ...DEFAULT_PURGE_OPTIONS,
+    batchSize: config.purgeBatchSize,
+  });
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -54,8 +59,9 @@ async function main(): Promise<void> {
     }, 10_000);
     force.unref();
     server.close(() => {
-      store
-        .close()
+      purger
+        .stop()
+        .then(() => store.close())
         .then(() => process.exit(0))
         .catch((err: unknown) => {
           logger.error({ err }, 'closing the database failed');

@@ -11,6 +11,7 @@ import { gameView, registerGame } from '../games/games.js';
 import { createApp as registerApp, rotateSecret } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
 import { PictureFiles, removePicture, setPicture } from '../pictures/pictures.js';
+import { DEFAULT_PURGE_OPTIONS, purgeExpired } from '../purge/purge.js';
 import { KnexStore } from '../store/knex-store.js';
 import type { Store, UserPatch } from '../store/types.js';
 import { createUser, toPublicUser, updateUser } from '../users/users.js';
@@ -205,6 +206,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const files = new PictureFiles(loadConfig(io.env).picturesDir);
       await removePicture({ store: await openStore(), files, now }, o.user);
       print({});
+    });
+
+  program
+    .command('purge')
+    .description('Delete expired codes, tokens and sessions now (what the server does every PURGE_INTERVAL_SECONDS)')
+    .action(async () => {
+      const batchSize = loadConfig(io.env).purgeBatchSize;
+      print(await purgeExpired({ store: await openStore(), now }, { ...DEFAULT_PURGE_OPTIONS, batchSize, pauseMs: 0 }));
     });
 
   try {

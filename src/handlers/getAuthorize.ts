@@ -10,7 +10,7 @@ export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) =>
   const page = await pageContext(ctx, deps);
   if (!page.user) return redirectToSignIn(ctx, `/oauth?${ctx.querystring}`, 302);
   const grant = checkGrant(params);
-  if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, params.state), 302);
+  if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, params.state, deps.config.publicUrl), 302);
 
   const fields: Record<string, string> = {};
   for (const name of AUTHORIZE_FIELDS) if (params[name] !== undefined) fields[name] = params[name];
