@@ -6,7 +6,7 @@ import { InvalidInput } from '../domain/errors.js';
  */
 import type { operations } from '../../generated/api.js';
 import type { AppRecord, Store, UserRecord } from '../store/types.js';
-import type { Deps } from './clients.js';
+import { redirectUriMatches, type Deps } from './clients.js';
 import { issueCode } from './codes.js';
 import { parseScopes, type Scope } from './scopes.js';
 
@@ -44,27 +44,6 @@ export async function resolveClient(store: Store, params: AuthorizeParams): Prom
   const owner = await store.getUser(app.ownerId);
   if (!owner) throw new InvalidInput('Unknown client: no app has this client_id');
   return { app, owner, redirectUri: params.redirect_uri };
-}
-
-/**
- * A loopback IP literal redirect URI, cut into host, port and the rest. Only IP literals get the
- * free port: RFC 8252 8.3 advises against `localhost`, which a resolver could send elsewhere.
- */
-const LOOPBACK_IP_URI = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?([/?][^]*)?$/;
-
-/**
- * Exact string match, except that a registered `http://127.0.0.1/...` or `http://[::1]/...`
- * matches the same URI on any port (RFC 8252 7.3): a native app listens on whatever port the
- * system gives it. Everything but the port must still be identical, character for character, so
- * no URL normalisation (case, percent-encoding, dot segments) can widen the match.
- */
-export function redirectUriMatches(registered: string, requested: string): boolean {
-  if (registered === requested) return true;
-  const reg = LOOPBACK_IP_URI.exec(registered);
-  const req = LOOPBACK_IP_URI.exec(requested);
-  if (!reg || !req) return false;
-  if (req[2] !== undefined && (Number(req[2]) < 1 || Number(req[2]) > 65535)) return false;
-  return reg[1] === req[1] && (reg[3] ?? '') === (req[3] ?? '');
 }
 
 export interface Grant {

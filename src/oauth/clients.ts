@@ -34,6 +34,27 @@ export function redirectUriProblem(uri: string): string | undefined {
   return webAddressProblem(uri, 'Redirect URI');
 }
 
+/**
+ * A loopback IP literal redirect URI, cut into host, port and the rest. Only IP literals get the
+ * free port: RFC 8252 8.3 advises against `localhost`, which a resolver could send elsewhere.
+ */
+const LOOPBACK_IP_URI = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?([/?][^]*)?$/;
+
+/**
+ * Exact string match, except that a registered `http://127.0.0.1/...` or `http://[::1]/...`
+ * matches the same URI on any port (RFC 8252 7.3): a native app listens on whatever port the
+ * system gives it. Everything but the port must still be identical, character for character, so
+ * no URL normalisation (case, percent-encoding, dot segments) can widen the match.
+ */
+export function redirectUriMatches(registered: string, requested: string): boolean {
+  if (registered === requested) return true;
+  const reg = LOOPBACK_IP_URI.exec(registered);
+  const req = LOOPBACK_IP_URI.exec(requested);
+  if (!reg || !req) return false;
+  if (req[2] !== undefined && (Number(req[2]) < 1 || Number(req[2]) > 65535)) return false;
+  return reg[1] === req[1] && (reg[3] ?? '') === (req[3] ?? '');
+}
+
 export function validateAppInput(name: string, redirectUris: string[]): void {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 64) throw new InvalidInput('App name must be 1 to 64 characters');

@@ -1,5 +1,5 @@
 import { InvalidInput, NotFound } from '../domain/errors.js';
-import type { Deps } from './clients.js';
+import { redirectUriMatches, type Deps } from './clients.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { CODE_BYTES, hashSecret, randomSecret } from './secrets.js';
 
@@ -29,7 +29,7 @@ export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: s
   const app = await deps.store.getApp(req.clientId);
   if (!app) throw new NotFound(`App ${req.clientId} not found`);
   if (!(await deps.store.getUser(req.userId))) throw new NotFound(`User ${req.userId} not found`);
-  if (req.redirectUri !== null && !app.redirectUris.includes(req.redirectUri)) {
+  if (req.redirectUri !== null && !app.redirectUris.some((registered) => redirectUriMatches(registered, req.redirectUri!))) {
     throw new InvalidInput(`Redirect URI is not registered for this app: ${req.redirectUri}`);
   }
   if (req.codeChallenge !== null && !S256_CHALLENGE.test(req.codeChallenge)) {
