@@ -83,6 +83,14 @@ function parseSeconds(name: string, raw: string | undefined, fallback: number): 
   return Number(raw);
 }
 
+function parseBatchSize(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 1000;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) {
+    throw new ConfigError(`PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST || '0.0.0.0';
@@ -101,10 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`SESSION_SECRET must be at least 32 characters, got ${sessionSecret.length}`);
   }
   const purgeIntervalSeconds = parseSeconds('PURGE_INTERVAL_SECONDS', env.PURGE_INTERVAL_SECONDS, 300);
-  const purgeBatchSize = parseSeconds('PURGE_BATCH_SIZE', env.PURGE_BATCH_SIZE, 1000);
-  if (purgeBatchSize < 1 || purgeBatchSize > 100_000) {
-    throw new ConfigError(`PURGE_BATCH_SIZE must be from 1 to 100000, got "${env.PURGE_BATCH_SIZE}"`);
-  }
+  const purgeBatchSize = parseBatchSize(env.PURGE_BATCH_SIZE);
   return {
     port,
     host,

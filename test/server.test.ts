@@ -94,6 +94,8 @@ describe('loadConfig', () => {
       demoData: true,
       sessionSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       sessionSecretGenerated: true,
+      purgeIntervalSeconds: 300,
+      purgeBatchSize: 1000,
     });
   });
 
@@ -103,7 +105,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: 'x'.repeat(40) }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: 'x'.repeat(40), PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -115,6 +117,8 @@ describe('loadConfig', () => {
       demoData: false,
       sessionSecret: 'x'.repeat(40),
       sessionSecretGenerated: false,
+      purgeIntervalSeconds: 0,
+      purgeBatchSize: 50,
     });
   });
 
@@ -125,6 +129,9 @@ describe('loadConfig', () => {
     [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL must be an absolute http(s) URL, got "ftp://x"'],
     [{ DEMO_DATA: 'maybe' }, 'DEMO_DATA must be true or false, got "maybe"'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET must be at least 32 characters, got 5'],
+    [{ PURGE_INTERVAL_SECONDS: '-1' }, 'PURGE_INTERVAL_SECONDS must be a whole number of seconds, got "-1"'],
+    [{ PURGE_BATCH_SIZE: '0' }, 'PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "0"'],
+    [{ PURGE_BATCH_SIZE: '100001' }, 'PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "100001"'],
   ])('rejects %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
   });
