@@ -272,20 +272,14 @@ export function createIdentityClient(options: IdentityClientOptions): IdentityCl
     },
 
     async exchangeToken(params) {
-      const clientId = params.clientId ?? options.clientId;
-      const clientSecret = params.clientSecret ?? options.clientSecret;
-      if (!clientId || !clientSecret) throw new TypeError('exchangeToken needs clientId and clientSecret');
-      const auth = params.clientAuth ?? options.clientAuth ?? 'body';
       const form: Record<string, string> = { grant_type: 'authorization_code', code: params.code };
-      if (auth === 'body') Object.assign(form, { client_id: clientId, client_secret: clientSecret });
       if (params.redirectUri !== undefined) form.redirect_uri = params.redirectUri;
       if (params.codeVerifier !== undefined) form.code_verifier = params.codeVerifier;
-      const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
-      if (auth === 'basic') headers.Authorization = basicCredentials(clientId, clientSecret);
+      const request = authenticated('exchangeToken', form, params);
       const { data, error, response } = await http.POST('/api/oauth/token', {
-        body: form as components['schemas']['TokenRequest'],
-        bodySerializer: (body) => new URLSearchParams(body as Record<string, string>).toString(),
-        headers,
+        body: request.form as components['schemas']['TokenRequest'],
+        bodySerializer: request.bodySerializer,
+        headers: request.headers,
       });
       if (error !== undefined || data === undefined) throw failure(response, error);
       return data;
