@@ -37,6 +37,8 @@ async function whois(token: string, server = t): Promise<[number, unknown]> {
 
 async function expectEmpty200(res: Response): Promise<void> {
   expect(res.status).toBe(200);
+  expect(res.headers.get('content-length')).toBe('0');
+  expect(res.headers.get('content-type')).toBeNull();
   expect(await res.text()).toBe('');
   expect(res.headers.get('cache-control')).toBe('no-store');
 }
