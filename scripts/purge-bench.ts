@@ -140,7 +140,7 @@ await store.close();
 const out = {
   database: postgres ? 'postgres' : 'sqlite',
   rows: seeded,
-  batchSize: 1000,
+  batchSize: Number(process.env.PURGE_BATCH_SIZE ?? 250),
   connections,
   purgeSeconds,
   baseline: summary(baseline),

@@ -43,7 +43,7 @@ export interface Config {
    * (default 300; 0 turns the background purge off, e.g. when only `admin purge` from cron runs it).
    */
   purgeIntervalSeconds: number;
-  /** PURGE_BATCH_SIZE: rows per table per delete statement (default 1000, 1 to 100000). */
+  /** PURGE_BATCH_SIZE: rows per table per delete statement (default 250, 1 to 100000). */
   purgeBatchSize: number;
 }
 
@@ -84,7 +84,7 @@ function parseSeconds(name: string, raw: string | undefined, fallback: number): 
 }
 
 function parseBatchSize(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 1000;
+  if (raw === undefined || raw === '') return 250;
   if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) {
     throw new ConfigError(`PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "${raw}"`);
   }

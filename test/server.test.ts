@@ -95,7 +95,7 @@ describe('loadConfig', () => {
       sessionSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       sessionSecretGenerated: true,
       purgeIntervalSeconds: 300,
-      purgeBatchSize: 1000,
+      purgeBatchSize: 250,
     });
   });
 

@@ -14,13 +14,20 @@ export interface PurgeDeps {
 export interface PurgeOptions {
   /** Rows per table per statement: bounds how long one statement holds the database writer. */
   batchSize: number;
-  /** Pause between batches, so requests queued behind a batch run before the next one. */
+  /**
+   * The shortest pause between batches; the pause is otherwise REST_FACTOR times what the batch
+   * took, so the purge uses at most a quarter of the database's (and, on SQLite, the event loop's)
+   * time however slow the disk is, and requests queued behind a batch run before the next one.
+   */
   pauseMs: number;
   /** Checked between batches: a stopping server does not wait for a backlog to drain. */
   stopped?: () => boolean;
 }
 
-export const DEFAULT_PURGE_OPTIONS: PurgeOptions = { batchSize: 1000, pauseMs: 5 };
+export const DEFAULT_PURGE_OPTIONS: PurgeOptions = { batchSize: 250, pauseMs: 5 };
+
+/** Rest this many times as long as a batch took (see PurgeOptions.pauseMs). */
+export const REST_FACTOR = 3;
 
 /**
  * A code row must outlive every token issued from it: a replayed code revokes those tokens
@@ -40,6 +47,7 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = DEFA
   const total: PurgeCounts = { tokens: 0, codes: 0, sessions: 0 };
   for (;;) {
     const now = deps.now();
+    const started = performance.now();
     const batch = await deps.store.purgeExpired({
       tokensExpiredBy: now,
       codesExpiredBy: now - CODE_KEPT_AFTER_EXPIRY_MS,
@@ -51,7 +59,7 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = DEFA
     total.sessions += batch.sessions;
     const drained = Math.max(batch.tokens, batch.codes, batch.sessions) < options.batchSize;
     if (drained || options.stopped?.()) return total;
-    if (options.pauseMs > 0) await sleep(options.pauseMs);
+    if (options.pauseMs > 0) await sleep(Math.max(options.pauseMs, (performance.now() - started) * REST_FACTOR));
   }
 }
 
