@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config.js';
+import { KnexStore } from '../src/store/knex-store.js';
 import { tempDir } from './helpers.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -69,6 +70,25 @@ describe('server process', () => {
     const port = await proc.listening();
     expect(proc.out()).not.toContain('Demo data created');
     expect((await fetch(`http://127.0.0.1:${port}/api/users/info?id=1`)).status).toBe(404);
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs the purge in the background every PURGE_INTERVAL_SECONDS and logs what it deleted', async () => {
+    const dir = tempDir();
+    const databaseUrl = path.join(dir, 'db.sqlite');
+    const proc = startProcess({ PORT: '0', DATABASE_URL: databaseUrl, PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false', PURGE_INTERVAL_SECONDS: '1' });
+    await proc.listening();
+    const store = KnexStore.open(databaseUrl);
+    try {
+      await store.knex('sessions').insert({ id_hash: 'a'.repeat(64), data: '{}', expires_at: Date.now() - 1, user_id: null });
+      for (let i = 0; i < 60 && !proc.out().includes('"msg":"purged expired rows"'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(proc.out()).toContain('"purged":{"tokens":0,"codes":0,"sessions":1}');
+      expect(await store.knex('sessions').count({ n: '*' }).first()).toEqual({ n: 0 });
+    } finally {
+      await store.close();
+    }
     proc.child.kill('SIGTERM');
     expect(await proc.exited).toBe(0);
     fs.rmSync(dir, { recursive: true, force: true });
