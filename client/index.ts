@@ -15,6 +15,8 @@ import type { components, paths } from '../generated/api.js';
 
 export type TokenResponse = components['schemas']['TokenResponse'];
 export type Identity = components['schemas']['Identity'];
+export type IntrospectionResponse = components['schemas']['IntrospectionResponse'];
+export type AuthorizationServerMetadata = components['schemas']['AuthorizationServerMetadata'];
 export type PublicUser = components['schemas']['PublicUser'];
 export type UserInfoResponse = components['schemas']['UserInfoResponse'];
 export type PictureSize = paths['/pfp/{size}/{file}']['get']['parameters']['path']['size'];
@@ -153,6 +155,16 @@ export async function createPkcePair(): Promise<PkcePair> {
   return { verifier, challenge: await pkceChallenge(verifier), method: 'S256' };
 }
 
+/** A text body as JSON when it is JSON (error bodies read with parseAs: 'text'). */
+function parseJson(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
 function failure(response: Response, body: unknown): IdentityServiceError {
   const message =
     typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string'
@@ -173,6 +185,13 @@ function basicCredentials(clientId: string, clientSecret: string): string {
   return `Basic ${btoa(binary)}`;
 }
 
+/** Per-call client credentials for revoke and introspect (defaults: the client's options). */
+export interface ClientAuthOptions {
+  clientId?: string;
+  clientSecret?: string;
+  clientAuth?: 'body' | 'basic';
+}
+
 export interface IdentityClient {
   /** The underlying openapi-fetch client, typed by the contract, for anything not wrapped here. */
   readonly http: Client<paths>;
@@ -181,6 +200,18 @@ export interface IdentityClient {
   exchangeToken(params: ExchangeTokenParams): Promise<TokenResponse>;
   /** GET /api/oauth/whois: who the token belongs to (`email` only with the email scope). */
   whois(accessToken: string): Promise<Identity>;
+  /**
+   * POST /api/oauth/revoke (RFC 7009): ends one of this app's tokens. Resolves also when the token
+   * was unknown, expired or already revoked; rejects with 403 for another app's token.
+   */
+  revokeToken(token: string, options?: ClientAuthOptions): Promise<void>;
+  /**
+   * POST /api/oauth/introspect (RFC 7662): whether one of this app's tokens is live, and for whom.
+   * `exp` and `iat` are SECONDS since the epoch; anything not live is `{active: false}`.
+   */
+  introspectToken(token: string, options?: ClientAuthOptions): Promise<IntrospectionResponse>;
+  /** GET /.well-known/oauth-authorization-server (RFC 8414): the service's endpoints and features. */
+  metadata(): Promise<AuthorizationServerMetadata>;
   /** GET /api/users/info?id=N: a user's public profile, no authentication. */
   userInfo(id: number): Promise<PublicUser>;
   /** The picture address of a user (whois identity or public profile) at one of the three sizes. */
@@ -196,25 +227,59 @@ export function createIdentityClient(options: IdentityClientOptions): IdentityCl
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const http = createFetchClient<paths>({ baseUrl, fetch: fetchImpl, headers: options.headers });
 
+  /** The form and headers of a client-authenticated request (token, revoke, introspect). */
+  function authenticated(operation: string, form: Record<string, string>, auth: ClientAuthOptions = {}) {
+    const clientId = auth.clientId ?? options.clientId;
+    const clientSecret = auth.clientSecret ?? options.clientSecret;
+    if (!clientId || !clientSecret) throw new TypeError(`${operation} needs clientId and clientSecret`);
+    const method = auth.clientAuth ?? options.clientAuth ?? 'body';
+    const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    if (method === 'basic') headers.Authorization = basicCredentials(clientId, clientSecret);
+    else Object.assign(form, { client_id: clientId, client_secret: clientSecret });
+    return { form, headers, bodySerializer: (body: unknown) => new URLSearchParams(body as Record<string, string>).toString() };
+  }
+
   return {
     http,
     baseUrl,
 
+    async revokeToken(token, auth) {
+      const { form, headers, bodySerializer } = authenticated('revokeToken', { token, token_type_hint: 'access_token' }, auth);
+      const { error, response } = await http.POST('/api/oauth/revoke', {
+        body: form as components['schemas']['TokenReference'],
+        bodySerializer,
+        headers,
+        parseAs: 'text',
+      });
+      if (!response.ok) throw failure(response, parseJson(error));
+    },
+
+    async introspectToken(token, auth) {
+      const { form, headers, bodySerializer } = authenticated('introspectToken', { token }, auth);
+      const { data, error, response } = await http.POST('/api/oauth/introspect', {
+        body: form as components['schemas']['TokenReference'],
+        bodySerializer,
+        headers,
+      });
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      return data;
+    },
+
+    async metadata() {
+      const { data, error, response } = await http.GET('/.well-known/oauth-authorization-server');
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      return data;
+    },
+
     async exchangeToken(params) {
-      const clientId = params.clientId ?? options.clientId;
-      const clientSecret = params.clientSecret ?? options.clientSecret;
-      if (!clientId || !clientSecret) throw new TypeError('exchangeToken needs clientId and clientSecret');
-      const auth = params.clientAuth ?? options.clientAuth ?? 'body';
       const form: Record<string, string> = { grant_type: 'authorization_code', code: params.code };
-      if (auth === 'body') Object.assign(form, { client_id: clientId, client_secret: clientSecret });
       if (params.redirectUri !== undefined) form.redirect_uri = params.redirectUri;
       if (params.codeVerifier !== undefined) form.code_verifier = params.codeVerifier;
-      const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
-      if (auth === 'basic') headers.Authorization = basicCredentials(clientId, clientSecret);
+      const request = authenticated('exchangeToken', form, params);
       const { data, error, response } = await http.POST('/api/oauth/token', {
-        body: form as components['schemas']['TokenRequest'],
-        bodySerializer: (body) => new URLSearchParams(body as Record<string, string>).toString(),
-        headers,
+        body: request.form as components['schemas']['TokenRequest'],
+        bodySerializer: request.bodySerializer,
+        headers: request.headers,
       });
       if (error !== undefined || data === undefined) throw failure(response, error);
       return data;

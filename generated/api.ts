@@ -58,6 +58,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an access token (RFC 7009)
+         * @description Gives an access token back: an app that signs its user out ends the token at once, on
+         *     every instance (whois then answers 401 `Access token has been revoked`). The body is a
+         *     URL-encoded form (any Content-Type, as on the token endpoint; JSON is accepted too).
+         *
+         *     The client authenticates exactly as on the token endpoint: `client_id` and
+         *     `client_secret` in the body, or HTTP Basic, not both.
+         *
+         *     The answer is 200 with an empty body when the token was this client's (it is now
+         *     revoked), and also when the token is unknown, expired or already revoked (RFC 7009
+         *     section 2.2: the client cannot tell these apart, and does not need to). A token issued to
+         *     another client is not revoked: 403. `token_type_hint` may be `access_token`; any other
+         *     value is ignored, as RFC 7009 section 2.1 allows.
+         */
+        post: operations["revokeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask whether an access token is live (RFC 7662)
+         * @description Lets an app's backend ask whether a token it holds is still good, and for whom, without
+         *     calling whois. The body and the client authentication are those of the revocation
+         *     endpoint.
+         *
+         *     For a live token issued to the calling client the answer is
+         *     `{active: true, scope, client_id, token_type, exp, iat, sub, username}`. **`exp` and `iat`
+         *     are in SECONDS since the Unix epoch** (RFC 7662 uses NumericDate), unlike the rest of this
+         *     API, which counts milliseconds. `sub` is the user id as a string.
+         *
+         *     Everything else (unknown, expired, revoked, or issued to another client) is exactly
+         *     `{"active": false}`: nothing is told about other clients' tokens.
+         */
+        post: operations["introspectToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata (RFC 8414)
+         * @description The discovery document OAuth client libraries start from. `issuer` is this service's
+         *     `PUBLIC_URL` without a trailing slash; it is also the `iss` parameter every redirect of
+         *     the traditional flow carries (RFC 9207). Any origin may read it (CORS, without
+         *     credentials), and it may be cached for an hour.
+         */
+        get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/info": {
         parameters: {
             query?: never;
@@ -1020,6 +1104,75 @@ export interface components {
             /** @description PKCE verifier (RFC 7636), required when the code was issued with a code_challenge, and refused when it was issued without one. */
             code_verifier?: string;
         };
+        /** @description The token a client revokes or asks about, with its client credentials (left out when sent as HTTP Basic). */
+        TokenReference: {
+            /** @description The access token. */
+            token: string;
+            /** @description `access_token` (the only kind this service issues); any other value is ignored. */
+            token_type_hint?: string;
+            /** @description The client id of the app. */
+            client_id?: string;
+            /** @description The client secret of the app. */
+            client_secret?: string;
+        };
+        /**
+         * @description RFC 7662 section 2.2. A live token of the calling client has every field; anything else
+         *     is exactly `{"active": false}`. `exp` and `iat` are SECONDS since the Unix epoch.
+         */
+        IntrospectionResponse: {
+            /** @description Whether the token is live and was issued to the calling client. */
+            active: boolean;
+            /** @description The token's scopes, space-separated. */
+            scope?: string;
+            /** @description The client the token was issued to (the caller). */
+            client_id?: string;
+            /**
+             * @description Always `Bearer`.
+             * @enum {string}
+             */
+            token_type?: "Bearer";
+            /** @description When the token expires, in SECONDS since the Unix epoch (NumericDate). */
+            exp?: number;
+            /** @description When the token was issued, in SECONDS since the Unix epoch (NumericDate). */
+            iat?: number;
+            /** @description The user id, as a string. */
+            sub?: string;
+            /** @description The user's name. */
+            username?: string;
+        };
+        /** @description RFC 8414 authorization server metadata. */
+        AuthorizationServerMetadata: {
+            /** @description PUBLIC_URL without a trailing slash; the `iss` of every traditional-flow redirect. */
+            issuer: string;
+            /** @description The traditional flow's authorization page (`/oauth`). */
+            authorization_endpoint: string;
+            /** @description The token endpoint. */
+            token_endpoint: string;
+            /** @description RFC 7009 revocation. */
+            revocation_endpoint: string;
+            /** @description RFC 7662 introspection. */
+            introspection_endpoint: string;
+            /** @description Whois (not an OpenID Connect userinfo endpoint, but what client libraries look for). */
+            userinfo_endpoint: string;
+            /** @description Every scope. */
+            scopes_supported: string[];
+            /** @description Only `code`. */
+            response_types_supported: string[];
+            /** @description Only `authorization_code`. */
+            grant_types_supported: string[];
+            /** @description Only `S256`. */
+            code_challenge_methods_supported: string[];
+            /** @description HTTP Basic or the body. */
+            token_endpoint_auth_methods_supported: string[];
+            /** @description As the token endpoint. */
+            revocation_endpoint_auth_methods_supported: string[];
+            /** @description As the token endpoint. */
+            introspection_endpoint_auth_methods_supported: string[];
+            /** @description The API reference page (`/docs`). */
+            service_documentation: string;
+            /** @description Always true (RFC 9207). */
+            authorization_response_iss_parameter_supported: boolean;
+        };
         /** @description A Bearer access token. Exactly these three fields. */
         TokenResponse: {
             /** @description The Bearer access token: 43 characters of base64url. Send it as `Authorization: Bearer <access_token>`. */
@@ -1577,6 +1730,222 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "pV8c1kqUe0m3Rz6YbT2nW9sXa4Lh7Jf5Gd0iOy1uQwE",
+                 *       "token_type_hint": "access_token",
+                 *       "client_id": "Xw3Ah1pX9kA",
+                 *       "client_secret": "2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["TokenReference"];
+                /**
+                 * @example {
+                 *       "token": "pV8c1kqUe0m3Rz6YbT2nW9sXa4Lh7Jf5Gd0iOy1uQwE",
+                 *       "client_id": "Xw3Ah1pX9kA",
+                 *       "client_secret": "2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenReference"];
+                /** @example token=pV8c1kqUe0m3Rz6YbT2nW9sXa4Lh7Jf5Gd0iOy1uQwE&client_id=Xw3Ah1pX9kA&client_secret=2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM */
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Revoked, or nothing to revoke (unknown, expired or already revoked). Empty body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (no `token`, credentials both in the header and the body). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing client credentials, unknown client or wrong client secret. */
+            401: {
+                headers: {
+                    /** @description `Basic realm="oauth"` when the client tried HTTP Basic authentication. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token was issued to another client; it is not revoked. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This token was issued to another client"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    introspectToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "pV8c1kqUe0m3Rz6YbT2nW9sXa4Lh7Jf5Gd0iOy1uQwE",
+                 *       "client_id": "Xw3Ah1pX9kA",
+                 *       "client_secret": "2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["TokenReference"];
+                /**
+                 * @example {
+                 *       "token": "pV8c1kqUe0m3Rz6YbT2nW9sXa4Lh7Jf5Gd0iOy1uQwE",
+                 *       "client_id": "Xw3Ah1pX9kA",
+                 *       "client_secret": "2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenReference"];
+                /** @example token=pV8c1kqUe0m3Rz6YbT2nW9sXa4Lh7Jf5Gd0iOy1uQwE&client_id=Xw3Ah1pX9kA&client_secret=2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM */
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description The token's state. Never cached. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntrospectionResponse"];
+                };
+            };
+            /** @description Malformed request (no `token`, credentials both in the header and the body). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Body field token is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing client credentials, unknown client or wrong client secret. */
+            401: {
+                headers: {
+                    /** @description `Basic realm="oauth"` when the client tried HTTP Basic authentication. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    /**
+                     * @description Always `public, max-age=3600`.
+                     * @example public, max-age=3600
+                     */
+                    "Cache-Control"?: string;
+                    /**
+                     * @description Always `*`.
+                     * @example *
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "http://localhost:3000",
+                     *       "authorization_endpoint": "http://localhost:3000/oauth",
+                     *       "token_endpoint": "http://localhost:3000/api/oauth/token",
+                     *       "revocation_endpoint": "http://localhost:3000/api/oauth/revoke",
+                     *       "introspection_endpoint": "http://localhost:3000/api/oauth/introspect",
+                     *       "userinfo_endpoint": "http://localhost:3000/api/oauth/whois",
+                     *       "scopes_supported": [
+                     *         "userinfo",
+                     *         "email"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "grant_types_supported": [
+                     *         "authorization_code"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post"
+                     *       ],
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post"
+                     *       ],
+                     *       "introspection_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post"
+                     *       ],
+                     *       "service_documentation": "http://localhost:3000/docs",
+                     *       "authorization_response_iss_parameter_supported": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
             429: components["responses"]["TooManyRequests"];

@@ -1,6 +1,6 @@
 /**
  * `npm run example`: the typed client against a running server with the demo data, step by step:
- * code -> token -> whois -> users/info -> the medium profile picture.
+ * code -> token -> whois -> users/info -> the medium profile picture -> introspect -> revoke.
  *
  * Run it with the same environment as the server (DATABASE_URL, PUBLIC_URL, PORT): the
  * authorization code comes from the operator CLI, in-process, because this branch has no
@@ -58,6 +58,14 @@ async function main(): Promise<void> {
   const meta = await sharp(bytes).metadata();
   fs.writeFileSync(out, bytes);
   step(5, `GET ${url} -> ${meta.format} ${meta.width}x${meta.height}, ${bytes.length} bytes, saved to ${out}`);
+
+  step(6, 'POST /api/oauth/introspect -> (exp and iat in seconds)', await idp.introspectToken(token.access_token));
+  await idp.revokeToken(token.access_token);
+  const after = await idp.whois(token.access_token).then(
+    () => 'still valid',
+    (err: unknown) => (err instanceof IdentityServiceError ? `${err.status} ${err.message}` : String(err)),
+  );
+  step(7, `POST /api/oauth/revoke -> 200; whois now answers ${after}`);
 }
 
 main().catch((err: unknown) => {

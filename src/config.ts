@@ -64,6 +64,13 @@ export interface Config {
   metricsPort: number | undefined;
   /** METRICS_HOST: interface the metrics listener binds (default 127.0.0.1, this machine only). */
   metricsHost: string;
+  /**
+   * PURGE_INTERVAL_SECONDS: how often each instance deletes expired codes, tokens and sessions
+   * (default 300; 0 turns the background purge off, e.g. when only `admin purge` from cron runs it).
+   */
+  purgeIntervalSeconds: number;
+  /** PURGE_BATCH_SIZE: rows per table per delete statement (default 250, 1 to 100000). */
+  purgeBatchSize: number;
 }
 
 /** false, a number of proxy hops to trust, or the trusted proxy addresses/CIDRs. */
@@ -165,6 +172,14 @@ function parseSessionSecrets(raw: string | undefined): { secrets: string[]; gene
   return { secrets, generated: false };
 }
 
+function parseBatchSize(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 250;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) {
+    throw new ConfigError(`PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST || '0.0.0.0';
@@ -189,6 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const smtpTimeoutSeconds = parseSeconds('SMTP_TIMEOUT_SECONDS', env.SMTP_TIMEOUT_SECONDS, 10);
   if (smtpTimeoutSeconds === 0) throw new ConfigError('SMTP_TIMEOUT_SECONDS must be at least 1');
   const metricsHost = env.METRICS_HOST || '127.0.0.1';
+  const purgeIntervalSeconds = parseSeconds('PURGE_INTERVAL_SECONDS', env.PURGE_INTERVAL_SECONDS, 300);
+  const purgeBatchSize = parseBatchSize(env.PURGE_BATCH_SIZE);
   return {
     port,
     host,
@@ -208,5 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy,
     metricsPort,
     metricsHost,
+    purgeIntervalSeconds,
+    purgeBatchSize,
   };
 }

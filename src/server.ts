@@ -8,6 +8,7 @@ import { startMetricsListener } from './metrics/listener.js';
 import { createMetrics } from './metrics/metrics.js';
 import { sweepOrphanFiles } from './pictures/pictures.js';
 import { openStoreAt } from './store/open.js';
+import { DEFAULT_PURGE_OPTIONS, startPurger } from './purge/purge.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -57,6 +58,10 @@ async function main(): Promise<void> {
   } else {
     logger.info(deps.mailer.describe());
   }
+  const purger = startPurger({ store, now: deps.now, logger }, config.purgeIntervalSeconds, {
+    ...DEFAULT_PURGE_OPTIONS,
+    batchSize: config.purgeBatchSize,
+  });
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -69,8 +74,9 @@ async function main(): Promise<void> {
     }, 10_000);
     force.unref();
     server.close(() => {
-      deps.mailer
-        .idle()
+      purger
+        .stop()
+        .then(() => deps.mailer.idle())
         .then(() => store.close())
         .then(() => process.exit(0))
         .catch((err: unknown) => {

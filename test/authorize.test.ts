@@ -88,7 +88,7 @@ describe('getAuthorize: errors of the grant request go back to the client', () =
       expect(res.status).toBe(302);
       const location = res.headers.get('location')!;
       expect(location.startsWith(`${CALLBACK}?`)).toBe(true);
-      expect(query(location)).toEqual({ error, error_description: description, state: 's t' });
+      expect(query(location)).toEqual({ error, error_description: description, state: 's t', iss: t.config.publicUrl });
     }
   });
 });
@@ -126,7 +126,7 @@ describe('postAuthorize', () => {
     const res = await consent(agent, { client_id: client.clientId, redirect_uri: SECOND, scope: 'userinfo email', state: 'xyz', decision: 'authorize' });
     expect(res.status).toBe(302);
     const location = res.headers.get('location')!;
-    expect(location).toMatch(/^http:\/\/localhost:8080\/cb\?from=idp&code=[\w-]{43}&state=xyz$/);
+    expect(location).toMatch(/^http:\/\/localhost:8080\/cb\?from=idp&code=[\w-]{43}&state=xyz&iss=http%3A%2F%2Flocalhost%3A3000$/);
     const { code } = query(location);
     const base = { grant_type: 'authorization_code', code: code!, client_id: client.clientId, client_secret: client.clientSecret };
     const mismatch = await tokenRequest(t, { ...base, redirect_uri: CALLBACK });
@@ -154,8 +154,8 @@ describe('postAuthorize', () => {
     const { agent } = await signedInAgent(t);
     const res = await consent(agent, { client_id: client.clientId, redirect_uri: CALLBACK, scope: 'userinfo', state: 'xyz', decision: 'cancel' });
     expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toBe(`${CALLBACK}?error=access_denied&error_description=The+user+did+not+consent.&state=xyz`);
-    expect(query(res.headers.get('location'))).toEqual({ error: 'access_denied', error_description: 'The user did not consent.', state: 'xyz' });
+    expect(res.headers.get('location')).toBe(`${CALLBACK}?error=access_denied&error_description=The+user+did+not+consent.&state=xyz&iss=${encodeURIComponent(t.config.publicUrl)}`);
+    expect(query(res.headers.get('location'))).toEqual({ error: 'access_denied', error_description: 'The user did not consent.', state: 'xyz', iss: t.config.publicUrl });
   });
 
   it('refuses a form without the CSRF token (403 page) and a tampered redirect_uri (400 page, no redirect)', async () => {
@@ -179,6 +179,6 @@ describe('postAuthorize', () => {
     const { client } = await setup();
     const { agent } = await signedInAgent(t);
     const res = await consent(agent, { client_id: client.clientId, redirect_uri: CALLBACK, scope: 'admin', state: 's', decision: 'authorize' });
-    expect(query(res.headers.get('location'))).toEqual({ error: 'invalid_scope', error_description: 'Unknown scope "admin"', state: 's' });
+    expect(query(res.headers.get('location'))).toEqual({ error: 'invalid_scope', error_description: 'Unknown scope "admin"', state: 's', iss: t.config.publicUrl });
   });
 });

@@ -57,6 +57,8 @@ describe('npm run example', () => {
     expect(lines).toMatch(/^3\. GET \/api\/oauth\/whois ->\n {3}\{"id":1,"name":"demo","pfpTimestamp":\d+,"email":"demo@example.com"\}/m);
     expect(lines).toMatch(/^4\. GET \/api\/users\/info\?id=1 ->/m);
     expect(lines).toMatch(new RegExp(`^5\\. GET ${env.PUBLIC_URL}/pfp/medium/1-\\d+\\.webp -> webp 64x64, \\d+ bytes, saved to ${out}`, 'm'));
+    expect(lines).toMatch(/^6\. POST \/api\/oauth\/introspect -> \(exp and iat in seconds\)\n {3}\{"active":true,"scope":"userinfo email","client_id":"demo_client","token_type":"Bearer","exp":\d{10},"iat":\d{10},"sub":"1","username":"demo"\}/m);
+    expect(lines).toMatch(/^7\. POST \/api\/oauth\/revoke -> 200; whois now answers 401 Access token has been revoked$/m);
   });
 
   it('says what is wrong when no server answers', () => {

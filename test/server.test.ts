@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config.js';
+import { openStoreAt } from '../src/store/open.js';
 import { tempDir } from './helpers.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -74,6 +75,25 @@ describe('server process', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('runs the purge in the background every PURGE_INTERVAL_SECONDS and logs what it deleted', async () => {
+    const dir = tempDir();
+    const databaseUrl = path.join(dir, 'db.sqlite');
+    const proc = startProcess({ PORT: '0', DATABASE_URL: databaseUrl, PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false', PURGE_INTERVAL_SECONDS: '1' });
+    await proc.listening();
+    const store = openStoreAt(databaseUrl);
+    try {
+      await store.knex('sessions').insert({ id_hash: 'a'.repeat(64), data: '{}', expires_at: Date.now() - 1, user_id: null });
+      for (let i = 0; i < 60 && !proc.out().includes('"msg":"purged expired rows"'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(proc.out()).toContain('"purged":{"tokens":0,"codes":0,"sessions":1}');
+      expect(await store.knex('sessions').count({ n: '*' }).first()).toEqual({ n: 0 });
+    } finally {
+      await store.close();
+    }
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('refuses to start on a bad configuration value with one clear line', async () => {
     const proc = startProcess({ PORT: 'eighty' });
     expect(await proc.exited).toBe(1);
@@ -102,6 +122,8 @@ describe('loadConfig', () => {
       trustProxy: false,
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
+      purgeIntervalSeconds: 300,
+      purgeBatchSize: 250,
     });
   });
 
@@ -111,7 +133,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5' }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -131,6 +153,8 @@ describe('loadConfig', () => {
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
+      purgeIntervalSeconds: 0,
+      purgeBatchSize: 50,
     });
   });
 
@@ -153,6 +177,9 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: '10.0.0.0/99' }, 'TRUST_PROXY must be a hop count or a comma-separated list of addresses/CIDRs: invalid range on address: 10.0.0.0/99'],
     [{ METRICS_PORT: 'x' }, 'METRICS_PORT must be an integer from 0 to 65535, got "x"'],
     [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT must differ from PORT (8080): metrics are never served on the public port'],
+    [{ PURGE_INTERVAL_SECONDS: '-1' }, 'PURGE_INTERVAL_SECONDS must be a whole number of seconds, got "-1"'],
+    [{ PURGE_BATCH_SIZE: '0' }, 'PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "0"'],
+    [{ PURGE_BATCH_SIZE: '100001' }, 'PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "100001"'],
   ])('rejects %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
   });

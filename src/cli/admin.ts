@@ -15,6 +15,7 @@ import { registerOAuthApp, rotateSecret } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
 import { SIZE_NAMES } from '../pictures/images.js';
 import { PictureFiles, removePicture, setPicture } from '../pictures/pictures.js';
+import { DEFAULT_PURGE_OPTIONS, purgeExpired } from '../purge/purge.js';
 import { backupSqlite } from '../store/backup.js';
 import { openStoreAt } from '../store/open.js';
 import type { Store, UserPatch } from '../store/types.js';
@@ -245,6 +246,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           copy: `right after this backup, copy ${config.picturesDir} too (e.g. rsync -a ${config.picturesDir}/ <backup-dir>/pictures/)`,
         },
       });
+    });
+
+  program
+    .command('purge')
+    .description('Delete expired codes, tokens and sessions now (what the server does every PURGE_INTERVAL_SECONDS)')
+    .action(async () => {
+      const batchSize = loadConfig(io.env).purgeBatchSize;
+      print(await purgeExpired({ store: await openStore(), now }, { ...DEFAULT_PURGE_OPTIONS, batchSize, pauseMs: 0 }));
     });
 
   try {

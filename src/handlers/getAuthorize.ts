@@ -20,7 +20,7 @@ export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) =>
     return redirectToSignIn(ctx, `/oauth?${ctx.querystring}`, 302);
   }
   const grant = checkGrant(params);
-  if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, params.state), 302);
+  if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, params.state, deps.config.publicUrl), 302);
 
   // Remembered consent: an app already granted these scopes gets its code without the page.
   const ask = { userId: page.user.id, clientId: client.app.clientId, scopes: grant.scopes };

@@ -1,6 +1,9 @@
 import type { Context as OpContext } from 'openapi-backend';
 import type { operations } from '../../generated/api.js';
 import { exchangeToken } from './exchangeToken.js';
+import { revokeToken } from './revokeToken.js';
+import { introspectToken } from './introspectToken.js';
+import { getAuthorizationServerMetadata } from './getAuthorizationServerMetadata.js';
 import { getContractJson } from './getContractJson.js';
 import { getContractYaml } from './getContractYaml.js';
 import { getDocs } from './getDocs.js';
@@ -59,6 +62,9 @@ export type { AppDeps, Handler, SecurityHandler } from './types.js';
 /** One handler per operationId; the compiler refuses a map that misses or invents an operation. */
 export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   exchangeToken,
+  revokeToken,
+  introspectToken,
+  getAuthorizationServerMetadata,
   getWhois,
   getUserInfo,
   getProfilePicture,

@@ -13,8 +13,8 @@ export const postAuthorize: Handler<'postAuthorize'> = async (input, ctx, deps) 
     return redirectToSignIn(ctx, `/oauth?${query}`, 302);
   }
   const grant = checkGrant(form);
-  if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, form.state), 302);
-  const location = await decide(deps, { client, grant, userId: user.id, state: form.state, decision: form.decision });
+  if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, form.state, deps.config.publicUrl), 302);
+  const location = await decide(deps, { client, grant, userId: user.id, state: form.state, decision: form.decision, issuer: deps.config.publicUrl });
   if (form.decision === 'authorize') {
     await recordConsent(deps, { userId: user.id, clientId: client.app.clientId, scopes: grant.scopes, flow: 'traditional' });
   }

@@ -6,7 +6,7 @@ import { InvalidInput } from '../domain/errors.js';
  */
 import type { operations } from '../../generated/api.js';
 import type { AppRecord, Store, UserRecord } from '../store/types.js';
-import type { Deps } from './clients.js';
+import { redirectUriMatches, type Deps } from './clients.js';
 import { issueCode } from './codes.js';
 import { parseScopes, type Scope } from './scopes.js';
 
@@ -38,7 +38,7 @@ export async function resolveClient(store: Store, params: AuthorizeParams): Prom
   const app = await store.getApp(params.client_id);
   if (!app) throw new InvalidInput('Unknown client: no app has this client_id');
   if (!params.redirect_uri) throw new InvalidInput('The request has no redirect_uri');
-  if (!app.redirectUris.includes(params.redirect_uri)) {
+  if (!app.redirectUris.some((registered) => redirectUriMatches(registered, params.redirect_uri!))) {
     throw new InvalidInput('The redirect_uri is not registered for this app');
   }
   const owner = await store.getUser(app.ownerId);
@@ -80,16 +80,21 @@ export function checkGrant(params: AuthorizeParams): Grant | GrantError {
   return { scopes: parsed.scopes, codeChallenge: challenge ?? null };
 }
 
-/** redirect_uri with the given parameters added (keeping any query it has) and the state. */
-export function clientRedirect(redirectUri: string, params: Record<string, string>, state: string | undefined): string {
+/**
+ * redirect_uri with the given parameters added (keeping any query it has), the state, and `iss`
+ * (RFC 9207): every answer of this flow, success or error, names its issuer, so a client that
+ * talks to several providers detects a mix-up. This is the only way back to the client.
+ */
+export function clientRedirect(redirectUri: string, params: Record<string, string>, state: string | undefined, issuer: string): string {
   const url = new URL(redirectUri);
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   if (state !== undefined) url.searchParams.set('state', state);
+  url.searchParams.set('iss', issuer);
   return url.toString();
 }
 
-export function grantErrorRedirect(client: ResolvedClient, err: GrantError, state: string | undefined): string {
-  return clientRedirect(client.redirectUri, { error: err.error, error_description: err.description }, state);
+export function grantErrorRedirect(client: ResolvedClient, err: GrantError, state: string | undefined, issuer: string): string {
+  return clientRedirect(client.redirectUri, { error: err.error, error_description: err.description }, state, issuer);
 }
 
 /** The refusal's description, as the original service words it (docs/decisions.md#traditional-flow). */
@@ -98,11 +103,18 @@ export const ACCESS_DENIED_DESCRIPTION = 'The user did not consent.';
 /** Where the user's decision sends the browser: a code for Authorize, access_denied for Cancel. */
 export async function decide(
   deps: Deps,
-  input: { client: ResolvedClient; grant: Grant; userId: number; state: string | undefined; decision: 'authorize' | 'cancel' },
+  input: {
+    client: ResolvedClient;
+    grant: Grant;
+    userId: number;
+    state: string | undefined;
+    decision: 'authorize' | 'cancel';
+    issuer: string;
+  },
 ): Promise<string> {
-  const { client, grant, state } = input;
+  const { client, grant, state, issuer } = input;
   if (input.decision === 'cancel') {
-    return clientRedirect(client.redirectUri, { error: 'access_denied', error_description: ACCESS_DENIED_DESCRIPTION }, state);
+    return clientRedirect(client.redirectUri, { error: 'access_denied', error_description: ACCESS_DENIED_DESCRIPTION }, state, issuer);
   }
   const { code } = await issueCode(deps, {
     userId: input.userId,
@@ -111,5 +123,5 @@ export async function decide(
     redirectUri: client.redirectUri,
     codeChallenge: grant.codeChallenge,
   });
-  return clientRedirect(client.redirectUri, { code }, state);
+  return clientRedirect(client.redirectUri, { code }, state, issuer);
 }

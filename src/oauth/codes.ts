@@ -1,5 +1,5 @@
 import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
-import type { Deps } from './clients.js';
+import { redirectUriMatches, type Deps } from './clients.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { CODE_BYTES, hashSecret, randomSecret } from './secrets.js';
 
@@ -34,7 +34,7 @@ export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: s
   // Every code passes here (consent page, game flow, operator CLI), so no path can vouch for an
   // address nobody has proven.
   if (parsed.scopes.includes('email') && user.emailVerifiedAt === null) throw new Forbidden(EMAIL_NOT_VERIFIED);
-  if (req.redirectUri !== null && !app.redirectUris.includes(req.redirectUri)) {
+  if (req.redirectUri !== null && !app.redirectUris.some((registered) => redirectUriMatches(registered, req.redirectUri!))) {
     throw new InvalidInput(`Redirect URI is not registered for this app: ${req.redirectUri}`);
   }
   if (req.codeChallenge !== null && !S256_CHALLENGE.test(req.codeChallenge)) {

@@ -28,7 +28,7 @@ export function issuerOf(publicUrl: string): string {
 
 /** The client's redirect_uri with `params`, the state and this service's `iss`. */
 export function redirectWithIss(client: ResolvedClient, params: Record<string, string>, state: string | undefined, publicUrl: string): string {
-  return clientRedirect(client.redirectUri, { ...params, iss: issuerOf(publicUrl) }, state);
+  return clientRedirect(client.redirectUri, params, state, issuerOf(publicUrl));
 }
 
 export const SILENT_ERRORS = {

@@ -1,16 +1,14 @@
-import { InvalidGrant, InvalidInput, Unauthenticated } from '../domain/errors.js';
+import { InvalidGrant, InvalidInput } from '../domain/errors.js';
 import type { CodeRecord } from '../store/types.js';
-import { authenticateClient, type Deps } from './clients.js';
+import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
 import { hashSecret, randomSecret, s256, TOKEN_BYTES } from './secrets.js';
 
 /** Access tokens live 600 seconds (the interface's expires_in; docs/decisions.md#token-endpoint). */
 export const TOKEN_TTL_SECONDS = 600;
 
-export interface TokenParams {
+export interface TokenParams extends ClientAuthParams {
   grant_type?: string;
   code?: string;
-  client_id?: string;
-  client_secret?: string;
   redirect_uri?: string;
   code_verifier?: string;
 }
@@ -19,51 +17,6 @@ export interface TokenResult {
   access_token: string;
   token_type: 'Bearer';
   expires_in: 600;
-}
-
-interface ClientCredentials {
-  clientId: string;
-  clientSecret: string;
-  /** The challenge to send with a 401: Basic when the client tried Basic. */
-  challenge: string | undefined;
-}
-
-const BASIC_CHALLENGE = 'Basic realm="oauth", charset="UTF-8"';
-
-function decodeFormComponent(value: string): string {
-  try {
-    return decodeURIComponent(value.replace(/\+/g, ' '));
-  } catch {
-    throw new Unauthenticated('Malformed Basic credentials', BASIC_CHALLENGE);
-  }
-}
-
-/**
- * Client credentials from an HTTP Basic header (RFC 6749 2.3.1: id and secret form-encoded, then
- * base64) or from the body. Using both at once is refused, as RFC 6749 2.3 requires.
- */
-function clientCredentials(params: TokenParams, authorization: string | undefined): ClientCredentials {
-  const inBody = params.client_id !== undefined || params.client_secret !== undefined;
-  if (authorization !== undefined) {
-    const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(authorization.trim());
-    if (!match?.[1]) throw new Unauthenticated('Authorization header must be HTTP Basic client credentials', BASIC_CHALLENGE);
-    if (params.client_secret !== undefined) {
-      throw new InvalidInput('Send client credentials either in the Authorization header or in the body, not both');
-    }
-    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) throw new Unauthenticated('Malformed Basic credentials', BASIC_CHALLENGE);
-    const clientId = decodeFormComponent(decoded.slice(0, colon));
-    const clientSecret = decodeFormComponent(decoded.slice(colon + 1));
-    if (params.client_id !== undefined && params.client_id !== clientId) {
-      throw new InvalidInput('client_id in the body does not match the Authorization header');
-    }
-    return { clientId, clientSecret, challenge: BASIC_CHALLENGE };
-  }
-  if (!inBody) throw new Unauthenticated('Client authentication is required: send client_id and client_secret', BASIC_CHALLENGE);
-  if (params.client_id === undefined) throw new Unauthenticated('client_id is required');
-  if (params.client_secret === undefined) throw new Unauthenticated('client_secret is required');
-  return { clientId: params.client_id, clientSecret: params.client_secret, challenge: undefined };
 }
 
 /**
@@ -78,8 +31,7 @@ export async function exchangeCode(
   if (params.grant_type !== 'authorization_code') {
     throw new InvalidInput('Unsupported grant_type: only authorization_code is supported');
   }
-  const client = clientCredentials(params, authorization);
-  const app = await authenticateClient(deps.store, client.clientId, client.clientSecret, client.challenge);
+  const app = await authenticateClientRequest(deps.store, params, authorization);
   if (!params.code) throw new InvalidInput('code is required');
 
   const codeHash = hashSecret(params.code);
@@ -92,6 +44,11 @@ export async function exchangeCode(
   if (code.expiresAt <= now) throw new InvalidGrant('Authorization code has expired');
   if (code.redirectUri !== null && params.redirect_uri !== undefined && params.redirect_uri !== code.redirectUri) {
     throw new InvalidGrant('redirect_uri does not match the one the code was issued for');
+  }
+  if (code.redirectUri !== null && params.redirect_uri === undefined && !app.redirectUris.includes(code.redirectUri)) {
+    // A loopback URI on a port the app never registered (RFC 8252 7.3): only the exact URI the
+    // code went to proves the redeemer is the app that received it, so it must be repeated.
+    throw new InvalidGrant('redirect_uri is required: this code was issued for a loopback redirect URI on a port of its own');
   }
   if (code.codeChallenge !== null) {
     if (params.code_verifier === undefined) throw new InvalidGrant('code_verifier is required for this code');

@@ -54,6 +54,8 @@ export const STORE_METHODS = [
   'onDatabaseError',
   'recordSignIn',
   'listSignIns',
+  'revokeToken',
+  'purgeExpired',
 ] as const satisfies readonly (keyof Store)[];
 
 /** Compiles only while no Store method is missing from STORE_METHODS. */

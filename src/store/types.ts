@@ -116,7 +116,7 @@ export interface GameWithAuthor extends GameRecord {
 
 /** A token together with the user it belongs to: what whois needs (and no more), in one read. */
 export interface TokenWithUser {
-  token: Pick<TokenRecord, 'clientId' | 'userId' | 'scopes' | 'expiresAt' | 'revokedAt'>;
+  token: Pick<TokenRecord, 'clientId' | 'userId' | 'scopes' | 'expiresAt' | 'revokedAt' | 'createdAt'>;
   user: Pick<UserRecord, 'id' | 'name' | 'email' | 'pfpTimestamp'>;
 }
 
@@ -153,6 +153,24 @@ export interface SignInRecord {
   at: number;
   ip: string;
   userAgent: string;
+}
+
+/** One bounded round of the purge: rows past these instants go, at most `limit` per table. */
+export interface PurgeBatch {
+  /** Tokens whose expires_at is at or before this. */
+  tokensExpiredBy: number;
+  /** Codes whose expires_at is at or before this (earlier than now: see src/purge/purge.ts). */
+  codesExpiredBy: number;
+  /** Sessions whose expires_at is at or before this. */
+  sessionsExpiredBy: number;
+  limit: number;
+}
+
+/** How many rows of each kind a purge deleted. */
+export interface PurgeCounts {
+  tokens: number;
+  codes: number;
+  sessions: number;
 }
 
 export class UniqueViolation extends Error {
@@ -233,6 +251,16 @@ export interface Store {
   revokeTokensOfCode(codeHash: string, now: number): Promise<number>;
 
   getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined>;
+  /**
+   * Revokes the token if it belongs to `clientId` and is not revoked yet; returns whether this
+   * call revoked it.
+   */
+  revokeToken(tokenHash: string, clientId: string, now: number): Promise<boolean>;
+  /**
+   * Deletes at most `limit` expired rows of each of tokens, codes and sessions. Several instances
+   * may run it at once: on PostgreSQL rows another purge holds are skipped, not waited for.
+   */
+  purgeExpired(batch: PurgeBatch): Promise<PurgeCounts>;
 
   createGame(game: NewGame): Promise<GameRecord>;
   getGame(id: number): Promise<GameWithAuthor | undefined>;

@@ -134,6 +134,7 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
       error: 'access_denied',
       error_description: 'The user did not consent.',
       state: 'state123',
+      iss: t.config.publicUrl,
     });
   });
 

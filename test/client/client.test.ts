@@ -87,6 +87,47 @@ describe('exchangeToken', () => {
   });
 });
 
+describe('revokeToken, introspectToken, metadata', () => {
+  it('introspects a live token (exp/iat in seconds), revokes it, and then introspects it as inactive', async () => {
+    const user = await makeUser(t);
+    const { access_token } = await client().exchangeToken({ code: await makeCode(t, { userId: user.id, clientId: app.clientId, scope: 'userinfo email' }) });
+    const now = Math.floor(t.clock.now() / 1000);
+    expect(await client().introspectToken(access_token)).toEqual({
+      active: true,
+      scope: 'userinfo email',
+      client_id: app.clientId,
+      token_type: 'Bearer',
+      exp: now + 600,
+      iat: now,
+      sub: String(user.id),
+      username: user.name,
+    });
+    await expect(client({ clientAuth: 'basic' }).revokeToken(access_token)).resolves.toBeUndefined();
+    expect(await client({ clientAuth: 'basic' }).introspectToken(access_token)).toEqual({ active: false });
+    // Nothing left to revoke is still a success (RFC 7009 2.2).
+    await expect(client().revokeToken(access_token)).resolves.toBeUndefined();
+    const whois = await rejection(client().whois(access_token));
+    expect([whois.status, whois.message]).toEqual([401, 'Access token has been revoked']);
+  });
+
+  it("surfaces 403 for another app's token and 401 for a wrong secret", async () => {
+    const { access_token } = await client().exchangeToken({ code: await makeCode(t, { userId, clientId: app.clientId }) });
+    const other = await makeClient(t, userId);
+    const forbidden = await rejection(client().revokeToken(access_token, { clientId: other.clientId, clientSecret: other.clientSecret }));
+    expect([forbidden.status, forbidden.message, forbidden.body]).toEqual([403, 'This token was issued to another client', { message: 'This token was issued to another client' }]);
+    const wrong = await rejection(client({ clientSecret: 'wrong' }).introspectToken(access_token));
+    expect([wrong.status, wrong.message]).toEqual([401, 'Invalid client secret']);
+    await expect(createIdentityClient({ baseUrl: t.baseUrl }).revokeToken('x')).rejects.toThrow(TypeError);
+  });
+
+  it('metadata returns the RFC 8414 document', async () => {
+    const metadata = await client().metadata();
+    expect(metadata.issuer).toBe(t.config.publicUrl);
+    expect(metadata.revocation_endpoint).toBe(`${t.config.publicUrl}/api/oauth/revoke`);
+    expect(metadata.authorization_response_iss_parameter_supported).toBe(true);
+  });
+});
+
 describe('whois and userInfo', () => {
   it('whois returns the identity, with email only for the email scope', async () => {
     const user = await makeUser(t);

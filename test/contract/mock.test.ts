@@ -112,6 +112,7 @@ describe('npm run mock', () => {
       'getAccountPage',
       'getAppsPage',
       'getAsset',
+      'getAuthorizationServerMetadata',
       'getAuthorize',
       'getContractJson',
       'getContractYaml',
@@ -131,6 +132,7 @@ describe('npm run mock', () => {
       'getUserInfo',
       'getVerifyEmail',
       'getWhois',
+      'introspectToken',
       'issueGameCode',
       'listApps',
       'listGames',
@@ -149,6 +151,7 @@ describe('npm run mock', () => {
       'registerGame',
       'removeAccountPicture',
       'revokeGrant',
+      'revokeToken',
       'rotateAppSecret',
       'setAccountPicture',
       'signOutEverywhere',
@@ -271,6 +274,14 @@ describe('the typed client against the mock', () => {
     expect(profile).toMatchObject({ id: 12, name: 'ada_l', pfpTimestamp: 1733707565493 });
     const bytes = await client().fetchPicture(profile, 'medium');
     expect((await sharp(bytes).metadata()).width).toBe(64);
+  });
+
+  it('revokes, introspects and discovers with the contract examples', async () => {
+    await expect(client().revokeToken('any-token')).resolves.toBeUndefined();
+    expect(await client().introspectToken('any-token')).toMatchObject({ active: true, token_type: 'Bearer', sub: '12', username: 'ada_l' });
+    expect((await client().metadata()).issuer).toBe('http://localhost:3000');
+    const refused = createIdentityClient({ baseUrl: mock.url, clientId: 'i', clientSecret: 's', headers: { Prefer: 'code=403' } });
+    expect(await refused.revokeToken('t').catch((e: unknown) => e)).toMatchObject({ status: 403, message: 'This token was issued to another client' });
   });
 
   it("surfaces the mock's error examples as IdentityServiceError (Prefer: code=401)", async () => {

@@ -1,0 +1,83 @@
+/** RFC 7009 token revocation and RFC 7662 introspection: what a client may do with a token it holds. */
+import { Forbidden, InvalidInput } from '../domain/errors.js';
+import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
+import { hashSecret } from './secrets.js';
+
+export interface TokenReferenceParams extends ClientAuthParams {
+  token?: string;
+  /** RFC 7009 2.1: only a hint; this service issues access tokens only, so every value is ignored. */
+  token_type_hint?: string;
+}
+
+export interface Revocation {
+  clientId: string;
+  /** Set when this request revoked a live token (for the audit trail); unset for the no-op answers. */
+  userId?: number;
+}
+
+/**
+ * Revokes the client's own token. Unknown, expired and already revoked tokens are a silent
+ * success (RFC 7009 2.2), since the client's goal, a dead token, is reached either way; a token
+ * of another client is refused and left alone, so a leaked token cannot be used by a third app
+ * to sign a user out of a different one.
+ */
+export async function revokeAccessToken(
+  deps: Deps,
+  params: TokenReferenceParams,
+  authorization: string | undefined,
+): Promise<Revocation> {
+  const app = await authenticateClientRequest(deps.store, params, authorization);
+  if (!params.token) throw new InvalidInput('token is required');
+  const tokenHash = hashSecret(params.token);
+  const found = await deps.store.getTokenWithUser(tokenHash);
+  if (!found) return { clientId: app.clientId };
+  if (found.token.clientId !== app.clientId) throw new Forbidden('This token was issued to another client');
+  const now = deps.now();
+  if (found.token.revokedAt !== null || found.token.expiresAt <= now) return { clientId: app.clientId };
+  const revoked = await deps.store.revokeToken(tokenHash, app.clientId, now);
+  return revoked ? { clientId: app.clientId, userId: found.token.userId } : { clientId: app.clientId };
+}
+
+export type Introspection =
+  | { active: false }
+  | {
+      active: true;
+      scope: string;
+      client_id: string;
+      token_type: 'Bearer';
+      exp: number;
+      iat: number;
+      sub: string;
+      username: string;
+    };
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+/**
+ * RFC 7662: the token's state for its own client. Anything else, another client's token included,
+ * is `{active: false}` and nothing more, so introspection cannot be used to probe other apps'
+ * tokens (RFC 7662 2.2 and 4).
+ */
+export async function introspectAccessToken(
+  deps: Deps,
+  params: TokenReferenceParams,
+  authorization: string | undefined,
+): Promise<Introspection> {
+  const app = await authenticateClientRequest(deps.store, params, authorization);
+  if (!params.token) throw new InvalidInput('token is required');
+  const found = await deps.store.getTokenWithUser(hashSecret(params.token));
+  const now = deps.now();
+  if (!found || found.token.clientId !== app.clientId || found.token.revokedAt !== null || found.token.expiresAt <= now) {
+    return { active: false };
+  }
+  return {
+    active: true,
+    scope: found.token.scopes.join(' '),
+    client_id: found.token.clientId,
+    token_type: 'Bearer',
+    exp: seconds(found.token.expiresAt),
+    iat: seconds(found.token.createdAt),
+    sub: String(found.user.id),
+    username: found.user.name,
+  };
+}
