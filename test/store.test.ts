@@ -239,12 +239,48 @@ describe(`Store (${TEST_DATABASE})`, () => {
 
   it('reads a token with its user, and revokes every token of a code once', async () => {
     expect(await store.getTokenWithUser(hash('t'))).toEqual({
-      token: { clientId: 'app-a', userId: alice.id, scopes: ['userinfo', 'email'], expiresAt: NOW + 600_000, revokedAt: null },
+      token: { clientId: 'app-a', userId: alice.id, scopes: ['userinfo', 'email'], expiresAt: NOW + 600_000, revokedAt: null, createdAt: NOW },
       user: { id: alice.id, name: 'Alice_1', email: 'alice@example.com', pfpTimestamp: null },
     });
     expect(await store.revokeTokensOfCode(hash('c'), NOW + 9)).toBe(1);
     expect(await store.revokeTokensOfCode(hash('c'), NOW + 10)).toBe(0);
     expect((await store.getTokenWithUser(hash('t')))?.token.revokedAt).toBe(NOW + 9);
+  });
+
+  it("revokes one token for its own client only, once", async () => {
+    await store.createCode(code('R'));
+    expect(await store.redeemCode(hash('R'), NOW + 1, token('T', hash('R')))).toBe(true);
+    expect(await store.revokeToken(hash('T'), 'app-other', NOW + 2)).toBe(false);
+    expect((await store.getTokenWithUser(hash('T')))?.token.revokedAt).toBeNull();
+    expect(await store.revokeToken(hash('T'), 'app-a', NOW + 3)).toBe(true);
+    expect(await store.revokeToken(hash('T'), 'app-a', NOW + 4)).toBe(false);
+    expect((await store.getTokenWithUser(hash('T')))?.token.revokedAt).toBe(NOW + 3);
+    expect(await store.revokeToken(hash('Z'), 'app-a', NOW + 5)).toBe(false);
+  });
+
+  it('purges expired tokens, codes and sessions in batches of at most `limit` per table, and nothing live', async () => {
+    // Three codes redeemed into tokens that are already expired at NOW + 5000; one live pair.
+    for (const [c, t] of [['A', 'D'], ['B', 'E'], ['C', 'F']] as const) {
+      await store.createCode(code(c, { expiresAt: NOW + 1000 }));
+      expect(await store.redeemCode(hash(c), NOW, token(t, hash(c), { expiresAt: NOW + 2000 }))).toBe(true);
+    }
+    await store.createCode(code('L', { expiresAt: NOW + 9000 }));
+    expect(await store.redeemCode(hash('L'), NOW, token('P', hash('L'), { expiresAt: NOW + 9000 }))).toBe(true);
+    for (const c of ['S', 'U', 'V']) await store.setSession(hash(c), '{}', NOW + 3000, null);
+    await store.setSession(hash('W'), '{}', NOW + 9000, null);
+    const batch = { tokensExpiredBy: NOW + 5000, codesExpiredBy: NOW + 5000, sessionsExpiredBy: NOW + 5000, limit: 2 };
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 2, codes: 2, sessions: 2 });
+    // Code 'd' of an earlier test expired too: four codes in all.
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 1, codes: 2, sessions: 1 });
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 0, codes: 0, sessions: 0 });
+    for (const [c, t] of [['A', 'D'], ['B', 'E'], ['C', 'F']] as const) {
+      expect(await store.getCode(hash(c))).toBeUndefined();
+      expect(await store.getTokenWithUser(hash(t))).toBeUndefined();
+    }
+    expect(await store.getCode(hash('L'))).toMatchObject({ usedAt: NOW });
+    expect((await store.getTokenWithUser(hash('P')))?.token.expiresAt).toBe(NOW + 9000);
+    expect(await store.getSession(hash('W'), NOW)).toBe('{}');
+    expect(await store.getSession(hash('S'), NOW)).toBeUndefined();
   });
 
   it('deletes an app with its codes and tokens', async () => {
