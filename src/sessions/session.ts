@@ -10,8 +10,6 @@ import type { SessionMeta, Store } from '../store/types.js';
 
 export const SESSION_COOKIE = 'idp.sid';
 export const SESSION_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
-/** Expired rows are swept after this many session writes. */
-const SWEEP_EVERY = 200;
 
 /** What this service keeps in a session. */
 export interface SessionData {
@@ -40,7 +38,6 @@ export interface SessionDeps {
 
 export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
   koa.keys = [...deps.secrets];
-  let writes = 0;
   return createSession(
     {
       key: SESSION_COOKIE,
@@ -58,7 +55,6 @@ export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
         set: async (key: string, sess: SessionData, maxAge: number) => {
           const userId = sess.userId ?? null;
           await deps.store.setSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge, userId, userId === null ? null : sess.meta);
-          if (++writes % SWEEP_EVERY === 0) await deps.store.deleteExpiredSessions(deps.now());
         },
         destroy: async (key: string) => {
           await deps.store.deleteSession(hashSecret(key));

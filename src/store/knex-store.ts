@@ -703,10 +703,6 @@ export class KnexStore implements Store {
     await this.knex('sessions').where({ id_hash: idHash }).delete();
   }
 
-  async deleteExpiredSessions(now: number): Promise<number> {
-    return this.knex('sessions').where('expires_at', '<=', now).delete();
-  }
-
   async recordSignIn(userId: number, signIn: SignInRecord, keep: number): Promise<void> {
     if (!isRowId(userId)) return;
     await this.knex.transaction(async (trx) => {

@@ -36,7 +36,6 @@ export const STORE_METHODS = [
   'setSession',
   'deleteSession',
   'deleteUserSessions',
-  'deleteExpiredSessions',
   'setUserPassword',
   'deleteUser',
   'listGamesByAuthor',

@@ -309,8 +309,6 @@ export interface Store {
   deleteSession(idHash: string): Promise<void>;
   /** Ends every session of a user, except the one whose id hashes to `exceptIdHash`; returns how many. */
   deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number>;
-  /** Deletes expired sessions; returns how many. */
-  deleteExpiredSessions(now: number): Promise<number>;
 
   /** Records a sign-in and keeps only the user's latest `keep` (older ones are deleted). */
   recordSignIn(userId: number, signIn: SignInRecord, keep: number): Promise<void>;
