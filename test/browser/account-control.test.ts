@@ -4,18 +4,16 @@
  * browser's session, signing out one session and everywhere, downloading the data, and deletion.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRecord } from '../../src/store/types.js';
 import { makeClient, makeUser, startServer, TEST_PASSWORD, tokenRequest, type TestClient, type TestServer } from '../helpers.js';
-import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
+import { hasChromium, launchChromium, SCREENSHOTS_DIR, startCallbackServer, type CallbackServer } from './chromium.js';
 
 let t: TestServer;
 let browser: Browser;
-let callback: http.Server;
+let callback: CallbackServer;
 let callbackUrl: string;
 let client: TestClient;
 let user: UserRecord;
@@ -63,12 +61,8 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
   beforeAll(async () => {
     t = await startServer({}, { limits: { signInIp: { points: 1000, seconds: 600 } } });
     iss = t.config.publicUrl.replace(/\/+$/, '');
-    callback = http.createServer((_req, res) => {
-      res.setHeader('Content-Type', 'text/html');
-      res.end('<!doctype html><title>client callback</title><h1>client callback</h1>');
-    });
-    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
-    callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
+    callback = await startCallbackServer();
+    callbackUrl = callback.url;
     owner = await makeUser(t);
     user = await makeUser(t);
     client = await makeClient(t, owner.id, [callbackUrl]);

@@ -3,6 +3,8 @@
  * With CI=true a missing Chromium fails the suite; locally the browser suites skip with a notice.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
@@ -37,3 +39,19 @@ export async function launchChromium(): Promise<Browser> {
 /** Screenshots land here (ignored by git), so a person can look at what the tests saw. */
 export const SCREENSHOTS_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
 fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+
+/** A stand-in for an OAuth client's redirect_uri: a page that only says it was reached. */
+export interface CallbackServer {
+  /** `http://127.0.0.1:<port>/callback` */
+  url: string;
+  close(): void;
+}
+
+export async function startCallbackServer(): Promise<CallbackServer> {
+  const server = http.createServer((_req, res) => {
+    res.setHeader('Content-Type', 'text/html');
+    res.end('<!doctype html><title>client callback</title><h1>client callback</h1>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, close: () => server.close() };
+}

@@ -4,19 +4,17 @@
  * sign-up -> mail -> verify -> authorize with `email` (whois shows it); forgot -> mail -> reset ->
  * the other browser's session is gone; change email -> mail -> the new address in whois.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, tokenRequest, type TestServer } from '../helpers.js';
 import { linkOf, MailServer } from '../mail-server.js';
-import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
+import { hasChromium, launchChromium, SCREENSHOTS_DIR, startCallbackServer, type CallbackServer } from './chromium.js';
 
 let t: TestServer;
 let smtp: MailServer;
 let browser: Browser;
-let callback: http.Server;
+let callback: CallbackServer;
 let callbackUrl: string;
 let context: BrowserContext;
 let page: Page;
@@ -57,12 +55,8 @@ describe.skipIf(!hasChromium)('email flows in Chromium', () => {
     t = await startServer({ SMTP_URL: smtp.url });
     // Mailed links are built from PUBLIC_URL when sent: make it the port the test server got.
     t.config.publicUrl = t.baseUrl;
-    callback = http.createServer((_req, res) => {
-      res.setHeader('Content-Type', 'text/html');
-      res.end('<!doctype html><title>client callback</title><h1>client callback</h1>');
-    });
-    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
-    callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
+    callback = await startCallbackServer();
+    callbackUrl = callback.url;
     browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
@@ -212,8 +206,10 @@ describe.skipIf(!hasChromium)('email flows in Chromium', () => {
     await page.goto(`${t.baseUrl}/account`);
     expect(await page.textContent('#email-address')).toBe(next);
 
+    // The app was granted `userinfo email` at the start: remembered consent answers without a page,
+    // and the code it issues vouches for the new, verified address.
     await page.goto(authorizeLink('userinfo email'));
-    await Promise.all([page.waitForURL(`${callbackUrl}?**`), page.click('#authorize')]);
+    await page.waitForURL(`${callbackUrl}?**`);
     const user = await t.store.getUserByName(name);
     expect(await whois(page.url())).toEqual({ id: user!.id, name, email: next });
   });

@@ -72,6 +72,9 @@ describe.skipIf(!hasChromium)('openid-client against the service', () => {
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       state,
+      // The second consent is for an app already granted: ask for the page anyway (remembered
+      // consent would answer without one).
+      prompt: 'consent',
     });
     expect(url.origin + url.pathname).toBe(`${t.baseUrl}/oauth`);
     await page.goto(url.href);

@@ -11,11 +11,11 @@ import { simpleParser } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, tokenRequest, type TestServer } from '../helpers.js';
-import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
+import { hasChromium, launchChromium, SCREENSHOTS_DIR, startCallbackServer, type CallbackServer } from './chromium.js';
 
 let t: TestServer;
 let browser: Browser;
-let callback: http.Server;
+let callback: CallbackServer;
 let callbackUrl: string;
 let context: BrowserContext;
 let page: Page;
@@ -25,12 +25,8 @@ const name = `tf_${process.pid}`;
 describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
   beforeAll(async () => {
     t = await startServer();
-    callback = http.createServer((_req, res) => {
-      res.setHeader('Content-Type', 'text/html');
-      res.end('<!doctype html><title>client callback</title><h1>client callback</h1>');
-    });
-    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
-    callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
+    callback = await startCallbackServer();
+    callbackUrl = callback.url;
     browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
