@@ -12,9 +12,37 @@ import {
   toTokenWithUser,
   toUser,
 } from './knex-store.js';
-import type { AppRecord, CodeRecord, PublicUserRecord, TokenWithUser, UserRecord } from './types.js';
+import type { AppRecord, CodeRecord, PublicUserRecord, TokenRecord, TokenWithUser, UserRecord } from './types.js';
 
 type Row = Record<string, unknown>;
+
+/**
+ * The token exchange's writes as prepared statements on knex's own (single) writer connection:
+ * the claim of the code and the token insert in one IMMEDIATE transaction, and the replay path's
+ * revocation. better-sqlite3 runs a transaction start to end within one synchronous call, so no
+ * other request's statement can come between the claim and the insert, and exactly one of any
+ * number of concurrent redemptions of a code sees `used_at is null`.
+ */
+class Writes {
+  readonly claim: Database.Statement<[number, string, number]>;
+  readonly insertToken: Database.Statement<[Row]>;
+  readonly revokeOfCode: Database.Statement<[number, string]>;
+  readonly redeem: Database.Transaction<(codeHash: string, now: number, token: Row) => boolean>;
+
+  constructor(readonly db: Database.Database) {
+    this.claim = db.prepare('update auth_codes set used_at = ? where code_hash = ? and used_at is null and expires_at > ?');
+    this.insertToken = db.prepare(
+      'insert into access_tokens (token_hash, client_id, user_id, scopes, code_hash, expires_at, revoked_at, created_at) ' +
+        'values (@token_hash, @client_id, @user_id, @scopes, @code_hash, @expires_at, @revoked_at, @created_at)',
+    );
+    this.revokeOfCode = db.prepare('update access_tokens set revoked_at = ? where code_hash = ? and revoked_at is null');
+    this.redeem = db.transaction((codeHash: string, now: number, token: Row) => {
+      if (this.claim.run(now, codeHash, now).changes !== 1) return false;
+      this.insertToken.run(token);
+      return true;
+    });
+  }
+}
 
 /** The prepared statements of the hot reads, on their own read-only connection. */
 class Reads {
@@ -46,7 +74,9 @@ class Reads {
  * The Store on a SQLite file: the knex store with exactly five reads (users/info, whois, the
  * pictures' user, and the token exchange's app and code) answered by prepared better-sqlite3
  * statements, about a third of the cost of the same read through knex
- * (docs/decisions.md#one-data-path-per-database). Everything else, and every write, is KnexStore's.
+ * (docs/decisions.md#one-data-path-per-database), and the token exchange's writes (redemption and
+ * the replay's revocation) as prepared statements on knex's writer connection (docs/performance.md).
+ * Everything else is KnexStore's.
  *
  * The statements run on a second, read-only connection. The database is in WAL mode, so each of
  * them sees every commit made before it through knex: a change is visible to the very next request.
@@ -59,14 +89,61 @@ export class SqliteStore extends KnexStore {
     super(knex, filename);
   }
 
+  /** Prepared on the first exchange, on the connection knex's pool of one holds. */
+  private writes: Writes | undefined;
+
   private get reads(): Reads {
     this.statements ??= new Reads(this.sqlitePath as string);
     return this.statements;
   }
 
+  /** Prepares the writer's statements on the connection knex's pool of one holds. */
+  private async prepareWrites(): Promise<Writes> {
+    const client = (this.knex as unknown as { client: { acquireConnection(): Promise<Database.Database>; releaseConnection(c: unknown): Promise<unknown> } }).client;
+    const db = await client.acquireConnection();
+    try {
+      this.writes ??= new Writes(db);
+    } finally {
+      await client.releaseConnection(db);
+    }
+    return this.writes;
+  }
+
+  /**
+   * Whether the writer can run a statement of its own now. Not while a knex transaction is open
+   * on that connection (between its BEGIN and COMMIT, across awaits): a statement run then would
+   * join that transaction and share its fate, so the caller takes knex's queue instead. Checked
+   * in the same synchronous step as the statement runs, so nothing can start in between.
+   */
+  private static free(writes: Writes): boolean {
+    return writes.db.open && !writes.db.inTransaction;
+  }
+
+  override async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<boolean> {
+    const writes = this.writes ?? (await this.prepareWrites());
+    if (!SqliteStore.free(writes)) return super.redeemCode(codeHash, now, token);
+    return writes.redeem.immediate(codeHash, now, {
+      token_hash: token.tokenHash,
+      client_id: token.clientId,
+      user_id: token.userId,
+      scopes: token.scopes.join(' '),
+      code_hash: token.codeHash,
+      expires_at: token.expiresAt,
+      revoked_at: token.revokedAt,
+      created_at: token.createdAt,
+    });
+  }
+
+  override async revokeTokensOfCode(codeHash: string, now: number): Promise<number> {
+    const writes = this.writes ?? (await this.prepareWrites());
+    if (!SqliteStore.free(writes)) return super.revokeTokensOfCode(codeHash, now);
+    return writes.revokeOfCode.run(now, codeHash).changes;
+  }
+
   override async close(): Promise<void> {
     this.statements?.db.close();
     this.statements = undefined;
+    this.writes = undefined;
     await super.close();
   }
 
