@@ -17,7 +17,7 @@ import type { AppRecord, CodeRecord, PublicUserRecord, TokenRecord, TokenWithUse
 type Row = Record<string, unknown>;
 
 /**
- * The token exchange's writes as prepared statements on knex's own (single) writer connection:
+ * The token exchange's and revocation's writes as prepared statements on knex's own (single) writer connection:
  * the claim of the code and the token insert in one IMMEDIATE transaction, and the replay path's
  * revocation. better-sqlite3 runs a transaction start to end within one synchronous call, so no
  * other request's statement can come between the claim and the insert, and exactly one of any
@@ -27,6 +27,7 @@ class Writes {
   readonly claim: Database.Statement<[number, string, number]>;
   readonly insertToken: Database.Statement<[Row]>;
   readonly revokeOfCode: Database.Statement<[number, string]>;
+  readonly revokeOne: Database.Statement<[number, string, string]>;
   readonly redeem: Database.Transaction<(codeHash: string, now: number, token: Row) => boolean>;
 
   constructor(readonly db: Database.Database) {
@@ -36,6 +37,7 @@ class Writes {
         'values (@token_hash, @client_id, @user_id, @scopes, @code_hash, @expires_at, @revoked_at, @created_at)',
     );
     this.revokeOfCode = db.prepare('update access_tokens set revoked_at = ? where code_hash = ? and revoked_at is null');
+    this.revokeOne = db.prepare('update access_tokens set revoked_at = ? where token_hash = ? and client_id = ? and revoked_at is null');
     this.redeem = db.transaction((codeHash: string, now: number, token: Row) => {
       if (this.claim.run(now, codeHash, now).changes !== 1) return false;
       this.insertToken.run(token);
@@ -74,8 +76,8 @@ class Reads {
  * The Store on a SQLite file: the knex store with exactly five reads (users/info, whois, the
  * pictures' user, and the token exchange's app and code) answered by prepared better-sqlite3
  * statements, about a third of the cost of the same read through knex
- * (docs/decisions.md#one-data-path-per-database), and the token exchange's writes (redemption and
- * the replay's revocation) as prepared statements on knex's writer connection (docs/performance.md).
+ * (docs/decisions.md#one-data-path-per-database), and the token exchange's and revocation's writes
+ * (redemption, the replay's revocation, RFC 7009 revocation) as prepared statements on knex's writer connection (docs/performance.md).
  * Everything else is KnexStore's.
  *
  * The statements run on a second, read-only connection. The database is in WAL mode, so each of
@@ -138,6 +140,12 @@ export class SqliteStore extends KnexStore {
     const writes = this.writes ?? (await this.prepareWrites());
     if (!SqliteStore.free(writes)) return super.revokeTokensOfCode(codeHash, now);
     return writes.revokeOfCode.run(now, codeHash).changes;
+  }
+
+  override async revokeToken(tokenHash: string, clientId: string, now: number): Promise<boolean> {
+    const writes = this.writes ?? (await this.prepareWrites());
+    if (!SqliteStore.free(writes)) return super.revokeToken(tokenHash, clientId, now);
+    return writes.revokeOne.run(now, tokenHash, clientId).changes === 1;
   }
 
   override async close(): Promise<void> {
