@@ -12,23 +12,41 @@ import {
   toTokenWithUser,
   toUser,
 } from './knex-store.js';
+import { isUnavailableError } from './unavailable.js';
 import type { AppRecord, CodeRecord, PublicUserRecord, TokenRecord, TokenWithUser, UserRecord } from './types.js';
 
 type Row = Record<string, unknown>;
 
+interface QueuedWrite {
+  write: () => unknown;
+  fallback: () => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 /**
- * The token exchange's and revocation's writes as prepared statements on knex's own (single) writer connection:
- * the claim of the code and the token insert in one IMMEDIATE transaction, and the replay path's
- * revocation. better-sqlite3 runs a transaction start to end within one synchronous call, so no
- * other request's statement can come between the claim and the insert, and exactly one of any
- * number of concurrent redemptions of a code sees `used_at is null`.
+ * The token exchange's and revocation's writes as prepared statements on knex's own (single)
+ * writer connection, committed in groups: every such write asked for while the event loop polls
+ * its sockets is run at the end of that turn (setImmediate) in one IMMEDIATE transaction, each in
+ * a savepoint of its own, and each caller is answered only after the group's COMMIT. The commit
+ * (writing the changed pages to the WAL) is most of a write's cost, and a group shares one.
+ *
+ * better-sqlite3 runs a transaction start to end within one synchronous call, so no other
+ * request's statement comes between a claim and its insert, and exactly one of any number of
+ * concurrent redemptions of a code sees `used_at is null`. A write that fails is rolled back to its
+ * savepoint and fails alone; an outage (a locked or full file) fails the whole group, unmapped
+ * here, so the outage guard answers 503 as before.
  */
 class Writes {
   readonly claim: Database.Statement<[number, string, number]>;
   readonly insertToken: Database.Statement<[Row]>;
   readonly revokeOfCode: Database.Statement<[number, string]>;
   readonly revokeOne: Database.Statement<[number, string, string]>;
-  readonly redeem: Database.Transaction<(codeHash: string, now: number, token: Row) => boolean>;
+  private readonly group: Database.Transaction<(items: QueuedWrite[], outcomes: Outcome[]) => void>;
+  private readonly savepoint: Database.Transaction<(write: () => unknown) => unknown>;
+  private queue: QueuedWrite[] = [];
 
   constructor(readonly db: Database.Database) {
     this.claim = db.prepare('update auth_codes set used_at = ? where code_hash = ? and used_at is null and expires_at > ?');
@@ -38,10 +56,56 @@ class Writes {
     );
     this.revokeOfCode = db.prepare('update access_tokens set revoked_at = ? where code_hash = ? and revoked_at is null');
     this.revokeOne = db.prepare('update access_tokens set revoked_at = ? where token_hash = ? and client_id = ? and revoked_at is null');
-    this.redeem = db.transaction((codeHash: string, now: number, token: Row) => {
-      if (this.claim.run(now, codeHash, now).changes !== 1) return false;
-      this.insertToken.run(token);
-      return true;
+    // Called inside `group`, a transaction function runs as a savepoint.
+    this.savepoint = db.transaction((write: () => unknown) => write());
+    this.group = db.transaction((items: QueuedWrite[], outcomes: Outcome[]) => {
+      for (const item of items) {
+        try {
+          outcomes.push({ ok: true, value: this.savepoint(item.write) });
+        } catch (error) {
+          if (isUnavailableError(error)) throw error;
+          outcomes.push({ ok: false, error });
+        }
+      }
+    });
+  }
+
+  /** The code's claim and the token's insert: false when the code is used or expired. */
+  redeem(codeHash: string, now: number, token: Row): boolean {
+    if (this.claim.run(now, codeHash, now).changes !== 1) return false;
+    this.insertToken.run(token);
+    return true;
+  }
+
+  /** Runs `write` in the next group; `fallback` (knex's path) if the writer is not free then. */
+  enqueue<T>(write: () => T, fallback: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ write, fallback, resolve: resolve as (value: unknown) => void, reject });
+      if (this.queue.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const items = this.queue;
+    this.queue = [];
+    // A knex transaction open on this connection (between its BEGIN and COMMIT, across awaits):
+    // statements run now would join it and share its fate, so these take knex's queue instead.
+    // Checked in the same synchronous step as the group runs, so nothing can start in between.
+    if (!this.db.open || this.db.inTransaction) {
+      for (const item of items) item.fallback().then(item.resolve, item.reject);
+      return;
+    }
+    const outcomes: Outcome[] = [];
+    try {
+      this.group.immediate(items, outcomes);
+    } catch (error) {
+      for (const item of items) item.reject(error);
+      return;
+    }
+    items.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
     });
   }
 }
@@ -111,20 +175,9 @@ export class SqliteStore extends KnexStore {
     return this.writes;
   }
 
-  /**
-   * Whether the writer can run a statement of its own now. Not while a knex transaction is open
-   * on that connection (between its BEGIN and COMMIT, across awaits): a statement run then would
-   * join that transaction and share its fate, so the caller takes knex's queue instead. Checked
-   * in the same synchronous step as the statement runs, so nothing can start in between.
-   */
-  private static free(writes: Writes): boolean {
-    return writes.db.open && !writes.db.inTransaction;
-  }
-
   override async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<boolean> {
     const writes = this.writes ?? (await this.prepareWrites());
-    if (!SqliteStore.free(writes)) return super.redeemCode(codeHash, now, token);
-    return writes.redeem.immediate(codeHash, now, {
+    const row = {
       token_hash: token.tokenHash,
       client_id: token.clientId,
       user_id: token.userId,
@@ -133,19 +186,28 @@ export class SqliteStore extends KnexStore {
       expires_at: token.expiresAt,
       revoked_at: token.revokedAt,
       created_at: token.createdAt,
-    });
+    };
+    return writes.enqueue(
+      () => writes.redeem(codeHash, now, row),
+      () => super.redeemCode(codeHash, now, token),
+    );
   }
 
   override async revokeTokensOfCode(codeHash: string, now: number): Promise<number> {
     const writes = this.writes ?? (await this.prepareWrites());
-    if (!SqliteStore.free(writes)) return super.revokeTokensOfCode(codeHash, now);
-    return writes.revokeOfCode.run(now, codeHash).changes;
+    return writes.enqueue(
+      () => writes.revokeOfCode.run(now, codeHash).changes,
+      () => super.revokeTokensOfCode(codeHash, now),
+    );
   }
 
   override async revokeToken(tokenHash: string, clientId: string, now: number): Promise<boolean> {
+    if (hasNul(tokenHash, clientId)) return false;
     const writes = this.writes ?? (await this.prepareWrites());
-    if (!SqliteStore.free(writes)) return super.revokeToken(tokenHash, clientId, now);
-    return writes.revokeOne.run(now, tokenHash, clientId).changes === 1;
+    return writes.enqueue(
+      () => writes.revokeOne.run(now, tokenHash, clientId).changes === 1,
+      () => super.revokeToken(tokenHash, clientId, now),
+    );
   }
 
   override async close(): Promise<void> {
