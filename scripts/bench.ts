@@ -50,6 +50,8 @@ if (!Number.isInteger(instructionRequests) || instructionRequests < 0) throw new
 
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+// Interrupted, the servers (and a callgrind run) must not outlive the bench.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
 async function startProcess(cmd: string, argv: string[], env: NodeJS.ProcessEnv, readyUrl: (port: number) => string): Promise<string> {
   const port = await freePort();
