@@ -12,6 +12,7 @@ import {
   toTokenWithUser,
   toUser,
 } from './knex-store.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { isUnavailableError } from './unavailable.js';
 import type { AppRecord, CodeRecord, PublicUserRecord, TokenRecord, TokenWithUser, UserRecord } from './types.js';
 
@@ -169,6 +170,8 @@ export class SqliteStore extends KnexStore {
 
   /** Prepared on the first exchange, on the connection knex's pool of one holds. */
   private writes: Writes | undefined;
+  /** Started with the writer's statements: a store that never writes this way needs none. */
+  private checkpointer: Checkpointer | undefined;
 
   private get reads(): Reads {
     this.statements ??= new Reads(this.sqlitePath as string);
@@ -180,7 +183,10 @@ export class SqliteStore extends KnexStore {
     const client = (this.knex as unknown as { client: { acquireConnection(): Promise<Database.Database>; releaseConnection(c: unknown): Promise<unknown> } }).client;
     const db = await client.acquireConnection();
     try {
-      this.writes ??= new Writes(db);
+      if (!this.writes) {
+        this.writes = new Writes(db);
+        this.checkpointer = startCheckpointer(this.sqlitePath as string);
+      }
     } finally {
       await client.releaseConnection(db);
     }
@@ -226,6 +232,8 @@ export class SqliteStore extends KnexStore {
     this.statements?.db.close();
     this.statements = undefined;
     this.writes = undefined;
+    await this.checkpointer?.stop();
+    this.checkpointer = undefined;
     await super.close();
   }
 
