@@ -10,6 +10,8 @@
  *          --only TEXT (run only the cases whose name contains TEXT, plus their baselines)
  *          --instructions N (5000; 2000 with --quick; 0 skips): requests per batch counted under
  *          valgrind's callgrind, until two batches agree (instructions per request; needs valgrind)
+ * With TEST_POSTGRES_URL set (a throwaway cluster), the token exchange is also driven against a
+ * database of its own created on that cluster (and dropped at the end).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +21,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import sharp from 'sharp';
 import { countInstructions, hasCallgrind, type InstructionCount } from './bench/instructions.js';
-import { BENCH_CLIENT, issueCodes, seedDatabase } from './bench/seed.js';
+import { BENCH_CLIENT, issueCodes, issueTokens, seedDatabase, seedPostgres } from './bench/seed.js';
 import { waitForUrl } from './bench/wait.js';
 import { freePort } from './free-port.js';
 
@@ -48,6 +50,8 @@ if (!Number.isInteger(instructionRequests) || instructionRequests < 0) throw new
 
 const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+// Interrupted, the servers (and a callgrind run) must not outlive the bench.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
 async function startProcess(cmd: string, argv: string[], env: NodeJS.ProcessEnv, readyUrl: (port: number) => string): Promise<string> {
   const port = await freePort();
@@ -259,6 +263,11 @@ async function main() {
   await seedDatabase(big.db, big.pics, bigUsers, true);
   const bigSeedSeconds = (Date.now() - seedStart) / 1000;
   const codes = issueCodes(small.db, Math.min(400_000, (warmup + duration * repeat) * 9000 + 1000));
+  // Live tokens for revocation (one each; after the last, the same tokens again, already revoked).
+  const tokens = issueTokens(small.db, Math.min(400_000, (warmup + duration * repeat) * 12_000 + 1000));
+  const pgServer = process.env.TEST_POSTGRES_URL;
+  if (pgServer) process.stderr.write('seeding PostgreSQL codes\n');
+  const pgBench = pgServer ? await seedPostgres(pgServer, Math.min(200_000, (warmup + duration * repeat) * 4000 + 1000)) : undefined;
 
   const serviceEnv = (d: { db: string; pics: string }) => ({ DATABASE_URL: d.db, PICTURES_DIR: d.pics, LOG_LEVEL: 'warn', DEMO_DATA: 'false', NODE_ENV: 'production', HOST: '127.0.0.1' });
   const service = await startProcess(process.execPath, ['dist/src/server.js'], serviceEnv(small), (p) => `http://127.0.0.1:${p}/healthz`);
@@ -271,6 +280,9 @@ async function main() {
     { ...serviceEnv(small), METRICS_PORT: String(metricsPort) },
     (p) => `http://127.0.0.1:${p}/healthz`,
   );
+  const servicePg = pgBench
+    ? await startProcess(process.execPath, ['dist/src/server.js'], { ...serviceEnv(small), DATABASE_URL: pgBench.url }, (p) => `http://127.0.0.1:${p}/healthz`)
+    : undefined;
   const tsx = ['--import', 'tsx', 'scripts/bench/baseline.ts'];
   const bare = await startProcess(process.execPath, [...tsx, 'bare', '{port}'], {}, (p) => `http://127.0.0.1:${p}/`);
   const sqlite = await startProcess(process.execPath, [...tsx, 'sqlite', '{port}', small.db], {}, (p) => `http://127.0.0.1:${p}/?id=1`);
@@ -286,6 +298,12 @@ async function main() {
     return ((await res.json()) as { access_token: string }).access_token;
   };
   const token = await freshToken();
+  // Seeded with an hour to live: introspection runs late in a full run, past a fresh token's 600 s.
+  const introspected = tokens.pop()!;
+  const clientAuth = `client_id=${BENCH_CLIENT.id}&client_secret=${BENCH_CLIENT.secret}`;
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  let nextToken = 0;
+  let nextPgCode = 0;
   const pictureFile = `/medium/${seeded.pictureUserId}-${seeded.pictureTs}.webp`;
   const randomId = (n: number) => 1 + Math.floor(Math.random() * n);
   let next = 0;
@@ -304,6 +322,22 @@ async function main() {
     { name: 'users/info existing id, metrics on', kind: 'service', url: `${serviceMetrics}/api/users/info?id=1`, baseline: 'users/info existing id', target: 0.9 },
     { name: 'users/info unknown id (404)', kind: 'service', url: `${service}/api/users/info?id=999999999`, baseline: 'baseline: Koa + prepared SQLite' },
     { name: 'whois (valid token)', kind: 'service', url: `${service}/api/oauth/whois`, headers: { authorization: `Bearer ${token}` }, baseline: 'baseline: Koa + prepared SQLite', target: 0.85 },
+    {
+      name: 'introspect (valid token)',
+      kind: 'service',
+      url: service,
+      request: () => ({ path: '/api/oauth/introspect', method: 'POST', headers: form, body: `token=${introspected}&${clientAuth}` }),
+      baseline: 'whois (valid token)',
+      target: 0.8,
+    },
+    {
+      name: 'revoke (a live token each)',
+      kind: 'service',
+      url: service,
+      request: () => ({ path: '/api/oauth/revoke', method: 'POST', headers: form, body: `token=${tokens[nextToken++ % tokens.length]}&${clientAuth}` }),
+      baseline: 'whois (valid token)',
+      target: 0.8,
+    },
     { name: 'picture, timestamped address', kind: 'service', url: `${service}/pfp${pictureFile}`, baseline: 'baseline: koa-static picture', target: 1.0 },
     { name: 'picture, default address', kind: 'service', url: `${service}/pfp/medium/${seeded.defaultUserId}.webp`, baseline: 'baseline: koa-static picture', target: 1.0 },
     {
@@ -317,8 +351,24 @@ async function main() {
         body: `grant_type=authorization_code&code=${codes[next++ % codes.length]}&client_id=${BENCH_CLIENT.id}&client_secret=${BENCH_CLIENT.secret}`,
       }),
       baseline: 'baseline: bare Koa JSON',
-      target: 0.4,
+      target: 0.25,
     },
+    ...(servicePg && pgBench
+      ? [
+          {
+            name: 'token exchange, PostgreSQL (fresh code each)',
+            kind: 'service' as const,
+            url: servicePg,
+            request: () => ({
+              path: '/api/oauth/token',
+              method: 'POST',
+              headers: form,
+              body: `grant_type=authorization_code&code=${pgBench.codes[nextPgCode++ % pgBench.codes.length]}&${clientAuth}`,
+            }),
+            baseline: 'baseline: bare Koa JSON',
+          },
+        ]
+      : []),
   ];
 
   if (args.only) {
@@ -338,6 +388,9 @@ async function main() {
   } else if (instructionRequests > 0) {
     process.stderr.write(`instructions per request under callgrind: batches of ${instructionRequests} requests until two agree\n`);
     const opts = { cwd: root, dir, requests: instructionRequests };
+    // Codes and tokens of their own: the timed runs above have used theirs.
+    const countedCodes = issueCodes(small.db, 10 * Math.max(100, Math.round(instructionRequests / 5)) + 100);
+    const countedTokens = issueTokens(small.db, 10 * instructionRequests + 100);
     const [basePort, servicePort] = [await freePort(), await freePort()];
     // Both servers at once: a count does not depend on what else runs.
     const counted = await Promise.all([
@@ -360,6 +413,27 @@ async function main() {
           cases: [
             { name: 'users/info existing id', path: '/api/users/info?id=1' },
             { name: 'whois (valid token)', path: '/api/oauth/whois', headers: async () => ({ authorization: `Bearer ${await freshToken()}` }) },
+            {
+              name: 'introspect (valid token)',
+              path: '/api/oauth/introspect',
+              request: () => ({ path: '/api/oauth/introspect', method: 'POST', headers: form, body: `token=${introspected}&${clientAuth}` }),
+            },
+            {
+              name: 'revoke (a live token each)',
+              path: '/api/oauth/revoke',
+              request: () => ({ path: '/api/oauth/revoke', method: 'POST', headers: form, body: `token=${countedTokens.pop()}&${clientAuth}` }),
+            },
+            {
+              name: 'token exchange (fresh code each)',
+              path: '/api/oauth/token',
+              requests: Math.max(100, Math.round(instructionRequests / 5)),
+              request: () => ({
+                path: '/api/oauth/token',
+                method: 'POST',
+                headers: form,
+                body: `grant_type=authorization_code&code=${countedCodes.pop()}&${clientAuth}`,
+              }),
+            },
           ],
         },
         { ...opts, port: servicePort },
@@ -414,6 +488,7 @@ async function main() {
       `results: bench-results/latest.json, chart: bench-results/chart.svg\n`,
   );
   children.forEach((c) => c.kill('SIGTERM'));
+  await pgBench?.drop();
   fs.rmSync(dir, { recursive: true, force: true });
 }
 

@@ -21,6 +21,7 @@ import { DefaultPictures } from './pictures/defaults.js';
 import { PictureFiles } from './pictures/pictures.js';
 import { policyOf } from './policy.js';
 import { securityHeaders, staticCorsHeaders } from './security/headers.js';
+import { compileSerializers, serializeBody } from './serializers.js';
 import { trustedProxy } from './security/proxy.js';
 import { storeLimits, type LimitRule, type Limits } from './security/rate-limit.js';
 import { existingCsrfToken } from './sessions/csrf.js';
@@ -97,6 +98,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   koa.use(bodyMiddleware(policy));
   const validatedHeaders = contractHeaderNames(api);
   const dispatch = createDispatcher(api);
+  const serializers = compileSerializers(api);
   koa.use(async (ctx) => {
     if (!isWellEncoded(ctx.path)) {
       // openapi-backend would throw a URIError decoding path parameters: no such resource.
@@ -117,6 +119,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       deps,
       operationOf(ctx),
     );
+    serializeBody(serializers, operationOf(ctx), ctx);
   });
   return { koa, api, deps };
 }
@@ -261,7 +264,10 @@ function requestLog(logger: Logger): Koa.Middleware {
 function responseValidation(api: Api, logger: Logger): Koa.Middleware {
   return async function validateResponse(ctx, next) {
     await next();
-    const body: unknown = ctx.body;
+    let body: unknown = ctx.body;
+    // A JSON body arrives here already written by its serializer (src/serializers.ts): what is
+    // checked is what the client gets.
+    if (typeof body === 'string' && ctx.response.is('json')) body = JSON.parse(body);
     if (typeof body !== 'object' || body === null || Buffer.isBuffer(body)) return;
     // Any operation can meet a database outage: 503 {message} is declared once for all of them
     // (the contract's description and docs/operations.md), like an unexpected 500.

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import cliProgress from 'cli-progress';
+import pg from 'pg';
 import sharp from 'sharp';
 import { hashSecret, randomSecret } from '../../src/oauth/secrets.js';
 import { PictureFiles, setPicture } from '../../src/pictures/pictures.js';
@@ -78,6 +79,80 @@ export function issueCodes(file: string, count: number): string[] {
   })();
   db.close();
   return codes;
+}
+
+/**
+ * Pre-issues `count` live access tokens (userinfo, an hour to live) for the bench client, for
+ * the revocation and introspection cases; returns the plain tokens.
+ */
+export function issueTokens(file: string, count: number): string[] {
+  const db = new Database(file);
+  const insert = db.prepare(
+    `insert into access_tokens (token_hash, client_id, user_id, scopes, code_hash, expires_at, revoked_at, created_at) values (?, ?, ?, 'userinfo', null, ?, null, ?)`,
+  );
+  const tokens: string[] = [];
+  const now = Date.now();
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const token = randomSecret(32);
+      tokens.push(token);
+      insert.run(hashSecret(token), BENCH_CLIENT.id, 1 + (i % 1000), now + 3_600_000, now);
+    }
+  })();
+  db.close();
+  return tokens;
+}
+
+/**
+ * A PostgreSQL database of its own on the cluster at `serverUrl` (the throwaway one of
+ * TEST_POSTGRES_URL), migrated, with 1,000 users, the bench client and `codes` codes; dropped by
+ * `drop`.
+ */
+export async function seedPostgres(serverUrl: string, codeCount: number): Promise<{ url: string; codes: string[]; drop: () => Promise<void> }> {
+  const name = `idp_bench_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const store = openStoreAt(url.toString());
+  await store.migrate();
+  const now = Date.now();
+  const users = Array.from({ length: 1000 }, (_, i) => ({
+    name: `user${i + 1}`,
+    name_key: `user${i + 1}`,
+    email: `user${i + 1}@bench.example`,
+    password_hash: 'scrypt$bench$not-a-real-hash',
+    created_at: now,
+  }));
+  await store.knex.batchInsert('users', users, 1000);
+  await store.knex('apps').insert({
+    client_id: BENCH_CLIENT.id,
+    secret_hash: hashSecret(BENCH_CLIENT.secret),
+    owner_id: 1,
+    name: 'Bench',
+    redirect_uris: '["https://bench.example/cb"]',
+    created_at: now,
+  });
+  const codes: string[] = [];
+  const rows = Array.from({ length: codeCount }, (_, i) => {
+    const code = randomSecret(32);
+    codes.push(code);
+    return { code_hash: hashSecret(code), client_id: BENCH_CLIENT.id, user_id: 1 + (i % 1000), scopes: 'userinfo', expires_at: now + 3_600_000, created_at: now };
+  });
+  await store.knex.batchInsert('auth_codes', rows, 5000);
+  await store.close();
+  return {
+    url: url.toString(),
+    codes,
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
 }
 
 export function picturePath(picturesDir: string, seeded: Seeded): string {

@@ -1,0 +1,56 @@
+/**
+ * SQLite's WAL checkpoint off the event loop. The writer checkpoints by itself once the WAL passes
+ * 1,000 pages, inside the COMMIT that crosses the mark, which then takes 5-10 ms instead of a
+ * fraction of one, on the event loop (docs/performance.md#what-stands-between-the-exchange-and-its-target).
+ * A worker thread with a connection of its own runs a PASSIVE checkpoint (which blocks neither
+ * readers nor the writer) every CHECKPOINT_INTERVAL_MS, so the WAL is copied back before the
+ * writer's mark is reached. The writer's own automatic checkpoint stays as it is: should the
+ * worker fall behind or fail, the service checkpoints as it did without it.
+ */
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+export const CHECKPOINT_INTERVAL_MS = 100;
+
+// Plain CommonJS for an eval'd worker: it runs the same under tsx, vitest and the compiled build.
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.filename, { fileMustExist: true });
+db.pragma('busy_timeout = 1000');
+const timer = setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy or gone: the writer's own checkpoint covers for this round.
+  }
+}, workerData.intervalMs);
+parentPort.once('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+export function startCheckpointer(filename: string): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WORKER, { eval: true, workerData: { filename, driver, intervalMs: CHECKPOINT_INTERVAL_MS } });
+  // A failing worker only means the writer checkpoints by itself again.
+  worker.on('error', () => {});
+  worker.unref();
+  return {
+    async stop() {
+      // Let it close its connection; a worker stuck in a statement is ended after a second.
+      const exited = once(worker, 'exit');
+      worker.postMessage('stop');
+      const timer = setTimeout(() => void worker.terminate(), 1000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
