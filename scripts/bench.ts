@@ -53,9 +53,36 @@ process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 // Interrupted, the servers (and a callgrind run) must not outlive the bench.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
+/**
+ * Servers on one core, the load generator (this process: autocannon runs in it) on another, as
+ * the targets were measured: a server's throughput is then its own cost per request, not how the
+ * scheduler shares two cores between it, its helper threads and autocannon (unpinned, the
+ * ratios to the baselines drifted by 10-20 points between runs). taskset (util-linux) sets the
+ * CPU affinity of each server before it execs (the same pid, so its CPU time is still read from
+ * /proc) and of every thread of this process while the timed runs last (seeding, picture
+ * conversion and the callgrind counts use every core). Without taskset or a second core nothing
+ * is pinned, and the report says so.
+ */
+const ALL_CORES = `0-${os.cpus().length - 1}`;
+const pinning = ((): { server: string; load: string } | undefined => {
+  if (os.cpus().length < 2) return undefined;
+  try {
+    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
+    return { server: '1', load: '0' };
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Moves every thread of this process to `cores` (a taskset CPU list). */
+function pinSelf(cores: string): void {
+  execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cores, String(process.pid)], { stdio: 'ignore' });
+}
+
 async function startProcess(cmd: string, argv: string[], env: NodeJS.ProcessEnv, readyUrl: (port: number) => string): Promise<string> {
   const port = await freePort();
-  const child = spawn(cmd, argv.map((a) => a.replace('{port}', String(port))), {
+  const args = argv.map((a) => a.replace('{port}', String(port)));
+  const child = spawn(pinning ? 'taskset' : cmd, pinning ? ['--cpu-list', pinning.server, cmd, ...args] : args, {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -378,7 +405,9 @@ async function main() {
   }
   process.stderr.write(`driving ${cases.length} cases: warm-up ${warmup} s, ${repeat} x ${duration} s, ${connections} connections\n`);
   const results: Measured[] = [];
+  if (pinning) pinSelf(pinning.load);
   for (const c of cases) results.push(await measure(c, cases.find((b) => b.name === c.baseline)));
+  if (pinning) pinSelf(ALL_CORES);
   process.stderr.write('picture conversion\n');
   const pictures = await pictureConversion(dir);
 
@@ -442,8 +471,9 @@ async function main() {
     instructions = counted.flat();
   }
 
-  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  const report = { date: new Date().toISOString(), machine, settings: { duration, warmup, repeat, connections, bigUsers, bigSeedSeconds, instructionRequests }, results, pictures, instructions };
+  const pinned = pinning ? `servers pinned to core ${pinning.server}, autocannon to core ${pinning.load}` : 'not pinned (no taskset or one core)';
+  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${pinned}`;
+  const report = { date: new Date().toISOString(), machine, settings: { duration, warmup, repeat, connections, bigUsers, bigSeedSeconds, instructionRequests, pinning: pinning ?? null }, results, pictures, instructions };
   const outDir = path.join(root, 'bench-results');
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
