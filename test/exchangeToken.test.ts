@@ -2,6 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   makeClient,
@@ -161,6 +162,30 @@ describe('POST /api/oauth/token: body parsing whatever the Content-Type', () => 
   it('parses application/x-www-form-urlencoded with a charset parameter', async () => {
     const s = await setup();
     await expectSuccess(await rawPost(form(s.params), { 'Content-Type': 'application/x-www-form-urlencoded; charset=UTF-8' }));
+  });
+
+  it('parses a form sent in chunks, with no Content-Length', async () => {
+    const s = await setup();
+    const bytes = new TextEncoder().encode(form(s.params));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, 10));
+        controller.enqueue(bytes.subarray(10));
+        controller.close();
+      },
+    });
+    const res = await fetch(`${t.baseUrl}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    await expectSuccess(res);
+  });
+
+  it('parses a gzip-compressed form (Content-Encoding: gzip)', async () => {
+    const s = await setup();
+    await expectSuccess(await rawPost(gzipSync(form(s.params)), { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'gzip' }));
   });
 
   it('parses a URL-encoded form sent as text/plain', async () => {
