@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WRITER_AUTOCHECKPOINT_PAGES } from '../src/store/checkpointer.js';
 import type { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
 import type { CodeRecord, TokenRecord } from '../src/store/types.js';
@@ -99,5 +100,17 @@ describe('SQLite: the exchange and revocation writes, committed in groups', () =
     expect([one, again, other]).toEqual([true, false, false]);
     expect((await store.getTokenWithUser(hash('y')))?.token.revokedAt).toBe(NOW + 1);
     expect(await store.revokeTokensOfCode(hash('b'), NOW + 3)).toBe(1);
+  });
+
+  it('raises the writer\'s own checkpoint mark once the checkpoint thread runs', async () => {
+    await store.createCode(code('m'));
+    expect(await store.redeemCode(hash('m'), NOW, token('m', hash('m')))).toBe(true);
+    const client = (store.knex as unknown as { client: { acquireConnection(): Promise<{ pragma(s: string, o: { simple: true }): unknown }>; releaseConnection(c: unknown): Promise<unknown> } }).client;
+    const db = await client.acquireConnection();
+    try {
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(WRITER_AUTOCHECKPOINT_PAGES);
+    } finally {
+      await client.releaseConnection(db);
+    }
   });
 });

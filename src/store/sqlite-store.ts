@@ -12,7 +12,7 @@ import {
   toTokenWithUser,
   toUser,
 } from './knex-store.js';
-import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES, type Checkpointer } from './checkpointer.js';
 import { isUnavailableError } from './unavailable.js';
 import type { AppRecord, CodeRecord, PublicUserRecord, TokenRecord, TokenWithUser, UserRecord } from './types.js';
 
@@ -186,6 +186,7 @@ export class SqliteStore extends KnexStore {
       if (!this.writes) {
         this.writes = new Writes(db);
         this.checkpointer = startCheckpointer(this.sqlitePath as string);
+        db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
       }
     } finally {
       await client.releaseConnection(db);
