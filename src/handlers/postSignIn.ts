@@ -1,10 +1,8 @@
 import { signIn } from '../accounts/accounts.js';
-import { recordSignIn } from '../accounts/sign-ins.js';
 import { signInPage } from '../pages/pages.js';
-import { csrfToken, newCsrfSecret } from '../sessions/csrf.js';
-import { startUserSession } from '../sessions/session.js';
+import { csrfToken } from '../sessions/csrf.js';
 import type { Handler } from './types.js';
-import { formAction, redirect, safeReturnTo } from './web.js';
+import { beginSignedInSession, formAction, redirect, safeReturnTo } from './web.js';
 
 export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
   const form = input.body;
@@ -13,10 +11,7 @@ export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
     ctx,
     async () => {
       const user = await signIn(deps, { login: form.name, password: form.password }, ctx.ip);
-      await startUserSession(ctx, user.id, newCsrfSecret(), deps.now());
-      const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
-      await recordSignIn(deps, user.id, client);
-      deps.audit('sign_in', { userId: user.id, ...client });
+      await beginSignedInSession(ctx, deps, user.id, 'sign_in');
       redirect(ctx, returnTo ?? '/account', 303);
     },
     (error) => signInPage({ user: undefined, csrfToken: csrfToken(ctx), error, login: form.name, returnTo }),

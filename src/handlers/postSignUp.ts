@@ -1,11 +1,9 @@
 import { signUp } from '../accounts/accounts.js';
 import { sendVerificationAfterSignUp } from '../email/verification.js';
-import { recordSignIn } from '../accounts/sign-ins.js';
 import { signUpPage } from '../pages/pages.js';
-import { csrfToken, newCsrfSecret } from '../sessions/csrf.js';
-import { startUserSession } from '../sessions/session.js';
+import { csrfToken } from '../sessions/csrf.js';
 import type { Handler } from './types.js';
-import { formAction, redirect, safeReturnTo } from './web.js';
+import { beginSignedInSession, formAction, redirect, safeReturnTo } from './web.js';
 
 export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
   const form = input.body;
@@ -14,11 +12,8 @@ export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
     ctx,
     async () => {
       const user = await signUp(deps, { name: form.name, email: form.email, password: form.password }, ctx.ip);
-      await startUserSession(ctx, user.id, newCsrfSecret(), deps.now());
-      const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
       // Signing up signs in: it is the first entry of the user's sign-in history.
-      await recordSignIn(deps, user.id, client);
-      deps.audit('sign_up', { userId: user.id, ...client });
+      await beginSignedInSession(ctx, deps, user.id, 'sign_up');
       await sendVerificationAfterSignUp(deps, user);
       redirect(ctx, returnTo ?? '/account', 303);
     },

@@ -1,9 +1,10 @@
 /** What the page and session handlers share: the signed-in user, HTML responses, redirects. */
 import type Koa from 'koa';
+import { recordSignIn } from '../accounts/sign-ins.js';
 import { httpErrorOf } from '../errors.js';
 import type { PageUser } from '../pages/html.js';
-import { csrfToken, existingCsrfToken } from '../sessions/csrf.js';
-import { noteActivity, readSession } from '../sessions/session.js';
+import { csrfToken, existingCsrfToken, newCsrfSecret } from '../sessions/csrf.js';
+import { noteActivity, readSession, startUserSession } from '../sessions/session.js';
 import type { UserRecord } from '../store/types.js';
 import type { AppDeps } from './types.js';
 
@@ -20,6 +21,17 @@ export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<User
   const record = deps.store.getUser(id);
   ctx.state.currentUser = { id, record };
   return record;
+}
+
+/**
+ * Signs this browser in as `userId` (a new session) and records it: an entry of the user's
+ * sign-in history (the account page) and the audit line `event`. Sign-up signs in too.
+ */
+export async function beginSignedInSession(ctx: Koa.Context, deps: AppDeps, userId: number, event: 'sign_in' | 'sign_up'): Promise<void> {
+  await startUserSession(ctx, userId, newCsrfSecret(), deps.now());
+  const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
+  await recordSignIn(deps, userId, client);
+  deps.audit(event, { userId, ...client });
 }
 
 /** The user the `session` security handler resolved; only on operations that declare it. */
