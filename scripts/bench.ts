@@ -289,7 +289,10 @@ async function main() {
   process.stderr.write(`seeding ${bigUsers} users\n`);
   await seedDatabase(big.db, big.pics, bigUsers, true);
   const bigSeedSeconds = (Date.now() - seedStart) / 1000;
-  const codes = issueCodes(small.db, Math.min(400_000, (warmup + duration * repeat) * 9000 + 1000));
+  // Enough for the exchange case at up to 15k exchanges/s: a code used twice would be a replay (400).
+  const codes = issueCodes(small.db, Math.min(600_000, (warmup + duration * repeat) * 15_000 + 1000));
+  // whois's tokens come from real exchanges of codes of their own, never from the exchange case's.
+  const whoisCodes = codes.splice(0, 20);
   // Live tokens for revocation (one each; after the last, the same tokens again, already revoked).
   const tokens = issueTokens(small.db, Math.min(400_000, (warmup + duration * repeat) * 12_000 + 1000));
   const pgServer = process.env.TEST_POSTGRES_URL;
@@ -320,8 +323,9 @@ async function main() {
     const res = await fetch(`${service}/api/oauth/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: codes.pop()!, client_id: BENCH_CLIENT.id, client_secret: BENCH_CLIENT.secret }),
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: whoisCodes.pop()!, client_id: BENCH_CLIENT.id, client_secret: BENCH_CLIENT.secret }),
     });
+    if (!res.ok) throw new Error(`whois's token: the exchange answered ${res.status} ${await res.text()}`);
     return ((await res.json()) as { access_token: string }).access_token;
   };
   const token = await freshToken();
