@@ -79,7 +79,8 @@ function readError(err: Error & { status?: number }, otherwise: string): ApiErro
  * A form or text body sent as it is (no Content-Encoding) in UTF-8: what every OAuth client sends
  * to the token, introspection and revocation endpoints. It is read by raw-body directly, the reader
  * koa-bodyparser itself ends in, without the layers in between (option cloning, the decompression
- * wrapper, a second type check): a sixth of an introspection request's cost. Anything else (JSON,
+ * wrapper, a second type check), which cost on every request and do nothing for these bodies
+ * (docs/performance.md#introspection-and-revocation). Anything else (JSON,
  * compressed bodies, other charsets) goes through koa-bodyparser as before.
  */
 function isPlainUtf8Form(ctx: Koa.Context): boolean {
