@@ -50,14 +50,17 @@ export function bodyMiddleware(policy: (ctx: Koa.Context) => RoutePolicy): Koa.M
     const route = policy(ctx);
     // An unknown route or method still gets its 404/405 (NO_ROUTE.body is false).
     if (!route.body) return next();
+    let json = false;
     if (ctx.request.type === '') {
       ctx.request.headers['content-type'] = 'text/plain';
     } else if (route.upload && ctx.request.is('multipart')) {
       return next();
-    } else if (!ctx.request.is('json', 'urlencoded', 'text/*')) {
-      throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type}`);
+    } else {
+      const type = ctx.request.is('json', 'urlencoded', 'text/*');
+      if (!type) throw new ApiError(415, `Unsupported Content-Type: ${ctx.request.type}`);
+      json = type === 'json';
     }
-    if (isPlainUtf8Form(ctx)) {
+    if (!json && isPlainUtf8(ctx)) {
       ctx.request.body = parseForm(await readText(ctx));
       return next();
     }
@@ -76,17 +79,16 @@ function readError(err: Error & { status?: number }, otherwise: string): ApiErro
 }
 
 /**
- * A form or text body sent as it is (no Content-Encoding) in UTF-8: what every OAuth client sends
+ * A form or text body (the caller has ruled out JSON) sent as it is (no Content-Encoding) in UTF-8: what every OAuth client sends
  * to the token, introspection and revocation endpoints. It is read by raw-body directly, the reader
  * koa-bodyparser itself ends in, without the layers in between (option cloning, the decompression
  * wrapper, a second type check), which cost on every request and do nothing for these bodies
  * (docs/performance.md#introspection-and-revocation). Anything else (JSON,
  * compressed bodies, other charsets) goes through koa-bodyparser as before.
  */
-function isPlainUtf8Form(ctx: Koa.Context): boolean {
+function isPlainUtf8(ctx: Koa.Context): boolean {
   const encoding = ctx.req.headers['content-encoding'];
   if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
-  if (ctx.request.is('json')) return false;
   const charset = ctx.request.charset.toLowerCase();
   return charset === '' || charset === 'utf-8' || charset === 'utf8';
 }
