@@ -18,9 +18,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import sharp from 'sharp';
 import { countInstructions, hasCallgrind, type InstructionCount } from './bench/instructions.js';
+import type { LoadOutput, LoadSpec } from './bench/load.js';
 import { BENCH_CLIENT, issueCodes, issueTokens, seedDatabase, seedPostgres } from './bench/seed.js';
 import { waitForUrl } from './bench/wait.js';
 import { freePort } from './free-port.js';
@@ -54,14 +55,14 @@ process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
 /**
- * Servers on one core, the load generator (this process: autocannon runs in it) on another, as
+ * Servers on one core, the load generator (autocannon, a fresh process per run) on another, as
  * the targets were measured: a server's throughput is then its own cost per request, not how the
  * scheduler shares two cores between it, its helper threads and autocannon (unpinned, the
  * ratios to the baselines drifted by 10-20 points between runs). taskset (util-linux) sets the
  * CPU affinity of each server before it execs (the same pid, so its CPU time is still read from
- * /proc) and of every thread of this process while the timed runs last (seeding, picture
- * conversion and the callgrind counts use every core). Without taskset or a second core nothing
- * is pinned, and the report says so.
+ * /proc), of each load process, and of every thread of this process while the timed runs last
+ * (seeding, picture conversion and the callgrind counts use every core). Without taskset or a
+ * second core nothing is pinned, and the report says so.
  */
 const ALL_CORES = `0-${os.cpus().length - 1}`;
 const pinning = ((): { server: string; load: string } | undefined => {
@@ -120,9 +121,12 @@ interface Case {
   name: string;
   kind: 'service' | 'baseline';
   url: string;
-  /** Sent with every request of a fixed-URL case. */
+  /** The same request every time (a fixed-URL case). */
+  method?: string;
   headers?: Record<string, string>;
-  request?: (i: number) => { path: string; method?: string; headers?: Record<string, string>; body?: string };
+  body?: string;
+  /** A different request each time (LoadSpec's feed). */
+  feed?: LoadSpec['feed'];
   baseline?: string;
   target?: number;
 }
@@ -163,14 +167,36 @@ async function drive(c: Case, seconds: number): Promise<Run> {
   return { result, cpuUs: before !== undefined && after !== undefined && done > 0 ? (after - before) / done : undefined };
 }
 
+/** Where the next run of each values file starts: a code or token is handed out once. */
+const fedSoFar = new Map<string, number>();
+
+/** One run of autocannon in a fresh process (scripts/bench/load.ts), pinned to the load core. */
 async function load(c: Case, seconds: number): Promise<autocannon.Result> {
-  let i = 0;
-  const opts: autocannon.Options = { url: c.url, connections, duration: seconds, headers: c.headers };
-  if (c.request) {
-    const make = c.request;
-    opts.requests = [{ setupRequest: (req) => ({ ...req, ...make(i++) }) as typeof req }];
-  }
-  return autocannon(opts);
+  const values = c.feed?.values;
+  const file = values && 'file' in values ? values.file : undefined;
+  const feed = c.feed && file ? { ...c.feed, values: { file, start: fedSoFar.get(file) ?? 0 } } : c.feed;
+  const spec: LoadSpec = { url: c.url, connections, duration: seconds, method: c.method, headers: c.headers, body: c.body, feed };
+  const argv = ['--import', 'tsx', 'scripts/bench/load.ts', JSON.stringify(spec)];
+  const child = spawn(pinning ? 'taskset' : process.execPath, pinning ? ['--cpu-list', pinning.load, process.execPath, ...argv] : argv, {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  children.splice(children.indexOf(child), 1);
+  if (code !== 0) throw new Error(`the load run of "${c.name}" exited with ${code}`);
+  const { result, fed } = JSON.parse(out) as LoadOutput;
+  if (file) fedSoFar.set(file, (fedSoFar.get(file) ?? 0) + fed);
+  return result;
+}
+
+/** Writes values (codes, tokens) one per line for the load processes to hand out. */
+function valuesFile(dir: string, name: string, values: string[]): string {
+  const file = path.join(dir, `${name}.txt`);
+  fs.writeFileSync(file, `${values.join('\n')}\n`);
+  return file;
 }
 
 const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -333,75 +359,48 @@ async function main() {
   const introspected = tokens.pop()!;
   const clientAuth = `client_id=${BENCH_CLIENT.id}&client_secret=${BENCH_CLIENT.secret}`;
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
-  let nextToken = 0;
-  let nextPgCode = 0;
   const pictureFile = `/medium/${seeded.pictureUserId}-${seeded.pictureTs}.webp`;
-  const randomId = (n: number) => 1 + Math.floor(Math.random() * n);
-  let next = 0;
+  const codesFile = valuesFile(dir, 'codes', codes);
+  const tokensFile = valuesFile(dir, 'tokens', tokens);
+  const pgCodesFile = pgBench ? valuesFile(dir, 'pg-codes', pgBench.codes) : undefined;
+  const exchange = (file: string): LoadSpec['feed'] => ({
+    path: '/api/oauth/token',
+    method: 'POST',
+    headers: form,
+    body: `grant_type=authorization_code&code={}&${clientAuth}`,
+    values: { file, start: 0 },
+  });
 
   const cases: Case[] = [
     { name: 'baseline: bare Koa JSON', kind: 'baseline', url: `${bare}/` },
     { name: 'baseline: Koa + prepared SQLite', kind: 'baseline', url: `${sqlite}/?id=1` },
-    // autocannon drives a fixed URL and a per-request generator differently (the generator runs
-    // measurably faster on this 2-core machine), so the random-id cases get a baseline driven the
-    // same way, with the same ids.
-    { name: 'baseline: Koa + prepared SQLite, random ids', kind: 'baseline', url: sqlite, request: () => ({ path: `/?id=${randomId(SMALL_USERS)}` }) },
+    // autocannon drives a fixed URL and a per-request feed differently, so the random-id cases get
+    // a baseline driven the same way, with ids from the same range.
+    { name: 'baseline: Koa + prepared SQLite, random ids', kind: 'baseline', url: sqlite, feed: { path: '/?id={}', values: { random: SMALL_USERS } } },
     { name: 'users/info existing id', kind: 'service', url: `${service}/api/users/info?id=1`, baseline: 'baseline: Koa + prepared SQLite', target: 0.9 },
-    { name: 'users/info random id (1k users)', kind: 'service', url: service, request: () => ({ path: `/api/users/info?id=${randomId(SMALL_USERS)}` }), baseline: 'baseline: Koa + prepared SQLite, random ids', target: 0.9 },
-    { name: `users/info random id (${bigUsers >= 1e6 ? `${bigUsers / 1e6}M` : `${bigUsers / 1e3}k`} users)`, kind: 'service', url: serviceBig, request: () => ({ path: `/api/users/info?id=${randomId(bigUsers)}` }), baseline: 'users/info random id (1k users)', target: 0.9 },
+    { name: 'users/info random id (1k users)', kind: 'service', url: service, feed: { path: '/api/users/info?id={}', values: { random: SMALL_USERS } }, baseline: 'baseline: Koa + prepared SQLite, random ids', target: 0.9 },
+    { name: `users/info random id (${bigUsers >= 1e6 ? `${bigUsers / 1e6}M` : `${bigUsers / 1e3}k`} users)`, kind: 'service', url: serviceBig, feed: { path: '/api/users/info?id={}', values: { random: bigUsers } }, baseline: 'users/info random id (1k users)', target: 0.9 },
     { name: 'users/info existing id, metrics on', kind: 'service', url: `${serviceMetrics}/api/users/info?id=1`, baseline: 'users/info existing id', target: 0.9 },
     { name: 'users/info unknown id (404)', kind: 'service', url: `${service}/api/users/info?id=999999999`, baseline: 'baseline: Koa + prepared SQLite' },
     { name: 'whois (valid token)', kind: 'service', url: `${service}/api/oauth/whois`, headers: { authorization: `Bearer ${token}` }, baseline: 'baseline: Koa + prepared SQLite', target: 0.85 },
-    {
-      name: 'introspect (valid token)',
-      kind: 'service',
-      url: service,
-      request: () => ({ path: '/api/oauth/introspect', method: 'POST', headers: form, body: `token=${introspected}&${clientAuth}` }),
-      baseline: 'whois (valid token)',
-      target: 0.8,
-    },
+    // The same request every time, like whois (its baseline).
+    { name: 'introspect (valid token)', kind: 'service', url: `${service}/api/oauth/introspect`, method: 'POST', headers: form, body: `token=${introspected}&${clientAuth}`, baseline: 'whois (valid token)', target: 0.8 },
     {
       name: 'revoke (a live token each)',
       kind: 'service',
       url: service,
-      request: () => ({ path: '/api/oauth/revoke', method: 'POST', headers: form, body: `token=${tokens[nextToken++ % tokens.length]}&${clientAuth}` }),
+      feed: { path: '/api/oauth/revoke', method: 'POST', headers: form, body: `token={}&${clientAuth}`, values: { file: tokensFile, start: 0 } },
       baseline: 'whois (valid token)',
       target: 0.8,
     },
-    {
-      name: 'token exchange (fresh code each)',
-      kind: 'service',
-      url: service,
-      request: () => ({
-        path: '/api/oauth/token',
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: `grant_type=authorization_code&code=${codes[next++ % codes.length]}&client_id=${BENCH_CLIENT.id}&client_secret=${BENCH_CLIENT.secret}`,
-      }),
-      baseline: 'baseline: bare Koa JSON',
-      target: 0.25,
-    },
-    ...(servicePg && pgBench
-      ? [
-          {
-            name: 'token exchange, PostgreSQL (fresh code each)',
-            kind: 'service' as const,
-            url: servicePg,
-            request: () => ({
-              path: '/api/oauth/token',
-              method: 'POST',
-              headers: form,
-              body: `grant_type=authorization_code&code=${pgBench.codes[nextPgCode++ % pgBench.codes.length]}&${clientAuth}`,
-            }),
-            baseline: 'baseline: bare Koa JSON',
-          },
-        ]
+    { name: 'token exchange (fresh code each)', kind: 'service', url: service, feed: exchange(codesFile), baseline: 'baseline: bare Koa JSON', target: 0.25 },
+    ...(servicePg && pgCodesFile
+      ? [{ name: 'token exchange, PostgreSQL (fresh code each)', kind: 'service' as const, url: servicePg, feed: exchange(pgCodesFile), baseline: 'baseline: bare Koa JSON' }]
       : []),
-    // The picture cases last: autocannon runs in this process, and after it has driven the
-    // static-file baseline (large bodies) it drives small-response cases differently for the rest
-    // of the run. Measured with the service pinned: users/info cost 28-30 µs of server CPU per
-    // request before such a run and 36.7-36.9 µs after it, but 27.7-28.2 µs when the static load
-    // came from another process (docs/performance.md).
+    // The picture cases last (each run's load process is fresh since, but they stayed last):
+    // when autocannon ran in this process, after it had driven the static-file baseline (large
+    // bodies) it drove small-response cases at ~37 instead of ~28 µs of server CPU per users/info
+    // request for the rest of the run (docs/performance.md).
     { name: 'baseline: koa-static picture', kind: 'baseline', url: `${stat}${pictureFile}` },
     { name: 'picture, timestamped address', kind: 'service', url: `${service}/pfp${pictureFile}`, baseline: 'baseline: koa-static picture', target: 1.0 },
     { name: 'picture, default address', kind: 'service', url: `${service}/pfp/medium/${seeded.defaultUserId}.webp`, baseline: 'baseline: koa-static picture', target: 1.0 },
