@@ -484,16 +484,17 @@ export class KnexStore implements Store {
         .where({ code_hash: codeHash })
         .whereNull('used_at')
         .where('expires_at', '>', now)
-        .update({ used_at: now });
+        .update({ used_at: now, token_hash: token.tokenHash });
       if (claimed !== 1) return false;
       await trx('access_tokens').insert(tokenRow(token));
       return true;
     });
   }
 
+  /** Through the code's row, which names the token it was redeemed for (migration 009). */
   async revokeTokensOfCode(codeHash: string, now: number): Promise<number> {
     return this.knex('access_tokens')
-      .where({ code_hash: codeHash })
+      .whereIn('token_hash', this.knex('auth_codes').select('token_hash').where({ code_hash: codeHash }))
       .whereNull('revoked_at')
       .update({ revoked_at: now });
   }

@@ -41,7 +41,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * here, so the outage guard answers 503 as before.
  */
 class Writes {
-  readonly claim: Database.Statement<[number, string, number]>;
+  readonly claim: Database.Statement<[number, string, string, number]>;
   readonly insertToken: Database.Statement<[Row]>;
   readonly revokeOfCode: Database.Statement<[number, string]>;
   readonly revokeOne: Database.Statement<[number, string, string]>;
@@ -52,12 +52,15 @@ class Writes {
   private queue: QueuedWrite[] = [];
 
   constructor(readonly db: Database.Database) {
-    this.claim = db.prepare('update auth_codes set used_at = ? where code_hash = ? and used_at is null and expires_at > ?');
+    this.claim = db.prepare('update auth_codes set used_at = ?, token_hash = ? where code_hash = ? and used_at is null and expires_at > ?');
     this.insertToken = db.prepare(
       'insert into access_tokens (token_hash, client_id, user_id, scopes, code_hash, expires_at, revoked_at, created_at) ' +
         'values (@token_hash, @client_id, @user_id, @scopes, @code_hash, @expires_at, @revoked_at, @created_at)',
     );
-    this.revokeOfCode = db.prepare('update access_tokens set revoked_at = ? where code_hash = ? and revoked_at is null');
+    // The code's row names its token (migration 009): no index of tokens by code to keep up.
+    this.revokeOfCode = db.prepare(
+      'update access_tokens set revoked_at = ? where token_hash = (select token_hash from auth_codes where code_hash = ?) and revoked_at is null',
+    );
     this.revokeOne = db.prepare('update access_tokens set revoked_at = ? where token_hash = ? and client_id = ? and revoked_at is null');
     this.app = db.prepare('select * from apps where client_id = ?');
     this.code = db.prepare('select * from auth_codes where code_hash = ?');
@@ -77,7 +80,7 @@ class Writes {
 
   /** The code's claim and the token's insert: false when the code is used or expired. */
   redeem(codeHash: string, now: number, token: Row): boolean {
-    if (this.claim.run(now, codeHash, now).changes !== 1) return false;
+    if (this.claim.run(now, token.token_hash as string, codeHash, now).changes !== 1) return false;
     this.insertToken.run(token);
     return true;
   }

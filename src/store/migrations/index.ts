@@ -6,6 +6,7 @@ import * as m004 from './004_session_owners.js';
 import * as m006 from './006_account_control.js';
 import * as m007 from './007_email_links.js';
 import * as m008 from './008_sign_ins.js';
+import * as m009 from './009_code_token.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Knex.Migration> = {
   '006_account_control': m006,
   '007_email_links': m007,
   '008_sign_ins': m008,
+  '009_code_token': m009,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
