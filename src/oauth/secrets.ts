@@ -1,8 +1,27 @@
-import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomFillSync, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Random bytes are drawn from the system's CSPRNG 4 KB at a time, and each secret takes the next
+ * bytes of that block (and zeroes them behind it), as the uuid package does: one call into OpenSSL
+ * per 128 tokens instead of one per token. Measured: 1.6 µs for randomBytes(32) as a string, 0.1 µs
+ * from the block; the token exchange makes one per request. No byte is handed out twice, and the
+ * block is a buffer of its own (allocUnsafeSlow), never part of Node's shared allocation pool.
+ */
+const RANDOM_BLOCK_BYTES = 4096;
+let randomBlock = Buffer.alloc(0);
+let randomOffset = 0;
 
 /** A random secret of `bytes` bytes, base64url: 32 bytes gives 43 characters, 8 bytes 11 (docs/decisions.md#secrets). */
 export function randomSecret(bytes: number): string {
-  return randomBytes(bytes).toString('base64url');
+  if (bytes > RANDOM_BLOCK_BYTES) return randomFillSync(Buffer.alloc(bytes)).toString('base64url');
+  if (randomOffset + bytes > randomBlock.length) {
+    randomBlock = randomFillSync(Buffer.allocUnsafeSlow(RANDOM_BLOCK_BYTES));
+    randomOffset = 0;
+  }
+  const secret = randomBlock.toString('base64url', randomOffset, randomOffset + bytes);
+  randomBlock.fill(0, randomOffset, randomOffset + bytes);
+  randomOffset += bytes;
+  return secret;
 }
 
 /**
