@@ -1,6 +1,6 @@
 /**
  * The repository explains itself: code and README link their decisions to sections of
- * docs/decisions.md that exist, and nothing points at documents outside the repository.
+ * the docs that exist, and nothing points at documents outside the repository.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,15 +29,22 @@ const anchorOf = (heading: string): string =>
     .replace(/ /g, '-');
 
 describe('docs links', () => {
-  it('every docs/decisions.md#section the code and README name is a heading of docs/decisions.md', () => {
-    const decisions = fs.readFileSync(path.join(root, 'docs/decisions.md'), 'utf8');
-    const anchors = new Set([...decisions.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
+  it('every docs/<file>.md#section the code and README name is a heading of that file', () => {
+    const anchors = new Map<string, Set<string>>();
+    const anchorsOf = (doc: string) => {
+      if (!anchors.has(doc)) {
+        const file = path.join(root, 'docs', `${doc}.md`);
+        const headings = fs.existsSync(file) ? [...fs.readFileSync(file, 'utf8').matchAll(/^#{1,6} (.+)$/gm)] : [];
+        anchors.set(doc, new Set(headings.map((m) => anchorOf(m[1]!))));
+      }
+      return anchors.get(doc)!;
+    };
     const missing: string[] = [];
     let links = 0;
     for (const [file, content] of text) {
-      for (const m of content.matchAll(/docs\/decisions\.md#([\w-]+)/g)) {
+      for (const m of content.matchAll(/docs\/([\w-]+)\.md#([\w-]+)/g)) {
         links += 1;
-        if (!anchors.has(m[1]!)) missing.push(`${file}: #${m[1]}`);
+        if (!anchorsOf(m[1]!).has(m[2]!)) missing.push(`${file}: docs/${m[1]}.md#${m[2]}`);
       }
     }
     expect(missing).toEqual([]);
