@@ -1,6 +1,7 @@
 /** Entry point: load config, open the store, build the app, listen; close cleanly on SIGTERM/SIGINT. */
 import type { Server } from 'node:http';
-import { answerClientErrors, createApp } from './app.js';
+import { createApp } from './http/app.js';
+import { answerClientErrors } from './http/client-errors.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';

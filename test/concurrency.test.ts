@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
-import { httpErrorOf } from '../src/errors.js';
+import { httpErrorOf } from '../src/http/error-responses.js';
 import { storeLimits } from '../src/security/rate-limit.js';
 import {
   Agent,

@@ -1,5 +1,5 @@
 /**
- * src/dispatch.ts re-implements openapi-backend's handleRequest (and src/routing.ts its router)
+ * src/http/dispatch.ts re-implements openapi-backend's handleRequest (and src/http/routing.ts its router)
  * for speed. This suite proves the two still agree: every request of the hostile corpus (generated
  * from openapi.yaml, test/hostile/corpus.ts) goes through openapi-backend's own handleRequest, on
  * an API with its own router, and through the fast dispatcher on the precompiled router, with the
@@ -13,10 +13,10 @@ import fc from 'fast-check';
 import type Koa from 'koa';
 import type { Context as OpContext } from 'openapi-backend';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApi, type Api, type RegisteredHandler } from '../src/api.js';
-import { parseForm } from '../src/body.js';
-import { createDispatcher, type DispatchRequest } from '../src/dispatch.js';
-import { ApiError } from '../src/errors.js';
+import { createApi, type Api, type RegisteredHandler } from '../src/http/operations.js';
+import { parseForm } from '../src/http/body.js';
+import { createDispatcher, type DispatchRequest } from '../src/http/dispatch.js';
+import { ApiError } from '../src/http/error-responses.js';
 import type { AppDeps } from '../src/handlers/index.js';
 import { assertWithSeed, caseFor, DIFFERENTIAL_RUNS, operations, type Case } from './hostile/corpus.js';
 
@@ -78,7 +78,7 @@ async function outcomeOf(run: () => Promise<unknown>): Promise<Outcome> {
 }
 
 /**
- * The request as src/app.ts hands it to the dispatcher, or undefined when the app answers before
+ * The request as src/http/app.ts hands it to the dispatcher, or undefined when the app answers before
  * dispatching (a path that is not valid percent-encoding, a body its parser refuses).
  */
 function dispatchRequest(c: Case): DispatchRequest | undefined {

@@ -13,7 +13,7 @@ import {
   Unauthenticated,
   Unavailable,
 } from '../src/domain/errors.js';
-import { ApiError, httpErrorOf } from '../src/errors.js';
+import { ApiError, httpErrorOf } from '../src/http/error-responses.js';
 
 describe('domain errors', () => {
   it('are Errors with a name and message but no stack trace, and leave Error.stackTraceLimit alone', () => {

@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
-import { httpErrorOf } from '../src/errors.js';
+import { httpErrorOf } from '../src/http/error-responses.js';
 import { MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES } from '../src/pictures/images.js';
 import { setPicture } from '../src/pictures/pictures.js';
 import { type Agent, fixturesDir, makeUser, signedInAgent, startServer, type TestServer } from './helpers.js';

@@ -10,7 +10,7 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { policyOf } from '../src/policy.js';
+import { policyOf } from '../src/http/policy.js';
 import { assertWithSeed, caseFor, operations, RUNS, SEED, SLOW, SLOW_RUNS, type Case } from './hostile/corpus.js';
 import { Agent, makeClient, makeCode, signedInAgent, startServer, type TestServer } from './helpers.js';
 

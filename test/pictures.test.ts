@@ -4,7 +4,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
-import { httpErrorOf } from '../src/errors.js';
+import { httpErrorOf } from '../src/http/error-responses.js';
 import { encodePicture, MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES, type Encoded } from '../src/pictures/images.js';
 import { removePicture, setPicture, sweepOrphanFiles } from '../src/pictures/pictures.js';
 import { fixturesDir, makeUser, startServer, type TestServer } from './helpers.js';

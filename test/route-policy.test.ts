@@ -1,7 +1,7 @@
 /**
  * Every operation of openapi.yaml, served: its CORS headers, whether the session cookie is read,
  * which request bodies are parsed, and its security-header set are what its contract entry says.
- * The expectations are read here from the raw YAML, independently of src/policy.ts, so a server
+ * The expectations are read here from the raw YAML, independently of src/http/policy.ts, so a server
  * that drifts from its contract (or a policy module that misreads it) fails this table.
  */
 import fs from 'node:fs';

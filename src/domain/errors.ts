@@ -1,7 +1,7 @@
 /**
  * The expected failures of the service's own logic, named for what went wrong rather than for a
  * protocol. Domain modules (oauth/, users/, accounts/, games/, pictures/, security/) throw these and
- * nothing else; src/errors.ts holds the one map that turns each kind into an HTTP status and
+ * nothing else; src/http/error-responses.ts holds the one map that turns each kind into an HTTP status and
  * `{message}` (or an HTML page), and src/cli/admin.ts the one that turns it into an exit code.
  *
  * They capture no stack trace: they are answers, not bugs, and capturing one was the largest cost of

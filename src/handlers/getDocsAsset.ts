@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/error-responses.js';
 import type { Handler } from './types.js';
 
 export const getDocsAsset: Handler<'getDocsAsset'> = async (input, ctx, deps) => {

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/error-responses.js';
 import type { Handler, JsonBody } from './types.js';
 
 export const getHealth: Handler<'getHealth'> = async (_input, ctx, deps) => {

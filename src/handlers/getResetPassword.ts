@@ -1,4 +1,4 @@
-import { resetLinkOwner } from '../email/reset.js';
+import { resetLinkOwner } from '../accounts/email/reset.js';
 import { resetPasswordPage } from '../pages/email-pages.js';
 import type { Handler } from './types.js';
 import { pageContext, sendHtml } from './web.js';

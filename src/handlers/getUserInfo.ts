@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../http/error-responses.js';
 import { toPublicUser } from '../users/users.js';
 import type { Handler, JsonBody } from './types.js';
 

@@ -1,4 +1,4 @@
-import { followEmailLink } from '../email/verification.js';
+import { followEmailLink } from '../accounts/email/verification.js';
 import { emailLinkFollowedPage } from '../pages/email-pages.js';
 import type { Handler } from './types.js';
 import { pageContext, sendHtml } from './web.js';

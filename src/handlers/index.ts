@@ -54,7 +54,7 @@ import { getForgotPassword } from './getForgotPassword.js';
 import { postForgotPassword } from './postForgotPassword.js';
 import { getResetPassword } from './getResetPassword.js';
 import { postResetPassword } from './postResetPassword.js';
-import { csrf, session } from './security.js';
+import { csrf, session } from '../http/security-schemes.js';
 import type { Handler, HandlerInput, SecurityHandler } from './types.js';
 
 export type { AppDeps, Handler, SecurityHandler } from './types.js';
@@ -117,7 +117,7 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   postResetPassword,
 };
 
-/** The request's validated parts, as src/dispatch.ts (or openapi-backend) left them on its context. */
+/** The request's validated parts, as src/http/dispatch.ts (or openapi-backend) left them on its context. */
 export function handlerInput(c: OpContext): HandlerInput<keyof operations> {
   return { path: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody } as HandlerInput<keyof operations>;
 }

@@ -1,4 +1,4 @@
-import { requestEmailChange } from '../email/change.js';
+import { requestEmailChange } from '../accounts/email/change.js';
 import { emailChangeRequestedPage } from '../pages/email-pages.js';
 import type { Handler } from './types.js';
 import { pageContext, sendHtml, signedInUser } from './web.js';

@@ -1,4 +1,4 @@
-import { requestPasswordReset } from '../email/reset.js';
+import { requestPasswordReset } from '../accounts/email/reset.js';
 import { forgotPasswordPage, forgotPasswordSentPage } from '../pages/email-pages.js';
 import type { Handler } from './types.js';
 import { formAction, pageContext, sendHtml } from './web.js';

@@ -1,4 +1,4 @@
-import { resendVerification } from '../email/verification.js';
+import { resendVerification } from '../accounts/email/verification.js';
 import { verificationSentPage } from '../pages/email-pages.js';
 import type { Handler } from './types.js';
 import { pageContext, safeReturnTo, sendHtml, signedInUser } from './web.js';

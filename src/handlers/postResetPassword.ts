@@ -1,4 +1,4 @@
-import { resetLinkOwner, resetPassword } from '../email/reset.js';
+import { resetLinkOwner, resetPassword } from '../accounts/email/reset.js';
 import { passwordResetDonePage, resetPasswordPage } from '../pages/email-pages.js';
 import { endSession } from '../sessions/session.js';
 import type { Handler } from './types.js';

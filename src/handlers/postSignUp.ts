@@ -1,5 +1,5 @@
 import { signUp } from '../accounts/accounts.js';
-import { sendVerificationAfterSignUp } from '../email/verification.js';
+import { sendVerificationAfterSignUp } from '../accounts/email/verification.js';
 import { signUpPage } from '../pages/pages.js';
 import { csrfToken } from '../sessions/csrf.js';
 import type { Handler } from './types.js';

@@ -1,5 +1,5 @@
-import { ApiError } from '../errors.js';
-import { readFilePart } from '../multipart.js';
+import { ApiError } from '../http/error-responses.js';
+import { readFilePart } from '../http/multipart.js';
 import { MAX_UPLOAD_BYTES } from '../pictures/images.js';
 import { setPicture } from '../pictures/pictures.js';
 import { toPublicUser } from '../users/users.js';

@@ -39,7 +39,7 @@ type Content<Op extends keyof operations> = operations[Op] extends { requestBody
 
 /**
  * The request body a handler receives: the JSON or URL-encoded form the contract declares, as
- * validated. A `text/plain` body is parsed as a form by src/body.ts before validation, so it
+ * validated. A `text/plain` body is parsed as a form by src/http/body.ts before validation, so it
  * arrives as the form; a multipart body is not parsed at all (the handler streams it).
  */
 export type RequestBody<Op extends keyof operations> =
@@ -49,7 +49,7 @@ export type RequestBody<Op extends keyof operations> =
 
 /**
  * What a handler gets of its request, typed from the generated contract and already validated
- * (and coerced) against it by src/dispatch.ts. Headers are those the contract declares, under
+ * (and coerced) against it by src/http/dispatch.ts. Headers are those the contract declares, under
  * their lower-case names.
  */
 export interface HandlerInput<Op extends keyof operations> {

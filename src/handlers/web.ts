@@ -1,7 +1,7 @@
 /** What the page and session handlers share: the signed-in user, HTML responses, redirects. */
 import type Koa from 'koa';
 import { recordSignIn } from '../accounts/sign-ins.js';
-import { httpErrorOf } from '../errors.js';
+import { httpErrorOf } from '../http/error-responses.js';
 import type { PageUser } from '../pages/html.js';
 import { csrfToken, existingCsrfToken, newCsrfSecret } from '../sessions/csrf.js';
 import { noteActivity, readSession, startUserSession } from '../sessions/session.js';

@@ -9,7 +9,7 @@ import { Socket } from 'node:net';
 import helmet, { type HelmetOptions } from 'helmet';
 import type Koa from 'koa';
 import koaHelmet from 'koa-helmet';
-import type { RoutePolicy } from '../policy.js';
+import type { RoutePolicy } from '../http/policy.js';
 
 interface PageSources {
   frameSrc?: string[];
@@ -96,7 +96,7 @@ function apiHelmetOptions(crossOriginResources: boolean): HelmetOptions {
 
 /**
  * Sets the headers after the route ran (errors included), so a handler's allowPageSources
- * applies to its own response. Which set a response gets is its operation's policy (src/policy.ts,
+ * applies to its own response. Which set a response gets is its operation's policy (src/http/policy.ts,
  * from the contract): pages (an HTML response declared) get helmet's document set, and a page that
  * sets a whole Content-Security-Policy of its own (the docs page: stricter, default-src 'none')
  * keeps it; `x-cors: public` operations (read from any origin) get the API set with a

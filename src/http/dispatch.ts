@@ -16,8 +16,8 @@
 import type Koa from 'koa';
 import type { Context as OpContext, Operation } from 'openapi-backend';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { Api } from './api.js';
-import type { AppDeps } from './handlers/index.js';
+import type { Api } from './operations.js';
+import type { AppDeps } from '../handlers/index.js';
 import { templatePattern } from './routing.js';
 
 export interface DispatchRequest {
@@ -45,7 +45,7 @@ function compileRoute(api: Api, operation: Operation): Route {
   const parameters = (operation.parameters ?? []) as { name: string; in: string; content?: unknown; style?: string; explode?: boolean; schema?: { type?: string } }[];
   for (const p of parameters) {
     if (p.content !== undefined || p.style !== undefined || p.explode !== undefined) {
-      throw new Error(`${operation.operationId}: parameter ${p.name} uses a serialisation src/dispatch.ts does not implement`);
+      throw new Error(`${operation.operationId}: parameter ${p.name} uses a serialisation src/http/dispatch.ts does not implement`);
     }
   }
   const pathNames = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);

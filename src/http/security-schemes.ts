@@ -1,7 +1,7 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from './error-responses.js';
 import { csrfTokenValid } from '../sessions/csrf.js';
-import { currentUser } from './web.js';
-import type { SecurityHandler } from './types.js';
+import { currentUser } from '../handlers/web.js';
+import type { SecurityHandler } from '../handlers/types.js';
 
 /** The `session` scheme: a signed-in user, or 401. */
 export const session: SecurityHandler = async (_c, ctx, deps) => {

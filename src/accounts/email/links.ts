@@ -3,13 +3,13 @@
  * expiry and a used mark. Every way a link can be wrong gets its own clear message and changes
  * nothing.
  */
-import type { Audit } from '../audit.js';
-import type { Config } from '../config.js';
-import { InvalidInput } from '../domain/errors.js';
-import type { Mailer } from '../mail/mailer.js';
-import { hashSecret, randomSecret } from '../oauth/secrets.js';
-import type { Limits } from '../security/rate-limit.js';
-import type { EmailLinkPurpose, EmailLinkRecord, Store } from '../store/types.js';
+import type { Audit } from '../../audit.js';
+import type { Config } from '../../config.js';
+import { InvalidInput } from '../../domain/errors.js';
+import type { Mailer } from '../../mail/mailer.js';
+import { hashSecret, randomSecret } from '../../oauth/secrets.js';
+import type { Limits } from '../../security/rate-limit.js';
+import type { EmailLinkPurpose, EmailLinkRecord, Store } from '../../store/types.js';
 
 export interface EmailDeps {
   store: Store;

@@ -1,7 +1,7 @@
 /** Reads one file part of a multipart/form-data request (busboy), with a byte cap. */
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { ApiError } from './errors.js';
+import { ApiError } from './error-responses.js';
 
 export interface FilePartOptions {
   field: string;

@@ -1,12 +1,12 @@
 /**
  * Verified addresses: sign-up sends a verification link, a signed-in user can have it sent again
  * (rate-limited), and following a link proves the address it was sent to. The same link route also
- * completes a change of address (src/email/change.ts), whose link proves the new address.
+ * completes a change of address (src/accounts/email/change.ts), whose link proves the new address.
  */
-import { Conflict, InvalidInput, Unavailable } from '../domain/errors.js';
-import { verificationMessage } from '../mail/messages.js';
-import { hashSecret } from '../oauth/secrets.js';
-import { UniqueViolation, type UserRecord } from '../store/types.js';
+import { Conflict, InvalidInput, Unavailable } from '../../domain/errors.js';
+import { verificationMessage } from '../../mail/messages.js';
+import { hashSecret } from '../../oauth/secrets.js';
+import { UniqueViolation, type UserRecord } from '../../store/types.js';
 import { createLink, failedRedemption, usableLink, type EmailDeps } from './links.js';
 
 /** Mails a new verification link for the user's current address; throws Unavailable when the mail cannot go. */

@@ -1,14 +1,14 @@
 /**
  * Changing the address: the current password, a link to the NEW address, a notice to the old one.
- * Nothing changes until the link is followed (src/email/verification.ts); the old address stays
+ * Nothing changes until the link is followed (src/accounts/email/verification.ts); the old address stays
  * in place and keeps its verified state until then.
  */
-import { verifyPassword } from '../accounts/passwords.js';
-import { Conflict, Forbidden, InvalidInput } from '../domain/errors.js';
-import { changeNoticeMessage, changeVerificationMessage } from '../mail/messages.js';
-import { hashSecret } from '../oauth/secrets.js';
-import type { UserRecord } from '../store/types.js';
-import { normalizeEmail } from '../users/users.js';
+import { verifyPassword } from '../passwords.js';
+import { Conflict, Forbidden, InvalidInput } from '../../domain/errors.js';
+import { changeNoticeMessage, changeVerificationMessage } from '../../mail/messages.js';
+import { hashSecret } from '../../oauth/secrets.js';
+import type { UserRecord } from '../../store/types.js';
+import { normalizeEmail } from '../../users/users.js';
 import { createLink, type EmailDeps } from './links.js';
 
 export async function requestEmailChange(deps: EmailDeps, user: UserRecord, input: { email: string; password: string }): Promise<string> {

@@ -4,9 +4,9 @@
  */
 import { OpenAPIBackend, type Context as OpContext, type Operation } from 'openapi-backend';
 import type { ErrorObject } from 'ajv';
-import { CONTRACT_PATH } from './contract.js';
-import { ApiError, httpErrorOf } from './errors.js';
-import { handlerInput, operationHandlers, securityHandlers, type AppDeps } from './handlers/index.js';
+import { CONTRACT_PATH } from '../contract.js';
+import { ApiError, httpErrorOf } from './error-responses.js';
+import { handlerInput, operationHandlers, securityHandlers, type AppDeps } from '../handlers/index.js';
 import type Koa from 'koa';
 import { precompileRouting } from './routing.js';
 
@@ -70,7 +70,7 @@ export interface ApiOptions {
   /**
    * Replaces every operation handler (security handlers too, when given): the differential test
    * registers recorders, so the same requests can go through openapi-backend's own handleRequest
-   * and through src/dispatch.ts and their outcomes be compared.
+   * and through src/http/dispatch.ts and their outcomes be compared.
    */
   operationHandler?: (operationId: string) => RegisteredHandler;
   securityHandlers?: Record<string, RegisteredHandler>;

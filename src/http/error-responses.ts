@@ -6,7 +6,7 @@
  */
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { DomainError, Failure, type ErrorKind } from './domain/errors.js';
+import { DomainError, Failure, type ErrorKind } from '../domain/errors.js';
 
 /**
  * A failure of the HTTP layer (no route, invalid parameters, an unreadable body), answered as

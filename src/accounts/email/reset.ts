@@ -3,11 +3,11 @@
  * what the client sent, not on whether an account exists) the lookup and the mail run in the
  * background, so neither the answer nor its timing says whether the name or address is known.
  */
-import { hashPassword } from '../accounts/passwords.js';
-import { InvalidInput, RateLimited } from '../domain/errors.js';
-import { passwordResetMessage } from '../mail/messages.js';
-import { hashSecret } from '../oauth/secrets.js';
-import { checkNewPassword } from '../users/users.js';
+import { hashPassword } from '../passwords.js';
+import { InvalidInput, RateLimited } from '../../domain/errors.js';
+import { passwordResetMessage } from '../../mail/messages.js';
+import { hashSecret } from '../../oauth/secrets.js';
+import { checkNewPassword } from '../../users/users.js';
 import { createLink, failedRedemption, LINK_INVALID, usableLink, type EmailDeps } from './links.js';
 
 export async function requestPasswordReset(deps: EmailDeps, login: string, ip: string): Promise<void> {

@@ -7,7 +7,7 @@
 import fastJson from 'fast-json-stringify';
 import type Koa from 'koa';
 import type { Operation } from 'openapi-backend';
-import type { Api } from './api.js';
+import type { Api } from './operations.js';
 
 type Serializer = (body: unknown) => string;
 

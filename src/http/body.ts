@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import getRawBody from 'raw-body';
-import { ApiError } from './errors.js';
+import { ApiError } from './error-responses.js';
 import type { RoutePolicy } from './policy.js';
 
 export const BODY_LIMIT = '16kb';
