@@ -1,0 +1,16 @@
+// typescript-eslint's type-aware recommended rules over every TypeScript file the two tsconfigs
+// cover; `npm run lint` runs this beside tsc (which adds noUnusedLocals/noUnusedParameters).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'generated/**', 'node_modules/**', 'data/**', 'bench-results/**', 'src/pages/assets/**', 'examples/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+);
