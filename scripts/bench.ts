@@ -399,8 +399,8 @@ async function main() {
       : []),
     // The picture cases last (each run's load process is fresh since, but they stayed last):
     // when autocannon ran in this process, after it had driven the static-file baseline (large
-    // bodies) it drove small-response cases at ~37 instead of ~28 µs of server CPU per users/info
-    // request for the rest of the run (docs/performance.md).
+    // bodies) it drove small-response cases at a higher server CPU per users/info request for the
+    // rest of the run (docs/performance.md#the-reads-slowness-in-full-runs).
     { name: 'baseline: koa-static picture', kind: 'baseline', url: `${stat}${pictureFile}` },
     { name: 'picture, timestamped address', kind: 'service', url: `${service}/pfp${pictureFile}`, baseline: 'baseline: koa-static picture', target: 1.0 },
     { name: 'picture, default address', kind: 'service', url: `${service}/pfp/medium/${seeded.defaultUserId}.webp`, baseline: 'baseline: koa-static picture', target: 1.0 },

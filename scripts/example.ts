@@ -3,8 +3,8 @@
  * code -> token -> whois -> users/info -> the medium profile picture -> introspect -> revoke.
  *
  * Run it with the same environment as the server (DATABASE_URL, PUBLIC_URL, PORT): the
- * authorization code comes from the operator CLI, in-process, because this branch has no
- * sign-in flow yet; a real app gets it from the traditional or game flow (the authorize URL it
+ * authorization code comes from the operator CLI, in-process, so the example needs no browser;
+ * a real app gets it from the traditional or game flow (the authorize URL it
  * would send a browser to is printed too). Options: --user <id> (1), --out <file>.
  */
 import fs from 'node:fs';

@@ -54,7 +54,7 @@ describe('domain errors', () => {
     expect(httpErrorOf('boom')).toBeUndefined();
   });
 
-  it('map to the CLI exit codes the README lists', () => {
+  it('map to the CLI exit codes docs/operations.md lists', () => {
     expect(EXIT_CODE).toEqual({
       invalid_input: 1,
       invalid_grant: 1,

@@ -1,4 +1,4 @@
-/** `npm run example` against the real server process with demo data, as the README tells. */
+/** `npm run example` against the real server process with demo data, as docs/clients.md tells. */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

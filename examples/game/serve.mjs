@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The example game and client backend, for trying both flows by hand (see the README).
+// The example game and client backend, for trying both flows by hand (see docs/walkthrough.md).
 //
 //   GET  /           the example game page (framed by the service's /play/<gameId>)
 //   GET  /callback   the traditional flow's redirect_uri: exchanges ?code= and shows who signed in

@@ -2,9 +2,9 @@
  * One timed load run of `npm run bench`, in a process of its own: `node --import tsx
  * scripts/bench/load.ts '<LoadSpec as JSON>'` drives autocannon and prints `{ result, fed }` as
  * JSON on stdout. The bench starts a fresh one for every run, so no run inherits the state that
- * an earlier run left in the load generator (measured: after driving the static-file baseline's
- * large bodies, autocannon in the same process drove small-response servers at ~37 instead of
- * ~28 µs of server CPU per request for the rest of the run).
+ * an earlier run left in the load generator (after driving the static-file baseline's large
+ * bodies, autocannon in the same process drove small-response servers at a higher server CPU per
+ * request for the rest of the run: docs/performance.md#the-reads-slowness-in-full-runs).
  */
 import fs from 'node:fs';
 import autocannon from 'autocannon';

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-/** scrypt (N=2^15, r=8, p=1: 32 MiB, roughly 50-100 ms): a slow, memory-hard KDF. */
+/** scrypt (N=2^15, r=8, p=1: 32 MiB; its time: docs/performance.md#password-hashing): a slow, memory-hard KDF. */
 const PARAMS = { N: 1 << 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 

@@ -4,9 +4,8 @@
  * compiled from the contract (with the same coercion), then the handler registered for the
  * operationId. What it leaves out is handleRequest's request re-parsing: it normalises, clones and
  * parses the same request up to four times (cookies, query, headers, path parameters), which in
- * the running server cost more than the rest of a users/info request put together (server CPU
- * per request, measured: 96 µs through handleRequest, 46 µs through this, 39 µs for Koa and the
- * handler alone).
+ * the running server cost more than the rest of a users/info request put together
+ * (docs/performance.md#fast-dispatcher).
  *
  * The contract stays in charge: an operation whose parameters use a serialisation this does not
  * implement (content, style, explode) stops the start, as openapi-backend's strict mode does for a

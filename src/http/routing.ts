@@ -1,7 +1,7 @@
 /**
  * openapi-backend stays the router; this only makes its matching cheap. Its own matchOperation
  * rebuilds the flattened operation list and compiles a RegExp per path template on every request
- * (about 125 µs each, docs/decisions.md#fast-dispatcher). The contract does not change at run time, so both are done once
+ * (docs/decisions.md#fast-dispatcher, its cost in docs/performance.md#fast-dispatcher). The contract does not change at run time, so both are done once
  * here, with the same precedence: exact path first, then templates by specificity; a path that
  * matches with another method is a 405, no match a 404. The API root is `/` (the default).
  */

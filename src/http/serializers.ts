@@ -1,6 +1,6 @@
 /**
  * JSON responses written by functions fast-json-stringify compiles once at start from the
- * contract's response schemas: about twice as fast as JSON.stringify for these small objects, and
+ * contract's response schemas: faster than JSON.stringify for these small objects, and
  * a property the contract does not declare for that status is never written, whatever a handler
  * puts in its body (docs/performance.md#serializers-compiled-from-the-contract).
  */

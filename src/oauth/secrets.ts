@@ -3,9 +3,10 @@ import { createHash, hash, randomFillSync, timingSafeEqual } from 'node:crypto';
 /**
  * Random bytes are drawn from the system's CSPRNG 4 KB at a time, and each secret takes the next
  * bytes of that block (and zeroes them behind it), as the uuid package does: one call into OpenSSL
- * per 128 tokens instead of one per token. Measured: 1.6 µs for randomBytes(32) as a string, 0.1 µs
- * from the block; the token exchange makes one per request. No byte is handed out twice, and the
- * block is a buffer of its own (allocUnsafeSlow), never part of Node's shared allocation pool.
+ * per 128 tokens instead of one per token, several times cheaper per secret
+ * (docs/performance.md#token-exchange-writes); the token exchange makes one per request. No byte
+ * is handed out twice, and the block is a buffer of its own (allocUnsafeSlow), never part of
+ * Node's shared allocation pool.
  */
 const RANDOM_BLOCK_BYTES = 4096;
 let randomBlock = Buffer.alloc(0);
@@ -26,7 +27,8 @@ export function randomSecret(bytes: number): string {
 
 /**
  * SHA-256 of a code, token or client secret (UTF-8), hex. Only this is ever stored. The one-shot
- * crypto.hash: every whois and token exchange hashes, and it costs half of createHash's chain.
+ * crypto.hash: every whois and token exchange hashes, and it costs less than createHash's chain
+ * (docs/performance.md#hashing-secrets).
  */
 export function hashSecret(secret: string): string {
   return hash('sha256', secret, 'hex');

@@ -59,7 +59,8 @@ function headersOf(res: ServerResponse): Record<string, string> {
 /**
  * The headers helmet sets on a response that widens nothing: the same for every such response,
  * so they are computed once, by helmet itself on a throwaway response, instead of per request
- * (building the CSP string was about 5% of a users/info request).
+ * (building the CSP string was a measurable part of a users/info request:
+ * docs/performance.md#security-headers-computed-once).
  */
 export function staticHelmetHeaders(options: HelmetOptions): Record<string, string> {
   const req = new IncomingMessage(new Socket());
@@ -105,8 +106,7 @@ function apiHelmetOptions(crossOriginResources: boolean): HelmetOptions {
  *
  * An API response gets one fixed list, set straight on the Node response: these are the hot
  * endpoints, and going through Koa's header helpers and the CORS middleware per request cost
- * about a sixth of a users/info request (server CPU per request measured from /proc: 55 µs
- * before, 46 µs after).
+ * a sixth of a users/info request (docs/performance.md#security-headers-computed-once).
  */
 export function securityHeaders(policy: (ctx: Koa.Context) => RoutePolicy, publicExtra: Record<string, string> = {}): Koa.Middleware {
   const widenedPages = koaHelmet(helmetOptions(false));

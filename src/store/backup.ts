@@ -1,7 +1,7 @@
 /**
  * `admin backup`: a consistent copy of the SQLite database while the service keeps running,
  * through SQLite's online backup API (better-sqlite3's db.backup): the copy is one point in time,
- * WAL content included, and the service keeps reading and writing meanwhile. PostgreSQL has pg_dump for this (see the README).
+ * WAL content included, and the service keeps reading and writing meanwhile. PostgreSQL has pg_dump for this (docs/operations.md#backups).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +18,7 @@ export interface BackupResult {
 export async function backupSqlite(databaseUrl: string, out: string): Promise<BackupResult> {
   const source = sqliteFile(databaseUrl);
   if (source === undefined) {
-    throw new InvalidInput('backup copies a SQLite database; for PostgreSQL use pg_dump (see the README\'s backup section)');
+    throw new InvalidInput('backup copies a SQLite database; for PostgreSQL use pg_dump (see docs/operations.md#backups)');
   }
   if (source === ':memory:') throw new InvalidInput('An in-memory database cannot be backed up');
   if (!fs.existsSync(source)) throw new NotFound(`No database at ${source}`);

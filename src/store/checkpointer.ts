@@ -1,7 +1,7 @@
 /**
  * SQLite's WAL checkpoint off the event loop. By itself the writer checkpoints once the WAL passes
- * its mark, inside the COMMIT that crosses it, which then takes 5-10 ms instead of a fraction of
- * one, on the event loop (docs/performance.md#what-stands-between-the-exchange-and-its-target).
+ * its mark, inside the COMMIT that crosses it, which then takes many times longer, on the event
+ * loop (docs/performance.md#wal-checkpoint-thread).
  * A worker thread with a connection of its own runs a PASSIVE checkpoint (which blocks neither
  * readers nor the writer) every CHECKPOINT_INTERVAL_MS, so the WAL is copied back before the
  * writer's mark is reached; the writer's mark is raised to WRITER_AUTOCHECKPOINT_PAGES while the
@@ -14,9 +14,9 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /**
- * Short rounds keep each one small: at 100 ms, a round during an exchange storm copied ~13 MB and
- * its bursts showed in the exchange's p99; at 20 ms the p99 fell from 15 to 12 ms (measured, 50
- * connections, docs/performance.md). An idle round only reads the WAL index.
+ * Short rounds keep each one small: at 100 ms, a round during an exchange storm had megabytes to
+ * copy and its bursts showed in the exchange's p99; 20 ms met the p99 target
+ * (docs/performance.md#wal-checkpoint-thread). An idle round only reads the WAL index.
  */
 export const CHECKPOINT_INTERVAL_MS = 20;
 /** The writer's own checkpoint mark while the worker runs (SQLite's default is 1,000 pages). */

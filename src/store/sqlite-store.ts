@@ -155,8 +155,8 @@ class Reads {
 /**
  * The Store on a SQLite file: the knex store with exactly five reads (users/info, whois, the
  * pictures' user, and the token exchange's app and code) answered by prepared better-sqlite3
- * statements, about a third of the cost of the same read through knex
- * (docs/decisions.md#one-data-path-per-database), and the token exchange's and revocation's writes
+ * statements, a fraction of the cost of the same read through knex (docs/performance.md#prepared-reads,
+ * docs/decisions.md#one-data-path-per-database), and the token exchange's and revocation's writes
  * (redemption, the replay's revocation, RFC 7009 revocation) as prepared statements on knex's writer connection (docs/performance.md).
  * Everything else is KnexStore's.
  *
@@ -257,7 +257,7 @@ export class SqliteStore extends KnexStore {
    * The app and the code are read on the writer when it is free: these reads come between the
    * writes of exchanges and revocations, and every commit resets the read-only connection's page
    * cache (each of its reads then starts over from the WAL index), while the connection that made
-   * the commit keeps its own. Measured: the two reads were 14 % of an exchange's CPU on the reader.
+   * the commit keeps its own (docs/performance.md#reads-on-the-writer-connection).
    */
   override async getApp(clientId: string): Promise<AppRecord | undefined> {
     if (hasNul(clientId)) return undefined;
