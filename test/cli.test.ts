@@ -226,6 +226,22 @@ describe('app', () => {
     expect(await ok('app', 'delete', '--client-id', app.client_id)).toEqual({});
     expect(await t.store.getApp(app.client_id)).toBeUndefined();
   });
+
+  it('delete does what DELETE /api/apps/{clientId} does: its tokens and unredeemed codes stop working', async () => {
+    const { id } = await createUser();
+    const app = await cliCreateApp(id);
+    const issue = async () => (await ok<{ code: string }>('code', 'issue', '--user', String(id), '--client-id', app.client_id, '--scope', 'userinfo')).code;
+    const exchanged = await redeem({ code: await issue(), client_id: app.client_id, client_secret: app.client_secret });
+    const token = (exchanged.body as { access_token: string }).access_token;
+    await whois(token);
+    const code = await issue();
+
+    expect(await ok('app', 'delete', '--client-id', app.client_id)).toEqual({});
+    const res = await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(401);
+    expect(await redeem({ code, client_id: app.client_id, client_secret: app.client_secret })).toEqual({ status: 401, body: { message: 'Unknown client' } });
+    await fails(3, `App ${app.client_id} not found`, 'app', 'delete', '--client-id', app.client_id);
+  });
 });
 
 describe('code issue', () => {
@@ -429,6 +445,21 @@ describe('configuration', () => {
       stdout: '',
       stderr: 'error: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"\n',
     });
+  });
+
+  it('is read once per run, by a command that needs the store, the picture folder and the log level', async () => {
+    const { id } = await createUser();
+    await ok('picture', 'set', '--user', String(id), '--file', path.join(fixturesDir, 'photo.jpg'));
+    let reads = 0;
+    const counted = new Proxy(env, {
+      get: (target, key) => {
+        if (key === 'DATABASE_URL') reads++;
+        return Reflect.get(target, key) as unknown;
+      },
+    });
+    let stdout = '';
+    const code = await runCli(['user', 'delete', '--id', String(id)], { env: counted, stdout: (s) => (stdout += s), stderr: () => {} });
+    expect({ code, stdout, reads }).toEqual({ code: 0, stdout: `${JSON.stringify({ id, deleted: true })}\n`, reads: 1 });
   });
 });
 

@@ -109,7 +109,7 @@ export async function ownedApp(store: Store, clientId: string, ownerId: number):
 
 /** Deletes an app with its codes and tokens. */
 export async function deleteApp(store: Store, clientId: string): Promise<void> {
-  if (!(await store.deleteApp(clientId))) throw new NotFound('App not found');
+  if (!(await store.deleteApp(clientId))) throw new NotFound(`App ${clientId} not found`);
 }
 
 /** Checks client credentials; 401 for an unknown client or a wrong secret. */

@@ -1,0 +1,35 @@
+/** `app create|rotate-secret|delete`: the same domain functions as the account's app API, without its ownership check. */
+import type { Command } from 'commander';
+import { deleteApp, registerOAuthApp, rotateSecret } from '../oauth/clients.js';
+import { collect, int } from './arguments.js';
+import type { CliContext } from './context.js';
+
+export function appCommands(program: Command, cli: CliContext): void {
+  const app = program.command('app').description('Manage apps (OAuth clients)');
+  app
+    .command('create')
+    .description('Register an app; prints its client id and its secret (shown only now)')
+    .requiredOption('--owner <userId>', 'id of the owning user', int('--owner'))
+    .requiredOption('--name <name>', 'app name, 1-64 characters')
+    .requiredOption('--redirect-uri <uri>', 'allowed redirect URI (repeat for up to 10)', collect)
+    .action(async (o: { owner: number; name: string; redirectUri: string[] }) => {
+      const created = await registerOAuthApp(await cli.deps(), { ownerId: o.owner, name: o.name, redirectUris: o.redirectUri });
+      cli.print({ client_id: created.app.clientId, client_secret: created.clientSecret });
+    });
+  app
+    .command('rotate-secret')
+    .description('Replace the client secret; the old one stops working at once')
+    .requiredOption('--client-id <id>', 'client id')
+    .action(async (o: { clientId: string }) => {
+      const secret = await rotateSecret(await cli.deps(), o.clientId);
+      cli.print({ client_id: o.clientId, client_secret: secret });
+    });
+  app
+    .command('delete')
+    .description('Delete an app with its codes and tokens')
+    .requiredOption('--client-id <id>', 'client id')
+    .action(async (o: { clientId: string }) => {
+      await deleteApp(await cli.store(), o.clientId);
+      cli.print({});
+    });
+}

@@ -1,0 +1,55 @@
+/**
+ * What every operator command works with: the server's configuration and store, each set up at most
+ * once per run and only when a command needs it, so `--help` and usage errors need no environment
+ * and no database, and `backup` never opens the store.
+ */
+import { loadConfig, type Config } from '../config.js';
+import { PictureFiles } from '../pictures/pictures.js';
+import { openStoreAt } from '../store/open.js';
+import type { Store } from '../store/types.js';
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  now?: () => number;
+}
+
+export interface CliContext {
+  /** The same configuration as the server's, read from the environment on first use. */
+  config(): Config;
+  /** The server's store, opened and migrated on first use. */
+  store(): Promise<Store>;
+  /** What most domain functions take: the store and the clock. */
+  deps(): Promise<{ store: Store; now: () => number }>;
+  /** The picture folder of the configuration. */
+  files(): PictureFiles;
+  /** The command's answer: one JSON line on stdout. */
+  print(value: unknown): void;
+}
+
+export function createCliContext(io: CliIo): CliContext & { close(): Promise<void> } {
+  const now = io.now ?? Date.now;
+  let config: Config | undefined;
+  let store: Store | undefined;
+  const getConfig = (): Config => (config ??= loadConfig(io.env));
+  const getStore = async (): Promise<Store> => {
+    if (!store) {
+      const opened = openStoreAt(getConfig().databaseUrl);
+      // Kept before migrating, so that a store whose migration fails is still closed.
+      store = opened;
+      await opened.migrate();
+    }
+    return store;
+  };
+  return {
+    config: getConfig,
+    store: getStore,
+    deps: async () => ({ store: await getStore(), now }),
+    files: () => new PictureFiles(getConfig().picturesDir),
+    print: (value) => io.stdout(`${JSON.stringify(value)}\n`),
+    close: async () => {
+      await store?.close();
+    },
+  };
+}
