@@ -20,7 +20,7 @@ export type AuthorizationServerMetadata = components['schemas']['AuthorizationSe
 export type PublicUser = components['schemas']['PublicUser'];
 export type UserInfoResponse = components['schemas']['UserInfoResponse'];
 export type PictureSize = paths['/pfp/{size}/{file}']['get']['parameters']['path']['size'];
-export type Scope = 'userinfo' | 'email';
+export type Scope = components['schemas']['Scope'];
 
 export const PICTURE_SIZES: Readonly<Record<PictureSize, number>> = { large: 256, medium: 64, small: 16 };
 

@@ -1086,6 +1086,13 @@ export interface components {
          * @example 12
          */
         Id: string;
+        /**
+         * @description What an app may do with a user's token. The traditional flow asks for `userinfo`, or
+         *     `userinfo email`; the game flow always `userinfo`. Any other scope, or `email` without
+         *     `userinfo`, is an invalid scope request.
+         * @enum {string}
+         */
+        Scope: "userinfo" | "email";
         /** @description Token request parameters. `client_id` and `client_secret` may be left out when sent as HTTP Basic credentials. */
         TokenRequest: {
             /**
@@ -1155,7 +1162,7 @@ export interface components {
             /** @description Whois (not an OpenID Connect userinfo endpoint, but what client libraries look for). */
             userinfo_endpoint: string;
             /** @description Every scope. */
-            scopes_supported: string[];
+            scopes_supported: components["schemas"]["Scope"][];
             /** @description Only `code`. */
             response_types_supported: string[];
             /** @description Only `authorization_code`. */
@@ -1354,7 +1361,7 @@ export interface components {
             app_name: string;
             owner: components["schemas"]["UserRef"];
             /** @description The scopes granted (every scope the user ever approved for this app). */
-            scopes: string[];
+            scopes: components["schemas"]["Scope"][];
             /** @description When the user first granted the app access, ms since the Unix epoch. */
             granted_at: number;
             /** @description When the app last got an authorization code for the user, ms since the Unix epoch. */

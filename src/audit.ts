@@ -5,31 +5,48 @@
  */
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics/metrics.js';
+import type { Scope } from './oauth/scopes.js';
 
-export type AuditEvent =
-  | 'sign_in'
-  | 'sign_in_failed'
-  | 'sign_out'
-  | 'sign_up'
-  | 'password_changed'
-  | 'app_created'
-  | 'app_secret_rotated'
-  | 'app_deleted'
-  | 'game_created'
-  | 'consent_given'
-  | 'code_replay_detected'
-  | 'token_revoked'
-  | 'grant_revoked'
-  | 'account_deleted'
-  | 'email_verified'
-  | 'password_reset_requested'
-  | 'password_reset'
-  | 'email_change_requested'
-  | 'email_changed';
+/** A browser request's client, as the sign-in history records it. */
+interface Client {
+  ip: string;
+  userAgent: string;
+}
 
-export type AuditFields = Record<string, string | number | boolean | null | undefined | readonly string[]>;
+/**
+ * Every audit event and the fields its line carries, named the same way on every event: `userId`
+ * for the user it concerns, `clientId` for an app, `ip` for the client address.
+ */
+export interface AuditEvents {
+  sign_in: { userId: number } & Client;
+  sign_up: { userId: number } & Client;
+  /** `userId` when the login names an account; never the login as typed. */
+  sign_in_failed: { userId?: number; ip: string; reason: 'rate_limited' | 'account_locked' | 'wrong_password' | 'unknown_account' };
+  sign_out: { userId: number; ip: string } | { userId: number; scope: 'one' } | { userId: number; scope: 'everywhere'; endedSessions: number };
+  password_changed: { userId: number; endedSessions: number };
+  app_created: { userId: number; clientId: string; ip: string };
+  app_secret_rotated: { userId: number; clientId: string; ip: string };
+  app_deleted: { userId: number; clientId: string; ip: string };
+  game_created: { userId: number; gameId: number; ip: string };
+  consent_given: { userId: number; clientId: string; scopes: Scope[]; flow: 'traditional' | 'game' };
+  code_replay_detected: { userId: number; clientId: string; revokedTokens: number };
+  token_revoked: { userId: number; clientId: string; by: 'client' };
+  grant_revoked: { userId: number; clientId: string };
+  account_deleted: { userId: number; name: string; by: 'user' | 'operator' };
+  email_verified: { userId: number };
+  /** `userId` is null when the name or address is no account's (the line is written either way). */
+  password_reset_requested: { userId: number | null; ip: string };
+  password_reset: { userId: number; endedSessions: number };
+  email_change_requested: { userId: number; newEmail: string };
+  email_changed: { userId: number; oldEmail: string | undefined; newEmail: string };
+}
 
-export type Audit = (event: AuditEvent, fields?: AuditFields) => void;
+export type AuditEvent = keyof AuditEvents;
+
+/** The fields of any one event. */
+export type AuditFields = AuditEvents[AuditEvent];
+
+export type Audit = <Event extends AuditEvent>(event: Event, fields: AuditEvents[Event]) => void;
 
 /**
  * Audit lines are `info` lines with `audit: true`, written even when LOG_LEVEL is warn or error
@@ -37,10 +54,11 @@ export type Audit = (event: AuditEvent, fields?: AuditFields) => void;
  */
 export function createAudit(logger: Logger, metrics?: Metrics): Audit {
   const log = logger.child({ audit: true }, { level: logger.level === 'silent' ? 'silent' : 'info' });
-  if (!metrics) return (event, fields = {}) => log.info({ ...fields, event }, event);
+  const write = (event: AuditEvent, fields: AuditFields) => log.info({ ...fields, event }, event);
+  if (!metrics) return write;
   // Every event is counted too: code replays and failed sign-ins are metrics of their own.
-  return (event, fields = {}) => {
+  return (event, fields) => {
     metrics.auditEvent(event, fields);
-    log.info({ ...fields, event }, event);
+    write(event, fields);
   };
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
+import type { components } from '../generated/api.js';
 
 /** openapi.yaml at the project root: one level up from src/, two from the compiled dist/src/. */
 export const CONTRACT_PATH = ((): string => {
@@ -59,4 +60,18 @@ export function parameterPattern(operationId: string, location: 'path' | 'query'
   const { pattern } = parameterSchema(operationId, location, name);
   if (typeof pattern !== 'string') throw new Error(`openapi.yaml: ${operationId} ${location} parameter ${name} has no pattern`);
   return new RegExp(pattern);
+}
+
+type Schemas = components['schemas'];
+/** The schemas the generator typed as strings: those an `enum` can list. */
+type StringSchema = { [Name in keyof Schemas]: Schemas[Name] extends string ? Name : never }[keyof Schemas];
+
+/**
+ * The values of a string schema's `enum`, in the contract's order, typed by the schema's generated
+ * type: both come from the same lines, and `npm run generate:check` keeps them in step.
+ */
+export function schemaEnum<Name extends StringSchema>(name: Name): readonly Schemas[Name][] {
+  const values = resolve(((contract().components as Node).schemas as Node)[name]).enum;
+  if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) throw new Error(`openapi.yaml: schema ${name} has no enum of strings`);
+  return values as Schemas[Name][];
 }

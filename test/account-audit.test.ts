@@ -7,7 +7,7 @@ let t: TestServer;
 let events: { event: AuditEvent; fields: AuditFields }[] = [];
 beforeAll(async () => {
   t = await startServer();
-  t.app.deps.audit = (event, fields = {}) => events.push({ event, fields });
+  t.app.deps.audit = (event, fields) => events.push({ event, fields });
 });
 beforeEach(() => {
   events = [];

@@ -49,7 +49,7 @@ describe('revokeToken: the client revokes its own token', () => {
     audited.length = 0;
     await expectEmpty200(await revoke(withCredentials(client, token)));
     expect(await whois(token)).toEqual([401, { message: REVOKED }]);
-    expect(audited).toEqual([['token_revoked', { client_id: client.clientId, user_id: user.id, by: 'client' }]]);
+    expect(audited).toEqual([['token_revoked', { userId: user.id, clientId: client.clientId, by: 'client' }]]);
     expect(JSON.stringify(audited)).not.toContain(token);
   });
 

@@ -4,6 +4,7 @@
  * unverified address wherever a code is issued.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditEvent, AuditFields } from '../src/audit.js';
 import { seedDemo } from '../src/demo.js';
 import { issueCode } from '../src/oauth/codes.js';
 import { hashSecret } from '../src/oauth/secrets.js';
@@ -268,9 +269,9 @@ describe('sign-up while the mail server refuses', () => {
 
 describe('the audit trail', () => {
   it('records email_verified, password_reset_requested, password_reset, email_change_requested and email_changed, never a token', async () => {
-    const events: { event: string; fields: Record<string, unknown> }[] = [];
+    const events: { event: AuditEvent; fields: AuditFields }[] = [];
     const original = t.app.deps.audit;
-    t.app.deps.audit = (event, fields = {}) => {
+    t.app.deps.audit = (event, fields) => {
       events.push({ event, fields });
       original(event, fields);
     };
@@ -293,9 +294,9 @@ describe('the audit trail', () => {
 
       const ours = events.filter((e) => e.event !== 'sign_in' && e.event !== 'sign_up');
       expect(ours.map((e) => e.event)).toEqual(['email_verified', 'password_reset_requested', 'password_reset', 'email_change_requested', 'email_changed']);
-      expect(ours[0]!.fields).toEqual({ user_id: user.id });
-      expect(ours[2]!.fields).toEqual({ user_id: user.id, sessions_ended: 1 });
-      expect(ours[4]!.fields).toEqual({ user_id: user.id, old_email: email, new_email: target });
+      expect(ours[0]!.fields).toEqual({ userId: user.id });
+      expect(ours[2]!.fields).toEqual({ userId: user.id, endedSessions: 1 });
+      expect(ours[4]!.fields).toEqual({ userId: user.id, oldEmail: email, newEmail: target });
       const text = JSON.stringify(events);
       for (const secret of [new URL(verifyLink).searchParams.get('token')!, token, 'the next password']) expect(text).not.toContain(secret);
     } finally {

@@ -1,6 +1,6 @@
 import { Conflict, Unauthenticated } from '../domain/errors.js';
 /** Signing up, signing in (rate-limited, constant work for unknown names) and play heartbeats. */
-import type { Audit } from '../audit.js';
+import type { Audit, AuditEvents } from '../audit.js';
 import { RateLimited } from '../domain/errors.js';
 import type { Limits } from '../security/rate-limit.js';
 import type { Store, UserRecord } from '../store/types.js';
@@ -38,7 +38,7 @@ export async function signIn(deps: AccountDeps, input: { login: string; password
   const user = login.includes('@') ? await deps.store.getUserByEmail(login) : await deps.store.getUserByName(login);
   const accountKey = user ? `user:${user.id}` : `login:${login.toLowerCase()}`;
   // The attempted login itself is not logged: people type their password into it by mistake.
-  const failed = (reason: string) => deps.audit?.('sign_in_failed', { userId: user?.id, ip, reason });
+  const failed = (reason: AuditEvents['sign_in_failed']['reason']) => deps.audit?.('sign_in_failed', { userId: user?.id, ip, reason });
   try {
     await deps.limits.signInAccount.check(accountKey);
   } catch (err) {

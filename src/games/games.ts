@@ -8,10 +8,11 @@ import type { components } from '../../generated/api.js';
 import type { Deps } from '../oauth/clients.js';
 import { webAddressProblem } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
+import type { Scope } from '../oauth/scopes.js';
 import type { AppRecord, GameWithAuthor, Store, UserRecord } from '../store/types.js';
 
 /** The only scopes the game flow grants. */
-export const GAME_SCOPES = ['userinfo'] as const;
+export const GAME_SCOPES = ['userinfo'] as const satisfies readonly Scope[];
 
 export async function registerGame(
   deps: Deps,
@@ -60,7 +61,7 @@ export async function issueGameCode(
   input: { gameId: number; clientId: string; scopes: string[]; userId: number },
 ): Promise<string> {
   if (input.scopes.length !== GAME_SCOPES.length || input.scopes.some((s, i) => s !== GAME_SCOPES[i])) {
-    throw new InvalidInput('The game flow grants exactly the scopes ["userinfo"]');
+    throw new InvalidInput(`The game flow grants exactly the scopes ${JSON.stringify(GAME_SCOPES)}`);
   }
   const { app } = await gameApp(deps.store, input.gameId, input.clientId);
   const { code } = await issueCode(deps, {

@@ -12,7 +12,7 @@ export const exchangeToken: Handler<'exchangeToken'> = async (input, ctx, deps) 
   ctx.body = body;
 };
 
-/** The refusal reasons, named as RFC 6749 5.2 names them. */
+/** The refusal reasons the metric counts: RFC 6749 5.2's error names, and `unavailable` (the database). */
 const REASONS: Record<string, string> = {
   invalid_input: 'invalid_request',
   unauthenticated: 'invalid_client',

@@ -55,7 +55,7 @@ import { postForgotPassword } from './postForgotPassword.js';
 import { getResetPassword } from './getResetPassword.js';
 import { postResetPassword } from './postResetPassword.js';
 import { csrf, session } from '../http/security-schemes.js';
-import type { Handler, HandlerInput, SecurityHandler } from './types.js';
+import type { Handler, SecurityHandler } from './types.js';
 
 export type { AppDeps, Handler, SecurityHandler } from './types.js';
 
@@ -117,10 +117,18 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   postResetPassword,
 };
 
-/** The request's validated parts, as src/http/dispatch.ts (or openapi-backend) left them on its context. */
-export function handlerInput(c: OpContext): HandlerInput<keyof operations> {
-  return { path: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody } as HandlerInput<keyof operations>;
+/**
+ * The request's parts, as src/http/dispatch.ts (or openapi-backend) left them on its context once
+ * validated against the operation's contract entry. They become the handler's HandlerInput where
+ * src/http/operations.ts binds each handler to its operationId: that binding is what types them.
+ */
+export function handlerInput(c: OpContext) {
+  return { path: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody };
 }
 
-/** One handler per security scheme that needs one (clientBasic is checked by exchangeToken itself). */
+/**
+ * One handler per security scheme that needs one. clientBasic has none: the token, revocation and
+ * introspection endpoints authenticate the client themselves (src/oauth/clients.ts), since the
+ * credentials may come in the body instead.
+ */
 export const securityHandlers = { bearerAuth, session, csrf } satisfies Record<string, SecurityHandler>;

@@ -10,7 +10,19 @@ import type { DefaultPictures } from '../pictures/defaults.js';
 import type { PictureFiles } from '../pictures/pictures.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Limits } from '../security/rate-limit.js';
-import type { Store } from '../store/types.js';
+import type { Store, TokenWithUser, UserRecord } from '../store/types.js';
+
+declare module 'koa' {
+  /** What the security handlers leave on ctx.state for the handler after them. */
+  interface DefaultState {
+    /** The bearerAuth scheme's token and its user. */
+    bearer?: TokenWithUser;
+    /** The session scheme's user. */
+    user?: UserRecord;
+    /** The session user's lookup, shared by the security handler and the page (currentUser). */
+    currentUser?: { id: number; record: Promise<UserRecord | undefined> };
+  }
+}
 
 /** Everything a handler may use, injected by createApp. */
 export interface AppDeps {

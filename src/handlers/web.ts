@@ -15,7 +15,7 @@ import type { AppDeps } from './types.js';
 export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<UserRecord | undefined> {
   const id = readSession(ctx).userId;
   if (id === undefined) return undefined;
-  const known = ctx.state.currentUser as { id: number; record: Promise<UserRecord | undefined> } | undefined;
+  const known = ctx.state.currentUser;
   if (known?.id === id) return known.record;
   noteActivity(ctx, deps.now());
   const record = deps.store.getUser(id);
@@ -36,7 +36,7 @@ export async function beginSignedInSession(ctx: Koa.Context, deps: AppDeps, user
 
 /** The user the `session` security handler resolved; only on operations that declare it. */
 export function signedInUser(ctx: Koa.Context): UserRecord {
-  const user = ctx.state.user as UserRecord | undefined;
+  const user = ctx.state.user;
   if (!user) throw new Error('operation does not declare the session security scheme');
   return user;
 }

@@ -11,10 +11,14 @@ export const session: SecurityHandler = async (_c, ctx, deps) => {
   return true;
 };
 
-/** The `csrf` scheme: the session's token in X-CSRF-Token, or in the `_csrf` field of a form. */
+/**
+ * The `csrf` scheme: the session's token in X-CSRF-Token, or in the `_csrf` field of a form. The
+ * body is not validated yet (security handlers run first): it may be anything, so it is checked
+ * for the field rather than given a type.
+ */
 export const csrf: SecurityHandler = async (c, ctx) => {
-  const body = c.request.requestBody as { _csrf?: unknown } | undefined;
-  const token = ctx.get('X-CSRF-Token') || (typeof body === 'object' && body !== null ? body._csrf : undefined);
+  const body: unknown = c.request.requestBody;
+  const token = ctx.get('X-CSRF-Token') || (typeof body === 'object' && body !== null && '_csrf' in body ? body._csrf : undefined);
   if (!csrfTokenValid(ctx, token)) throw new ApiError(403, 'Invalid CSRF token');
   return true;
 };

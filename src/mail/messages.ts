@@ -3,11 +3,16 @@
  * PUBLIC_URL. A message carries its one-time link and nothing else secret (no password, no code,
  * no other account's data).
  */
+import type { paths } from '../../generated/api.js';
 import { html } from '../pages/html.js';
 import type { MailKind, MailMessage } from './mailer.js';
 
-function linkTo(publicUrl: string, route: string, token: string): string {
-  return `${publicUrl}${route}?token=${encodeURIComponent(token)}`;
+/**
+ * Every address a mail carries: PUBLIC_URL (config.ts drops its trailing slash), one of the
+ * contract's paths, and the one-time token the page takes, if any.
+ */
+function mailedLink(publicUrl: string, path: keyof paths, token?: string): string {
+  return token === undefined ? `${publicUrl}${path}` : `${publicUrl}${path}?token=${encodeURIComponent(token)}`;
 }
 
 function build(kind: MailKind, to: string, subject: string, paragraphs: string[], action?: { label: string; link: string }): MailMessage {
@@ -32,7 +37,7 @@ export function verificationMessage(publicUrl: string, to: string, name: string,
       `Hello ${name}, please confirm that this is your email address.`,
       'The link works once and for 24 hours. If you did not create an account, ignore this message: nothing happens without the link.',
     ],
-    { label: 'Confirm your address', link: linkTo(publicUrl, '/verify-email', token) },
+    { label: 'Confirm your address', link: mailedLink(publicUrl, '/verify-email', token) },
   );
 }
 
@@ -45,7 +50,7 @@ export function passwordResetMessage(publicUrl: string, to: string, name: string
       `Hello ${name}, someone (hopefully you) asked to reset the password of your account.`,
       'The link works once and for 1 hour. Setting a new password signs you out everywhere. If you did not ask, ignore this message: your password stays as it is.',
     ],
-    { label: 'Choose a new password', link: linkTo(publicUrl, '/reset-password', token) },
+    { label: 'Choose a new password', link: mailedLink(publicUrl, '/reset-password', token) },
   );
 }
 
@@ -58,7 +63,7 @@ export function changeVerificationMessage(publicUrl: string, to: string, name: s
       `Hello ${name}, please confirm that this is the new email address of your account.`,
       'Your account keeps its current address until you follow the link. The link works once and for 24 hours. If you did not ask for this, ignore this message.',
     ],
-    { label: 'Use this address', link: linkTo(publicUrl, '/verify-email', token) },
+    { label: 'Use this address', link: mailedLink(publicUrl, '/verify-email', token) },
   );
 }
 
@@ -66,6 +71,6 @@ export function changeNoticeMessage(publicUrl: string, to: string, name: string,
   return build('change_notice', to, 'A change of your email address was requested', [
     `Hello ${name}, someone signed in to your account asked to change its email address to ${newEmail}.`,
     'Nothing changes until that address confirms it. If this was not you, sign in and change your password, or reset it at ' +
-      `${publicUrl}/forgot-password, then contact the operator of this service.`,
+      `${mailedLink(publicUrl, '/forgot-password')}, then contact the operator of this service.`,
   ]);
 }

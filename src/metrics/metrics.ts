@@ -4,7 +4,7 @@
  * is unset there is no Metrics object at all, and every call site is a single `?.` branch.
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { AuditEvent } from '../audit.js';
+import type { AuditEvent, AuditFields } from '../audit.js';
 
 /** Seconds; the service's requests mostly take well under a millisecond to a few (pictures). */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -17,7 +17,7 @@ export interface Metrics {
   /** A token exchange: 'issued', or the refusal's reason (invalid_grant, invalid_client, ...). */
   tokenExchange(outcome: string): void;
   /** An audit event (counted by event; replays and failed sign-ins also have their own series). */
-  auditEvent(event: AuditEvent, fields: { reason?: unknown }): void;
+  auditEvent(event: AuditEvent, fields: AuditFields): void;
   /** A request refused by a rate limit. */
   rateLimited(limit: string): void;
   /** A failed database call: unavailable (outage) or other. */
@@ -95,7 +95,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     auditEvent(event, fields) {
       auditEvents.inc({ event });
       if (event === 'code_replay_detected') codeReplays.inc();
-      if (event === 'sign_in_failed') signInFailures.inc({ reason: typeof fields.reason === 'string' ? fields.reason : 'unknown' });
+      if (event === 'sign_in_failed') signInFailures.inc({ reason: 'reason' in fields ? fields.reason : 'unknown' });
     },
     rateLimited: (limit) => rateLimits.inc({ limit }),
     databaseError: (kind) => databaseErrors.inc({ kind }),

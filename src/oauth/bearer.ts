@@ -1,5 +1,6 @@
 import { Forbidden, Unauthenticated } from '../domain/errors.js';
 import type { Store, TokenWithUser } from '../store/types.js';
+import type { Scope } from './scopes.js';
 import { hashSecret } from './secrets.js';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -40,7 +41,7 @@ export async function authenticateBearer(
 }
 
 /** 403 with an insufficient_scope challenge when the token lacks `scope`. */
-export function requireScope(found: TokenWithUser, scope: string): void {
+export function requireScope(found: TokenWithUser, scope: Scope): void {
   if (!found.token.scopes.includes(scope)) {
     throw new Forbidden(`Access token lacks the ${scope} scope`, `Bearer realm="whois", error="insufficient_scope", scope="${scope}"`);
   }

@@ -7,7 +7,7 @@ import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import { NotFound } from '../domain/errors.js';
 import type { GrantRecord, GrantWithApp, Store } from '../store/types.js';
-import { SCOPES } from './scopes.js';
+import { knownScopes, type Scope } from './scopes.js';
 
 export interface GrantDeps {
   store: Store;
@@ -18,7 +18,7 @@ export interface GrantDeps {
 export type GrantView = components['schemas']['Grant'];
 
 /** Whether the grant already gives every one of `scopes`. */
-export function covers(grant: Pick<GrantRecord, 'scopes'> | undefined, scopes: readonly string[]): boolean {
+export function covers(grant: Pick<GrantRecord, 'scopes'> | undefined, scopes: readonly Scope[]): boolean {
   return grant !== undefined && scopes.every((s) => grant.scopes.includes(s));
 }
 
@@ -28,10 +28,10 @@ export function covers(grant: Pick<GrantRecord, 'scopes'> | undefined, scopes: r
  */
 export async function recordConsent(
   deps: GrantDeps,
-  input: { userId: number; clientId: string; scopes: readonly string[]; flow: 'traditional' | 'game' },
+  input: { userId: number; clientId: string; scopes: readonly Scope[]; flow: 'traditional' | 'game' },
 ): Promise<void> {
   const existing = await deps.store.getGrant(input.userId, input.clientId);
-  const scopes = SCOPES.filter((s) => input.scopes.includes(s) || existing?.scopes.includes(s));
+  const scopes = knownScopes([...input.scopes, ...(existing?.scopes ?? [])]);
   await deps.store.saveGrant({ userId: input.userId, clientId: input.clientId, scopes }, deps.now());
   deps.audit('consent_given', { userId: input.userId, clientId: input.clientId, scopes: [...input.scopes], flow: input.flow });
 }
@@ -42,7 +42,7 @@ export async function recordConsent(
  */
 export async function useRememberedGrant(
   deps: Pick<GrantDeps, 'store' | 'now'>,
-  input: { userId: number; clientId: string; scopes: readonly string[] },
+  input: { userId: number; clientId: string; scopes: readonly Scope[] },
 ): Promise<boolean> {
   const grant = await deps.store.getGrant(input.userId, input.clientId);
   if (!covers(grant, input.scopes)) return false;
@@ -55,7 +55,7 @@ export function grantView(g: GrantWithApp): GrantView {
     client_id: g.clientId,
     app_name: g.appName,
     owner: { id: g.ownerId, name: g.ownerName },
-    scopes: g.scopes,
+    scopes: knownScopes(g.scopes),
     granted_at: g.createdAt,
     last_used_at: g.lastUsedAt,
   };

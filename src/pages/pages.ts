@@ -1,6 +1,5 @@
 /** The server-rendered pages. Every value is escaped by `html`; scripts are files in assets/. */
-import type { Scope } from '../oauth/scopes.js';
-import { SCOPE_DESCRIPTIONS } from '../oauth/scopes.js';
+import { BASE_SCOPE, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../oauth/scopes.js';
 import type { SignInRecord } from '../store/types.js';
 import { accountControlSections } from './account-control.js';
 import { html, layout, type PageUser, type SafeHtml } from './html.js';
@@ -91,6 +90,11 @@ export interface ConsentView extends Common {
   emailNotice?: SafeHtml;
 }
 
+/** What a consent dialog lists: each scope asked for, as the user reads it. */
+function scopeItems(scopes: readonly Scope[]): SafeHtml[] {
+  return scopes.map((s) => html`<li data-scope="${s}">${SCOPE_DESCRIPTIONS[s]} <code>${s}</code></li>`);
+}
+
 export function consentPage(o: ConsentView): string {
   return layout({
     ...o,
@@ -99,7 +103,7 @@ export function consentPage(o: ConsentView): string {
 <h1><span id="app-name">${o.appName}</span> wants to use your account</h1>
 <p>An app by <strong id="app-owner">${o.ownerName}</strong>. You are signed in as <strong>${o.user.name}</strong>.</p>
 <p>If you authorize it, the app can:</p>
-<ul id="scopes">${o.scopes.map((s) => html`<li data-scope="${s}">${SCOPE_DESCRIPTIONS[s]} <code>${s}</code></li>`)}</ul>
+<ul id="scopes">${scopeItems(o.scopes)}</ul>
 ${o.emailNotice ?? ''}
 <form method="post" action="/oauth" class="actions">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
@@ -145,7 +149,8 @@ export function appsPage(o: Common & { user: PageUser }): string {
 <button type="submit" id="register">Register</button>
 </form>
 <h2>Registered apps</h2>
-<div id="apps"><p>Loading…</p></div>`,
+<div id="apps"><p>Loading…</p></div>
+<template id="scope-choices">${SCOPES.map((s) => html`<label><input type="checkbox" class="scope-${s}" value="${s}"${s === BASE_SCOPE ? html` checked disabled` : ''}> ${s}</label> `)}</template>`,
   });
 }
 
@@ -175,6 +180,8 @@ ${
 export interface PlayView extends Common {
   game: { id: number; title: string; url: string; authorName: string };
   origin: string;
+  /** The scopes the game flow grants: the dialog lists them, play.js refuses a request for others. */
+  scopes: readonly Scope[];
 }
 
 export function playPage(o: PlayView): string {
@@ -188,13 +195,13 @@ export function playPage(o: PlayView): string {
         ? html`Playing as <strong>${o.user.name}</strong>.`
         : html`You are not signed in. <a href="/signin?return_to=${encodeURIComponent(`/play/${o.game.id}`)}">Sign in</a> to let the game know who you are.`
     }</p>
-<iframe id="game" src="${o.game.url}" title="${o.game.title}" data-origin="${o.origin}" data-game-id="${o.game.id}" data-logged-in="${o.user ? 'true' : 'false'}"
+<iframe id="game" src="${o.game.url}" title="${o.game.title}" data-origin="${o.origin}" data-game-id="${o.game.id}" data-logged-in="${o.user ? 'true' : 'false'}" data-scopes="${o.scopes.join(' ')}"
  sandbox="allow-scripts allow-same-origin allow-forms allow-pointer-lock allow-popups" allow="fullscreen"></iframe>
 <dialog id="consent">
 <form method="dialog">
 <h2><span id="consent-app"></span> wants to use your account</h2>
 <p>An app by <strong id="consent-owner"></strong>, through the game <strong>${o.game.title}</strong>. It can:</p>
-<ul><li>${SCOPE_DESCRIPTIONS.userinfo} <code>userinfo</code></li></ul>
+<ul>${scopeItems(o.scopes)}</ul>
 <div class="actions"><button value="authorize" id="consent-authorize">Authorize</button> <button value="cancel" id="consent-cancel" class="secondary">Cancel</button></div>
 </form>
 </dialog>`,

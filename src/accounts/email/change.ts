@@ -26,6 +26,6 @@ export async function requestEmailChange(deps: EmailDeps, user: UserRecord, inpu
     await deps.store.deleteEmailLink(hashSecret(token));
     throw err;
   }
-  deps.audit('email_change_requested', { user_id: user.id, new_email: email });
+  deps.audit('email_change_requested', { userId: user.id, newEmail: email });
   return email;
 }

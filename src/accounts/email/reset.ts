@@ -17,7 +17,7 @@ export async function requestPasswordReset(deps: EmailDeps, login: string, ip: s
   await deps.limits.forgotPasswordLogin.consume(`login:${key}`);
   deps.mailer.background(async () => {
     const user = key.includes('@') ? await deps.store.getUserByEmail(key) : await deps.store.getUserByName(key);
-    deps.audit('password_reset_requested', { user_id: user?.id ?? null, ip });
+    deps.audit('password_reset_requested', { userId: user?.id ?? null, ip });
     if (!user) return;
     try {
       // Per account, whichever name or address was asked: beyond it mails stop, silently.
@@ -55,8 +55,8 @@ export async function resetPassword(deps: EmailDeps, token: string, password: st
   const passwordHash = await hashPassword(password);
   const redeemed = await deps.store.redeemEmailLink(link.tokenHash, deps.now(), { passwordHash }, ['reset', 'change', 'verify']);
   if (!redeemed) throw await failedRedemption(deps, token, ['reset']);
-  const sessionsEnded = await deps.store.deleteUserSessions(link.userId);
+  const endedSessions = await deps.store.deleteUserSessions(link.userId);
   // The owner proved the mailbox: earlier failed sign-ins (perhaps why they are here) stop counting.
   await deps.limits.signInAccount.reset(`user:${link.userId}`);
-  deps.audit('password_reset', { user_id: link.userId, sessions_ended: sessionsEnded });
+  deps.audit('password_reset', { userId: link.userId, endedSessions });
 }

@@ -54,7 +54,7 @@ export async function followEmailLink(deps: EmailDeps, token: string): Promise<F
       if (user && user.email !== email) throw new InvalidInput('This link is for an address your account no longer uses');
       throw await failedRedemption(deps, token, purposes);
     }
-    deps.audit('email_verified', { user_id: link.userId });
+    deps.audit('email_verified', { userId: link.userId });
     return { kind: 'verified', email };
   }
   const before = await deps.store.getUser(link.userId);
@@ -66,6 +66,6 @@ export async function followEmailLink(deps: EmailDeps, token: string): Promise<F
     throw err;
   }
   if (!redeemed) throw await failedRedemption(deps, token, purposes);
-  deps.audit('email_changed', { user_id: link.userId, old_email: before?.email, new_email: email });
+  deps.audit('email_changed', { userId: link.userId, oldEmail: before?.email, newEmail: email });
   return { kind: 'changed', email };
 }

@@ -3,6 +3,8 @@
 (function () {
   const { api, el, status, failed } = window.idp;
   const list = document.getElementById('apps');
+  // The scope checkboxes come from the server, which reads the contract's list of scopes.
+  const scopeChoices = document.getElementById('scope-choices');
 
   function showSecret(name, clientId, secret) {
     document.getElementById('new-secret-app').textContent = name;
@@ -13,7 +15,8 @@
 
   function linkBuilder(app) {
     const uri = el('select', { class: 'redirect-uri' }, ...app.redirect_uris.map((u) => el('option', { value: u, text: u })));
-    const email = el('input', { type: 'checkbox', class: 'scope-email' });
+    const choices = scopeChoices.content.cloneNode(true);
+    const scopes = [...choices.querySelectorAll('input')];
     const state = el('input', { class: 'state', placeholder: 'state (any text, returned to you)', value: 'state123' });
     const out = el('a', { class: 'flow-link', target: '_blank', rel: 'noopener' });
     const update = () => {
@@ -21,19 +24,18 @@
         response_type: 'code',
         client_id: app.client_id,
         redirect_uri: uri.value,
-        scope: email.checked ? 'userinfo email' : 'userinfo',
+        scope: scopes.filter((box) => box.checked).map((box) => box.value).join(' '),
       });
       if (state.value) params.set('state', state.value);
       const url = `${location.origin}/oauth?${params}`;
       out.href = url;
       out.textContent = url;
     };
-    for (const input of [uri, email, state]) input.addEventListener('input', update);
+    for (const input of [uri, ...scopes, state]) input.addEventListener('input', update);
     update();
     return el('fieldset', { class: 'builder' }, el('legend', { text: 'Sign-in link (traditional flow)' }),
       el('label', { text: 'Redirect URI ' }, uri),
-      el('label', {}, el('input', { type: 'checkbox', checked: true, disabled: true }), ' userinfo '),
-      el('label', {}, email, ' email'),
+      choices,
       el('label', { text: 'State ' }, state),
       el('p', {}, out));
   }

@@ -9,6 +9,8 @@
   const origin = frame.dataset.origin;
   const gameId = Number(frame.dataset.gameId);
   const loggedIn = frame.dataset.loggedIn === 'true';
+  // The only scopes a game may ask for, exactly and in this order (the server's list).
+  const grantable = frame.dataset.scopes.split(' ');
   const dialog = document.getElementById('consent');
   let requested = false;
 
@@ -34,7 +36,7 @@
   async function authorize(request) {
     if (!loggedIn) return refusal('no_account');
     const scopes = request.scopes;
-    if (!Array.isArray(scopes) || scopes.length !== 1 || scopes[0] !== 'userinfo') return refusal('invalid_scopes');
+    if (!Array.isArray(scopes) || scopes.length !== grantable.length || !grantable.every((s, i) => scopes[i] === s)) return refusal('invalid_scopes');
     if (typeof request.client_id !== 'string' || request.client_id === '') return refusal('invalid_app');
     const path = `/api/games/${gameId}/apps/${encodeURIComponent(request.client_id)}`;
     const app = await api('GET', path);
