@@ -67,7 +67,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const now = io.now ?? Date.now;
   const openStore = async (): Promise<Store> => {
     if (!store) {
-      const opened = openStoreAt(loadConfig(io.env).databaseUrl);
+      const opened = openStoreAt(loadConfig(io.env).database);
       store = opened;
       await opened.migrate();
     }
@@ -234,7 +234,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .requiredOption('--out <file>', 'the copy to write (must not exist yet)')
     .action(async (o: { out: string }) => {
       const config = loadConfig(io.env);
-      const copy = await backupSqlite(config.databaseUrl, o.out);
+      const copy = await backupSqlite(config.database, o.out);
       print({
         ...copy,
         pictures: {

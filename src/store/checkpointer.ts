@@ -1,12 +1,12 @@
 /**
  * SQLite's WAL checkpoint off the event loop. By itself the writer checkpoints once the WAL passes
- * its mark, inside the COMMIT that crosses it, which then takes 5-10 ms instead of a fraction of
- * one, on the event loop (docs/performance.md#what-stands-between-the-exchange-and-its-target).
+ * its mark, inside the COMMIT that crosses it, which then takes many times as long, on the event
+ * loop (docs/performance.md#what-stands-between-the-exchange-and-its-target).
  * A worker thread with a connection of its own runs a PASSIVE checkpoint (which blocks neither
  * readers nor the writer) every CHECKPOINT_INTERVAL_MS, so the WAL is copied back before the
  * writer's mark is reached; the writer's mark is raised to WRITER_AUTOCHECKPOINT_PAGES while the
  * worker runs (at SQLite's default of 1,000 pages, a storm of exchanges crossed it between two of
- * the worker's rounds, and one COMMIT in ten checkpointed on the event loop). Should the worker
+ * the worker's rounds, and COMMITs still checkpointed on the event loop). Should the worker
  * fall behind or fail, the writer still checkpoints by itself at that mark.
  */
 import { once } from 'node:events';
@@ -14,9 +14,9 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /**
- * Short rounds keep each one small: at 100 ms, a round during an exchange storm copied ~13 MB and
- * its bursts showed in the exchange's p99; at 20 ms the p99 fell from 15 to 12 ms (measured, 50
- * connections, docs/performance.md). An idle round only reads the WAL index.
+ * Short rounds keep each one small: a longer round copies more during an exchange storm, and its
+ * bursts show in the exchange's p99 (docs/performance.md#what-stands-between-the-exchange-and-its-target).
+ * An idle round only reads the WAL index.
  */
 export const CHECKPOINT_INTERVAL_MS = 20;
 /** The writer's own checkpoint mark while the worker runs (SQLite's default is 1,000 pages). */

@@ -4,8 +4,8 @@ import type { Knex } from 'knex';
  * The token a code was redeemed for is kept on the code's row (set by the same update that claims
  * the code), and the index of tokens by code goes: a replayed code revokes its token through the
  * code's row (RFC 6749 4.1.2). The index was one more randomly placed page written to disk by
- * every token exchange, for a lookup that only a replay makes; measured on SQLite, the exchange
- * cost ~17 % less CPU without it (docs/performance.md#token-exchange-writes).
+ * every token exchange, for a lookup that only a replay makes; on SQLite the exchange costs
+ * measurably less CPU without it (docs/performance.md#token-exchange-writes).
  * `access_tokens.code_hash` stays, as the record of where each token came from.
  */
 export async function up(knex: Knex): Promise<void> {
