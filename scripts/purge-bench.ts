@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { parseDatabaseUrl } from '../src/store/connection.js';
 import type { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
 import { waitForUrl } from './bench/wait.js';
@@ -29,7 +30,7 @@ const baselineSeconds = Number(values.seconds);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'purge-bench-'));
 const databaseUrl = process.env.DATABASE_URL ?? path.join(dir, 'bench.sqlite');
-const postgres = /^postgres(ql)?:\/\//.test(databaseUrl);
+const postgres = parseDatabaseUrl(databaseUrl).dialect === 'postgres';
 const children: ChildProcess[] = [];
 process.on('exit', () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
+import { parseDatabaseUrl, type DatabaseLocation } from './store/connection.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -17,8 +18,11 @@ export interface Config {
   /**
    * DATABASE_URL: SQLite file path, `file:<path>` or `:memory:` (default ./data/service.sqlite), or
    * `postgres://user:password@host:port/database` for PostgreSQL (needed to run several instances).
+   * As given, for the start log and for other processes; the service reads `database`.
    */
   databaseUrl: string;
+  /** DATABASE_URL parsed: which dialect, and the SQLite file or the PostgreSQL URL. */
+  database: DatabaseLocation;
   /** PICTURES_DIR: where profile pictures are stored (default ./data/pictures). */
   picturesDir: string;
   /**
@@ -137,11 +141,9 @@ function parseMailFrom(raw: string | undefined, publicUrl: string): string {
 }
 
 /** Data beside the SQLite file when there is one (like the database itself), else under ./data. */
-function dataPath(databaseUrl: string, name: string): string {
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return path.resolve('data', name);
-  const file = databaseUrl.replace(/^file:(\/\/)?/, '').replace(/^sqlite:(\/\/)?/, '');
-  if (file === ':memory:') return path.resolve('data', name);
-  return path.join(path.dirname(path.resolve(file)), name);
+function dataPath(database: DatabaseLocation, name: string): string {
+  if (database.dialect === 'postgres' || database.file === ':memory:') return path.resolve('data', name);
+  return path.join(path.dirname(path.resolve(database.file)), name);
 }
 
 function parseTrustProxy(raw: string | undefined): TrustProxy {
@@ -184,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST || '0.0.0.0';
   const databaseUrl = env.DATABASE_URL || './data/service.sqlite';
+  const database = parseDatabaseUrl(databaseUrl);
   const picturesDir = path.resolve(env.PICTURES_DIR || './data/pictures');
   const pictureSweepAgeSeconds = parseSeconds('PICTURE_SWEEP_AGE_SECONDS', env.PICTURE_SWEEP_AGE_SECONDS, 600);
   const logLevel = (env.LOG_LEVEL || 'info').toLowerCase() as LogLevel;
@@ -200,7 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const smtpUrl = parseSmtpUrl(env.SMTP_URL);
   const mailFrom = parseMailFrom(env.MAIL_FROM, publicUrl);
-  const outboxDir = env.OUTBOX_DIR ? path.resolve(env.OUTBOX_DIR) : dataPath(databaseUrl, 'outbox');
+  const outboxDir = env.OUTBOX_DIR ? path.resolve(env.OUTBOX_DIR) : dataPath(database, 'outbox');
   const smtpTimeoutSeconds = parseSeconds('SMTP_TIMEOUT_SECONDS', env.SMTP_TIMEOUT_SECONDS, 10);
   if (smtpTimeoutSeconds === 0) throw new ConfigError('SMTP_TIMEOUT_SECONDS must be at least 1');
   const metricsHost = env.METRICS_HOST || '127.0.0.1';
@@ -210,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host,
     databaseUrl,
+    database,
     picturesDir,
     pictureSweepAgeSeconds,
     logLevel,

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   if (config.sessionSecretGenerated) {
     logger.warn('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart');
   }
-  const store = openStoreAt(config.databaseUrl);
+  const store = openStoreAt(config.database);
   await store.migrate();
 
   if (config.demoData && (await store.countUsers()) === 0) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/admin.js';
-import { UNAVAILABLE_MESSAGE } from '../src/store/unavailable.js';
+import { UNAVAILABLE_MESSAGE } from '../src/store/outage.js';
 import { makeUser, signedInAgent, startServer, tempDir, type TestServer } from './helpers.js';
 
 let dir: string;

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
-import { UNAVAILABLE_MESSAGE } from '../src/store/unavailable.js';
+import { UNAVAILABLE_MESSAGE } from '../src/store/outage.js';
 import { Agent, makeToken, makeUser, startServer, type TestServer } from './helpers.js';
 import { postgresBinDir, ThrowawayPostgres } from './throwaway-postgres.js';
 

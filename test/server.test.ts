@@ -107,6 +107,7 @@ describe('loadConfig', () => {
       port: 3000,
       host: '0.0.0.0',
       databaseUrl: './data/service.sqlite',
+      database: { dialect: 'sqlite', file: './data/service.sqlite' },
       picturesDir: path.resolve('./data/pictures'),
       pictureSweepAgeSeconds: 600,
       logLevel: 'info',
@@ -138,6 +139,7 @@ describe('loadConfig', () => {
       port: 8080,
       host: '127.0.0.1',
       databaseUrl: '/tmp/x.sqlite',
+      database: { dialect: 'sqlite', file: '/tmp/x.sqlite' },
       picturesDir: '/tmp/p',
       pictureSweepAgeSeconds: 0,
       logLevel: 'warn',
@@ -156,6 +158,15 @@ describe('loadConfig', () => {
       purgeIntervalSeconds: 0,
       purgeBatchSize: 50,
     });
+  });
+
+  it('parses DATABASE_URL into its dialect: PostgreSQL by scheme, anything else a SQLite file', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).database).toEqual({ dialect: 'postgres', url: 'postgres://u:p@h:5432/db' });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).database).toEqual({ dialect: 'postgres', url: 'postgresql://h/db' });
+    expect(loadConfig({ DATABASE_URL: 'file:./d/x.sqlite' }).database).toEqual({ dialect: 'sqlite', file: './d/x.sqlite' });
+    expect(loadConfig({ DATABASE_URL: 'file:///tmp/x.sqlite' }).database).toEqual({ dialect: 'sqlite', file: '/tmp/x.sqlite' });
+    expect(loadConfig({ DATABASE_URL: 'sqlite://x.sqlite' }).database).toEqual({ dialect: 'sqlite', file: 'x.sqlite' });
+    expect(loadConfig({ DATABASE_URL: ':memory:' }).database).toEqual({ dialect: 'sqlite', file: ':memory:' });
   });
 
   it('reads TRUST_PROXY as a hop count, and 0 or false as off', () => {

@@ -1,10 +1,10 @@
-/** The store's outage guard (src/store/unavailable.ts): which failures become Unavailable, and what passes through. */
+/** The store's outage guard (src/store/outage.ts): which failures become Unavailable, and what passes through. */
 import { describe, expect, it } from 'vitest';
 import { Unavailable } from '../src/domain/errors.js';
 import { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
 import { UniqueViolation } from '../src/store/types.js';
-import { guardStore, isUnavailableError, UNAVAILABLE_MESSAGE } from '../src/store/unavailable.js';
+import { isUnavailableError, UNAVAILABLE_MESSAGE, withOutageGuard } from '../src/store/outage.js';
 
 const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -36,7 +36,7 @@ describe('isUnavailableError', () => {
   });
 });
 
-describe('guardStore', () => {
+describe('withOutageGuard', () => {
   class Fake {
     calls = 0;
     async down(): Promise<void> {
@@ -68,7 +68,7 @@ describe('guardStore', () => {
 
   it('turns an outage into Unavailable, reports every failure, and passes bugs, taken names and refusals through', async () => {
     const reported: string[] = [];
-    const store = guardStore(new Fake(), () => (kind) => reported.push(kind));
+    const store = withOutageGuard(new Fake(), () => (kind) => reported.push(kind));
     await expect(store.down()).rejects.toEqual(new Unavailable(UNAVAILABLE_MESSAGE));
     await expect(store.bug()).rejects.toMatchObject({ code: '42P01' });
     await expect(store.taken()).rejects.toBeInstanceOf(UniqueViolation);
@@ -83,7 +83,7 @@ describe('guardStore', () => {
         return this.limiter();
       }
     }
-    const store = guardStore(new WithLimiter(), () => undefined);
+    const store = withOutageGuard(new WithLimiter(), () => undefined);
     await expect(store.rateLimiter().consume()).rejects.toEqual(new Unavailable(UNAVAILABLE_MESSAGE));
     await expect(store.rateLimiter().refuse()).rejects.toEqual({ msBeforeNext: 1000 });
   });

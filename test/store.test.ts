@@ -660,6 +660,63 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.listSignIns(carol.id, 10)).toEqual([]);
   });
 
+  it('answers every lookup by a key no row can hold (NUL in a string, an id beyond 32 bits or not whole) as not found, and no query fails', async () => {
+    const seen: string[] = [];
+    store.onDatabaseError((kind) => seen.push(kind));
+    const nul = `${'n'.repeat(63)}\u0000`;
+    const far = 2 ** 31;
+    try {
+      expect(await store.getUser(far)).toBeUndefined();
+      expect(await store.getUser(1.5)).toBeUndefined();
+      expect(await store.getPublicUser(far)).toBeUndefined();
+      expect(await store.getUserByName(nul)).toBeUndefined();
+      expect(await store.getUserByEmail(nul)).toBeUndefined();
+      expect(await store.updateUser(far, { bio: 'x' })).toBeUndefined();
+      expect(await store.recordHeartbeat(far, 0, NOW, 1)).toBeUndefined();
+      expect(await store.swapPfpTimestamp(far, null, NOW)).toBe(false);
+      expect(await store.setUserPassword(far, 'h')).toBe(false);
+      expect(await store.deleteUser(far, NOW)).toBeUndefined();
+
+      expect(await store.getApp(nul)).toBeUndefined();
+      expect(await store.listAppsByOwner(far)).toEqual([]);
+      expect(await store.setAppSecret(nul, 'h')).toBe(false);
+      expect(await store.deleteApp(nul)).toBe(false);
+      expect(await store.getCode(nul)).toBeUndefined();
+      expect(await store.redeemCode(nul, NOW, token('n', nul))).toBe(false);
+      expect(await store.revokeTokensOfCode(nul, NOW)).toBe(0);
+      expect(await store.getTokenWithUser(nul)).toBeUndefined();
+      expect(await store.revokeToken(nul, 'app-a', NOW)).toBe(false);
+      expect(await store.revokeToken(hash('t'), nul, NOW)).toBe(false);
+
+      expect(await store.getGame(far)).toBeUndefined();
+      expect(await store.listGamesByAuthor(far)).toEqual([]);
+
+      expect(await store.getGrant(far, 'app-a')).toBeUndefined();
+      expect(await store.getGrant(alice.id, nul)).toBeUndefined();
+      await expect(store.touchGrant(far, nul, NOW)).resolves.toBeUndefined();
+      expect(await store.listGrants(far)).toEqual([]);
+      expect(await store.revokeGrant(far, 'app-a', NOW)).toBe(false);
+
+      expect(await store.getSession(nul, NOW)).toBeUndefined();
+      expect(await store.listUserSessions(far, NOW)).toEqual([]);
+      expect(await store.deleteUserSession(far, 'pub-a')).toBe(false);
+      await expect(store.deleteSession(nul)).resolves.toBeUndefined();
+      expect(await store.deleteUserSessions(far)).toBe(0);
+      // An id hash no session can have excepts none (this user has no sessions).
+      expect(await store.deleteUserSessions(999_999, nul)).toBe(0);
+
+      expect(await store.getEmailLink(nul)).toBeUndefined();
+      await expect(store.deleteEmailLink(nul)).resolves.toBeUndefined();
+      expect(await store.redeemEmailLink(nul, NOW, { passwordHash: 'x' }, ['reset'])).toBe(false);
+
+      expect(await store.listSignIns(far, 10)).toEqual([]);
+      await expect(store.recordSignIn(far, { at: NOW, ip: '10.0.0.1', userAgent: 'x' }, 3)).resolves.toBeUndefined();
+      expect(seen).toEqual([]);
+    } finally {
+      store.onDatabaseError(() => undefined);
+    }
+  });
+
   it('tells its database-error listener of a failed statement (not of a taken name) and still throws it', async () => {
     const seen: string[] = [];
     store.onDatabaseError((kind) => seen.push(kind));

@@ -3,7 +3,7 @@
  * browser. Kept short (the latest KEPT_SIGN_INS) and cut to a sane length, since the address and
  * user agent come from the request.
  */
-import type { Store, SignInRecord } from '../store/types.js';
+import type { SignInRecord, SignInStore } from '../store/types.js';
 
 export const KEPT_SIGN_INS = 20;
 export const SHOWN_SIGN_INS = 10;
@@ -14,11 +14,11 @@ export interface SignInClient {
   userAgent: string;
 }
 
-export async function recordSignIn(deps: { store: Store; now: () => number }, userId: number, client: SignInClient): Promise<void> {
+export async function recordSignIn(deps: { store: SignInStore; now: () => number }, userId: number, client: SignInClient): Promise<void> {
   const userAgent = client.userAgent.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, MAX_USER_AGENT);
   await deps.store.recordSignIn(userId, { at: deps.now(), ip: client.ip.slice(0, 64), userAgent }, KEPT_SIGN_INS);
 }
 
-export function recentSignIns(store: Store, userId: number): Promise<SignInRecord[]> {
+export function recentSignIns(store: SignInStore, userId: number): Promise<SignInRecord[]> {
   return store.listSignIns(userId, SHOWN_SIGN_INS);
 }

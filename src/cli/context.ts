@@ -35,7 +35,7 @@ export function createCliContext(io: CliIo): CliContext & { close(): Promise<voi
   const getConfig = (): Config => (config ??= loadConfig(io.env));
   const getStore = async (): Promise<Store> => {
     if (!store) {
-      const opened = openStoreAt(getConfig().databaseUrl);
+      const opened = openStoreAt(getConfig().database);
       // Kept before migrating, so that a store whose migration fails is still closed.
       store = opened;
       await opened.migrate();

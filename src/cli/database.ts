@@ -12,7 +12,7 @@ export function databaseCommands(program: Command, cli: CliContext): void {
     .requiredOption('--out <file>', 'the copy to write (must not exist yet)')
     .action(async (o: { out: string }) => {
       const config = cli.config();
-      const copy = await backupSqlite(config.databaseUrl, o.out);
+      const copy = await backupSqlite(config.database, o.out);
       cli.print({
         ...copy,
         pictures: {

@@ -9,7 +9,7 @@ import type { Deps } from '../oauth/clients.js';
 import { webAddressProblem } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
 import type { Scope } from '../oauth/scopes.js';
-import type { AppRecord, GameWithAuthor, Store, UserRecord } from '../store/types.js';
+import type { AppRecord, AppStore, GameStore, GameWithAuthor, UserRecord, UserStore } from '../store/types.js';
 
 /** The only scopes the game flow grants. */
 export const GAME_SCOPES = ['userinfo'] as const satisfies readonly Scope[];
@@ -29,7 +29,7 @@ export async function registerGame(
   return { ...game, authorName: author.name };
 }
 
-export async function getGame(store: Store, id: number): Promise<GameWithAuthor> {
+export async function getGame(store: GameStore, id: number): Promise<GameWithAuthor> {
   const game = await store.getGame(id);
   if (!game) throw new NotFound('Game not found');
   return game;
@@ -42,7 +42,7 @@ export function gameOrigin(game: { url: string }): string {
 
 /** The app a game may request codes for: it exists and its owner is the game's author. */
 export async function gameApp(
-  store: Store,
+  store: GameStore & AppStore & UserStore,
   gameId: number,
   clientId: string,
 ): Promise<{ game: GameWithAuthor; app: AppRecord; owner: UserRecord }> {

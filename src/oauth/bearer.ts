@@ -1,5 +1,5 @@
 import { Forbidden, Unauthenticated } from '../domain/errors.js';
-import type { Store, TokenWithUser } from '../store/types.js';
+import type { AppStore, TokenWithUser } from '../store/types.js';
 import type { Scope } from './scopes.js';
 import { hashSecret } from './secrets.js';
 
@@ -22,7 +22,7 @@ function unauthorized(message: string, error?: string): Unauthenticated {
  * against `now` on every call. Throws 401 with a WWW-Authenticate challenge otherwise.
  */
 export async function authenticateBearer(
-  store: Store,
+  store: AppStore,
   authorization: string | undefined,
   now: number,
 ): Promise<TokenWithUser> {

@@ -6,11 +6,11 @@
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import { NotFound } from '../domain/errors.js';
-import type { GrantRecord, GrantWithApp, Store } from '../store/types.js';
+import type { GrantRecord, GrantStore, GrantWithApp } from '../store/types.js';
 import { knownScopes, type Scope } from './scopes.js';
 
 export interface GrantDeps {
-  store: Store;
+  store: GrantStore;
   now: () => number;
   audit: Audit;
 }
@@ -61,7 +61,7 @@ export function grantView(g: GrantWithApp): GrantView {
   };
 }
 
-export async function listGrants(store: Store, userId: number): Promise<GrantView[]> {
+export async function listGrants(store: GrantStore, userId: number): Promise<GrantView[]> {
   return (await store.listGrants(userId)).map(grantView);
 }
 

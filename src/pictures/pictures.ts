@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Store } from '../store/types.js';
+import type { UserStore } from '../store/types.js';
 import { encodePicture, SIZE_NAMES, type Encoded, type Size } from './images.js';
 
 /** A full disk, or the user's quota used up. */
@@ -104,7 +104,7 @@ export class PictureFiles {
 }
 
 export interface PictureDeps {
-  store: Store;
+  store: UserStore;
   files: PictureFiles;
   now: () => number;
   metrics?: Pick<Metrics, 'pictureConversion'>;

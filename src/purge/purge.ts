@@ -4,10 +4,10 @@
  */
 import type { Logger } from 'pino';
 import { TOKEN_TTL_SECONDS } from '../oauth/token-exchange.js';
-import type { PurgeCounts, Store } from '../store/types.js';
+import type { PurgeCounts, PurgeStore } from '../store/types.js';
 
 export interface PurgeDeps {
-  store: Store;
+  store: PurgeStore;
   now: () => number;
 }
 

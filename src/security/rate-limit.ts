@@ -5,7 +5,7 @@ import { RateLimited } from '../domain/errors.js';
  * share them and a restart does not reset them (docs/decisions.md#rate-limits).
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Store } from '../store/types.js';
+import type { RateLimitStore } from '../store/types.js';
 
 export interface Limiter {
   /** Counts one event for `key`; throws RateLimited (with the seconds to wait) once over the limit. */
@@ -90,7 +90,7 @@ export function limiterOf(limiter: RateLimiterAbstract, points: number, onRefuse
 
 /** The service's limits, counted in the store (shared across instances). */
 export function storeLimits(
-  store: Store,
+  store: RateLimitStore,
   rules: Partial<Record<keyof Limits, LimitRule>> = {},
   onRefused?: (limit: keyof Limits) => void,
 ): Limits {

@@ -6,7 +6,7 @@
 import type Koa from 'koa';
 import createSession from 'koa-session';
 import { hashSecret, randomSecret } from '../oauth/secrets.js';
-import type { SessionMeta, Store } from '../store/types.js';
+import type { SessionMeta, SessionStore } from '../store/types.js';
 
 export const SESSION_COOKIE = 'idp.sid';
 export const SESSION_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
@@ -30,7 +30,7 @@ const MAX_USER_AGENT = 512;
 type KoaSession = SessionData & { regenerate(): Promise<void> };
 
 export interface SessionDeps {
-  store: Store;
+  store: SessionStore;
   now: () => number;
   /** The signing keys: the first signs, every one verifies (SESSION_SECRET rotation). */
   secrets: readonly string[];

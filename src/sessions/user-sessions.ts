@@ -1,7 +1,7 @@
 /** A user's signed-in sessions as the account page lists and ends them, by public id only. */
 import type { components } from '../../generated/api.js';
 import { NotFound } from '../domain/errors.js';
-import type { SessionMeta, Store } from '../store/types.js';
+import type { SessionMeta, SessionStore } from '../store/types.js';
 
 export type UserSessionView = components['schemas']['UserSession'];
 
@@ -11,10 +11,10 @@ export function sessionView(m: SessionMeta, currentPublicId: string | undefined)
   return view;
 }
 
-export async function listUserSessions(deps: { store: Store; now: () => number }, userId: number, currentPublicId: string | undefined): Promise<UserSessionView[]> {
+export async function listUserSessions(deps: { store: SessionStore; now: () => number }, userId: number, currentPublicId: string | undefined): Promise<UserSessionView[]> {
   return (await deps.store.listUserSessions(userId, deps.now())).map((m) => sessionView(m, currentPublicId));
 }
 
-export async function endUserSession(store: Store, userId: number, publicId: string): Promise<void> {
+export async function endUserSession(store: SessionStore, userId: number, publicId: string): Promise<void> {
   if (!(await store.deleteUserSession(userId, publicId))) throw new NotFound('Session not found');
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Conflict, InvalidInput, NotFound, Unavailable } from '../domain/errors.js';
-import { sqliteFile } from './knex-store.js';
+import type { DatabaseLocation } from './connection.js';
 
 export interface BackupResult {
   /** The copy, as an absolute path. */
@@ -15,11 +15,11 @@ export interface BackupResult {
   bytes: number;
 }
 
-export async function backupSqlite(databaseUrl: string, out: string): Promise<BackupResult> {
-  const source = sqliteFile(databaseUrl);
-  if (source === undefined) {
+export async function backupSqlite(database: DatabaseLocation, out: string): Promise<BackupResult> {
+  if (database.dialect === 'postgres') {
     throw new InvalidInput('backup copies a SQLite database; for PostgreSQL use pg_dump (see docs/operations.md#backups)');
   }
+  const source = database.file;
   if (source === ':memory:') throw new InvalidInput('An in-memory database cannot be backed up');
   if (!fs.existsSync(source)) throw new NotFound(`No database at ${source}`);
   const target = path.resolve(out);

@@ -6,7 +6,7 @@
  * readers nor the writer) every CHECKPOINT_INTERVAL_MS, so the WAL is copied back before the
  * writer's mark is reached; the writer's mark is raised to WRITER_AUTOCHECKPOINT_PAGES while the
  * worker runs (at SQLite's default of 1,000 pages, a storm of exchanges crossed it between two of
- * the worker's rounds, and one COMMIT in ten checkpointed on the event loop). Should the worker
+ * the worker's rounds, and COMMITs still checkpointed on the event loop). Should the worker
  * fall behind or fail, the writer still checkpoints by itself at that mark.
  */
 import { once } from 'node:events';

@@ -1,13 +1,32 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Dialect } from './connection.js';
 import { migrationSource } from './migrations/index.js';
-import type { DatabaseErrorListener } from './unavailable.js';
+import {
+  isRowId,
+  isRowKey,
+  num,
+  PUBLIC_USER_COLUMNS,
+  TOKEN_WITH_USER_COLUMNS,
+  toApp,
+  toCode,
+  toEmailLink,
+  toGame,
+  toGrant,
+  toGrantWithApp,
+  tokenRow,
+  toPublicUserRecord,
+  toSessionMeta,
+  toSignIn,
+  toTokenWithUser,
+  toUser,
+  type Row,
+} from './rows.js';
 import {
   UniqueViolation,
   type AppRecord,
   type CodeRecord,
+  type DatabaseErrorListener,
   type EmailLinkEffect,
   type EmailLinkPurpose,
   type EmailLinkRecord,
@@ -30,222 +49,6 @@ import {
   type UserRecord,
 } from './types.js';
 
-type Row = Record<string, unknown>;
-
-/** The SQLite file a DATABASE_URL names (a path, `file:<path>` or `:memory:`), or undefined for PostgreSQL. */
-export function sqliteFile(databaseUrl: string): string | undefined {
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return undefined;
-  return databaseUrl.replace(/^file:(\/\/)?/, '').replace(/^sqlite:(\/\/)?/, '');
-}
-
-/** Bounds on PostgreSQL calls during an outage: connecting, waiting for the pool, one statement. */
-export const PG_CONNECT_TIMEOUT_MS = 3_000;
-export const PG_ACQUIRE_TIMEOUT_MS = 5_000;
-export const PG_STATEMENT_TIMEOUT_MS = 10_000;
-
-/**
- * knex prints every failed connection attempt to the console; during an outage that is one line
- * per request, on top of the 503 the request log already shows. Other warnings still print.
- */
-const quietOutageLog = {
-  warn(message: unknown) {
-    if (!/^(Acquire connection error|Connection Error)/.test(String(message))) console.warn(message);
-  },
-};
-
-/** Knex config for a DATABASE_URL. */
-export function knexConfig(databaseUrl: string): Knex.Config {
-  const filename = sqliteFile(databaseUrl);
-  if (filename === undefined) {
-    return {
-      client: 'pg',
-      connection: {
-        connectionString: databaseUrl,
-        // An outage must answer 503 within seconds, never hang a request: a connection attempt,
-        // a statement and a reply each have a bound (see docs/operations.md).
-        connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
-        statement_timeout: PG_STATEMENT_TIMEOUT_MS,
-        query_timeout: PG_STATEMENT_TIMEOUT_MS + 2_000,
-        keepAlive: true,
-      },
-      // Waiting for a free connection is bounded too (knex's default is 60 s).
-      acquireConnectionTimeout: PG_ACQUIRE_TIMEOUT_MS,
-      pool: { min: 0, max: 10 },
-      log: quietOutageLog,
-    };
-  }
-  if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
-  return {
-    client: 'better-sqlite3',
-    connection: { filename },
-    useNullAsDefault: true,
-    pool: {
-      // better-sqlite3 is synchronous: one connection serialises every statement and transaction.
-      min: 1,
-      max: 1,
-      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
-        conn.pragma('journal_mode = WAL');
-        conn.pragma('synchronous = NORMAL');
-        conn.pragma('foreign_keys = ON');
-        conn.pragma('busy_timeout = 5000');
-        done(null, conn);
-      },
-    },
-  };
-}
-
-const num = (v: unknown): number => Number(v);
-/** PostgreSQL text cannot hold NUL: a key containing one names no row (instead of a driver error). */
-export const hasNul = (...values: string[]): boolean => values.some((v) => v.includes('\u0000'));
-/**
- * Whether an id can name a row: ids are 32-bit integer columns (`increments`), and PostgreSQL
- * refuses to compare one with a larger number (an error, not "no row"), so such ids find nothing.
- */
-export const isRowId = (id: number): boolean => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647;
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const scopesOf = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? v.split(' ') : []);
-
-export function toUser(r: Row): UserRecord {
-  return {
-    ...toPublicUserRecord(r),
-    email: String(r.email),
-    passwordHash: String(r.password_hash),
-    pfpHighWater: num(r.pfp_high_water),
-    emailVerifiedAt: numOrNull(r.email_verified_at),
-    createdAt: num(r.created_at),
-  };
-}
-
-function toEmailLink(r: Row): EmailLinkRecord {
-  return {
-    tokenHash: String(r.token_hash),
-    userId: num(r.user_id),
-    purpose: String(r.purpose) as EmailLinkPurpose,
-    email: (r.email as string | null) ?? null,
-    expiresAt: num(r.expires_at),
-    usedAt: numOrNull(r.used_at),
-    createdAt: num(r.created_at),
-  };
-}
-
-/** What whois reads: the token's columns it checks and the user's it answers with. */
-export const TOKEN_WITH_USER_COLUMNS = [
-  't.client_id',
-  't.user_id',
-  't.scopes',
-  't.expires_at',
-  't.revoked_at',
-  't.created_at',
-  'u.name as user_name',
-  'u.email as user_email',
-  'u.pfp_timestamp as user_pfp_timestamp',
-];
-
-/** The users columns behind PublicUserRecord. */
-export const PUBLIC_USER_COLUMNS = ['id', 'name', 'bio', 'flairs', 'equipped_flair', 'play_minutes', 'last_heartbeat', 'mod_level', 'pfp_timestamp'];
-
-export function toPublicUserRecord(r: Row): PublicUserRecord {
-  return {
-    id: num(r.id),
-    name: String(r.name),
-    bio: String(r.bio),
-    flairs: JSON.parse(String(r.flairs)) as string[],
-    equippedFlair: String(r.equipped_flair),
-    playMinutes: num(r.play_minutes),
-    lastHeartbeat: num(r.last_heartbeat),
-    modLevel: num(r.mod_level),
-    pfpTimestamp: numOrNull(r.pfp_timestamp),
-  };
-}
-
-export function toApp(r: Row): AppRecord {
-  return {
-    clientId: String(r.client_id),
-    secretHash: String(r.secret_hash),
-    ownerId: num(r.owner_id),
-    name: String(r.name),
-    redirectUris: JSON.parse(String(r.redirect_uris)) as string[],
-    createdAt: num(r.created_at),
-  };
-}
-
-export function toCode(r: Row): CodeRecord {
-  return {
-    codeHash: String(r.code_hash),
-    clientId: String(r.client_id),
-    userId: num(r.user_id),
-    scopes: scopesOf(r.scopes),
-    redirectUri: (r.redirect_uri as string | null) ?? null,
-    codeChallenge: (r.code_challenge as string | null) ?? null,
-    expiresAt: num(r.expires_at),
-    usedAt: numOrNull(r.used_at),
-    createdAt: num(r.created_at),
-  };
-}
-
-/** A row of TOKEN_WITH_USER_COLUMNS. */
-export function toTokenWithUser(row: Row): TokenWithUser {
-  return {
-    token: {
-      clientId: String(row.client_id),
-      userId: num(row.user_id),
-      scopes: scopesOf(row.scopes),
-      expiresAt: num(row.expires_at),
-      revokedAt: numOrNull(row.revoked_at),
-      createdAt: num(row.created_at),
-    },
-    user: {
-      id: num(row.user_id),
-      name: String(row.user_name),
-      email: String(row.user_email),
-      pfpTimestamp: numOrNull(row.user_pfp_timestamp),
-    },
-  };
-}
-
-function toGame(r: Row): GameWithAuthor {
-  return {
-    id: num(r.id),
-    authorId: num(r.author_id),
-    title: String(r.title),
-    url: String(r.url),
-    createdAt: num(r.created_at),
-    authorName: String(r.author_name),
-  };
-}
-
-function toGrant(r: Row): GrantRecord {
-  return {
-    userId: num(r.user_id),
-    clientId: String(r.client_id),
-    scopes: scopesOf(r.scopes),
-    createdAt: num(r.created_at),
-    lastUsedAt: num(r.last_used_at),
-  };
-}
-
-function toSessionMeta(r: Row): SessionMeta {
-  return {
-    publicId: String(r.public_id),
-    startedAt: num(r.started_at),
-    lastSeenAt: num(r.last_seen_at),
-    userAgent: (r.user_agent as string | null) ?? null,
-  };
-}
-
-function tokenRow(t: TokenRecord): Row {
-  return {
-    token_hash: t.tokenHash,
-    client_id: t.clientId,
-    user_id: t.userId,
-    scopes: t.scopes.join(' '),
-    code_hash: t.codeHash,
-    expires_at: t.expiresAt,
-    revoked_at: t.revokedAt,
-    created_at: t.createdAt,
-  };
-}
-
 /** Maps a unique-constraint failure from SQLite or PostgreSQL to the field it concerns. */
 function uniqueField(err: unknown): string | undefined {
   const e = err as { code?: string; message?: string; constraint?: string };
@@ -267,18 +70,23 @@ function uniqueField(err: unknown): string | undefined {
 class LinkNotApplicable extends Error {}
 
 /**
- * The Store in knex: every method, on both databases. PostgreSQL uses it as it is; a SQLite file
- * uses SqliteStore (sqlite-store.ts), which replaces five hot reads with prepared statements.
- * openStoreAt (open.ts) picks which.
+ * The Store in knex: every method, on both databases. PostgreSQL (and an in-memory SQLite
+ * database) uses it as it is; a SQLite file uses SqliteStore (sqlite-store.ts), which replaces
+ * five hot reads (a user, a public user, a token with its user, an app, a code) and three writes
+ * (the token exchange's redemption, a replayed code's revocation, RFC 7009 revocation) with
+ * prepared statements. openStoreAt (open.ts) picks which. Every lookup checks its keys first (the
+ * input guard, rows.ts).
  */
 export class KnexStore implements Store {
-  /** Told of every database error the outage guard (src/store/unavailable.ts) classifies. */
+  /** Told of every database error the outage guard (src/store/outage.ts) classifies. */
   errorListener: DatabaseErrorListener | undefined;
 
   constructor(
     readonly knex: Knex,
-    protected readonly sqlitePath?: string,
+    protected readonly dialect: Dialect,
   ) {}
+
+  // StoreLifecycle and RateLimitStore
 
   onDatabaseError(listener: DatabaseErrorListener): void {
     this.errorListener = listener;
@@ -300,7 +108,7 @@ export class KnexStore implements Store {
       points: rule.points,
       duration: rule.seconds,
     };
-    return this.sqlitePath === undefined ? new RateLimiterPostgres(opts) : new RateLimiterSQLite(opts);
+    return this.dialect === 'postgres' ? new RateLimiterPostgres(opts) : new RateLimiterSQLite(opts);
   }
 
   async ping(): Promise<void> {
@@ -310,6 +118,8 @@ export class KnexStore implements Store {
   async close(): Promise<void> {
     await this.knex.destroy();
   }
+
+  // UserStore
 
   async countUsers(): Promise<number> {
     const row = (await this.knex('users').count({ n: '*' }).first()) as Row | undefined;
@@ -354,13 +164,13 @@ export class KnexStore implements Store {
   }
 
   async getUserByName(name: string): Promise<UserRecord | undefined> {
-    if (hasNul(name)) return undefined;
+    if (!isRowKey(name)) return undefined;
     const row = (await this.knex('users').where({ name_key: name.toLowerCase() }).first()) as Row | undefined;
     return row && toUser(row);
   }
 
   async getUserByEmail(email: string): Promise<UserRecord | undefined> {
-    if (hasNul(email)) return undefined;
+    if (!isRowKey(email)) return undefined;
     const row = (await this.knex('users').where({ email: email.toLowerCase() }).first()) as Row | undefined;
     return row && toUser(row);
   }
@@ -422,6 +232,8 @@ export class KnexStore implements Store {
     });
   }
 
+  // AppStore: apps, codes, tokens
+
   async createApp(app: AppRecord): Promise<void> {
     await this.knex('apps').insert({
       client_id: app.clientId,
@@ -434,7 +246,7 @@ export class KnexStore implements Store {
   }
 
   async getApp(clientId: string): Promise<AppRecord | undefined> {
-    if (hasNul(clientId)) return undefined;
+    if (!isRowKey(clientId)) return undefined;
     const row = (await this.knex('apps').where({ client_id: clientId }).first()) as Row | undefined;
     return row && toApp(row);
   }
@@ -446,12 +258,12 @@ export class KnexStore implements Store {
   }
 
   async setAppSecret(clientId: string, secretHash: string): Promise<boolean> {
-    if (hasNul(clientId)) return false;
+    if (!isRowKey(clientId)) return false;
     return (await this.knex('apps').where({ client_id: clientId }).update({ secret_hash: secretHash })) === 1;
   }
 
   async deleteApp(clientId: string): Promise<boolean> {
-    if (hasNul(clientId)) return false;
+    if (!isRowKey(clientId)) return false;
     return this.knex.transaction(async (trx) => {
       await trx('access_tokens').where({ client_id: clientId }).delete();
       await trx('auth_codes').where({ client_id: clientId }).delete();
@@ -474,11 +286,13 @@ export class KnexStore implements Store {
   }
 
   async getCode(codeHash: string): Promise<CodeRecord | undefined> {
+    if (!isRowKey(codeHash)) return undefined;
     const row = (await this.knex('auth_codes').where({ code_hash: codeHash }).first()) as Row | undefined;
     return row && toCode(row);
   }
 
   async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<boolean> {
+    if (!isRowKey(codeHash)) return false;
     return this.knex.transaction(async (trx) => {
       const claimed = await trx('auth_codes')
         .where({ code_hash: codeHash })
@@ -493,6 +307,7 @@ export class KnexStore implements Store {
 
   /** Through the code's row, which names the token it was redeemed for (migration 009). */
   async revokeTokensOfCode(codeHash: string, now: number): Promise<number> {
+    if (!isRowKey(codeHash)) return 0;
     return this.knex('access_tokens')
       .whereIn('token_hash', this.knex('auth_codes').select('token_hash').where({ code_hash: codeHash }))
       .whereNull('revoked_at')
@@ -500,6 +315,7 @@ export class KnexStore implements Store {
   }
 
   async getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined> {
+    if (!isRowKey(tokenHash)) return undefined;
     const row = (await this.knex('access_tokens as t')
       .join('users as u', 'u.id', 't.user_id')
       .where('t.token_hash', tokenHash)
@@ -508,13 +324,15 @@ export class KnexStore implements Store {
   }
 
   async revokeToken(tokenHash: string, clientId: string, now: number): Promise<boolean> {
-    if (hasNul(tokenHash, clientId)) return false;
+    if (!isRowKey(tokenHash) || !isRowKey(clientId)) return false;
     const changed = await this.knex('access_tokens')
       .where({ token_hash: tokenHash, client_id: clientId })
       .whereNull('revoked_at')
       .update({ revoked_at: now });
     return changed === 1;
   }
+
+  // PurgeStore
 
   async purgeExpired(batch: PurgeBatch): Promise<PurgeCounts> {
     return {
@@ -530,7 +348,7 @@ export class KnexStore implements Store {
    * once take different rows instead of queueing on each other's.
    */
   private async deleteExpiredBatch(table: string, key: string, expiredBy: number, limit: number): Promise<number> {
-    if (this.sqlitePath === undefined) {
+    if (this.dialect === 'postgres') {
       const victims = this.knex(table).select(key).where('expires_at', '<=', expiredBy).limit(limit).forUpdate().skipLocked();
       return this.knex(table).whereIn(key, victims).delete();
     }
@@ -539,6 +357,8 @@ export class KnexStore implements Store {
     const victims = this.knex(table).select('rowid').where('expires_at', '<=', expiredBy).limit(limit);
     return this.knex(table).whereIn('rowid', victims).delete();
   }
+
+  // GameStore
 
   async createGame(game: NewGame): Promise<GameRecord> {
     const [row] = (await this.knex('games')
@@ -568,8 +388,10 @@ export class KnexStore implements Store {
     return rows.map(toGame);
   }
 
+  // GrantStore
+
   async getGrant(userId: number, clientId: string): Promise<GrantRecord | undefined> {
-    if (!isRowId(userId) || hasNul(clientId)) return undefined;
+    if (!isRowId(userId) || !isRowKey(clientId)) return undefined;
     const row = (await this.knex('grants').where({ user_id: userId, client_id: clientId }).first()) as Row | undefined;
     return row && toGrant(row);
   }
@@ -582,6 +404,7 @@ export class KnexStore implements Store {
   }
 
   async touchGrant(userId: number, clientId: string, now: number): Promise<void> {
+    if (!isRowId(userId) || !isRowKey(clientId)) return;
     await this.knex('grants').where({ user_id: userId, client_id: clientId }).update({ last_used_at: now });
   }
 
@@ -593,11 +416,11 @@ export class KnexStore implements Store {
       .where('g.user_id', userId)
       .orderBy([{ column: 'g.created_at' }, { column: 'g.client_id' }])
       .select('g.*', 'a.name as app_name', 'a.owner_id', 'o.name as owner_name')) as Row[];
-    return rows.map((r) => ({ ...toGrant(r), appName: String(r.app_name), ownerId: num(r.owner_id), ownerName: String(r.owner_name) }));
+    return rows.map(toGrantWithApp);
   }
 
   async revokeGrant(userId: number, clientId: string, now: number): Promise<boolean> {
-    if (!isRowId(userId) || hasNul(clientId)) return false;
+    if (!isRowId(userId) || !isRowKey(clientId)) return false;
     return this.knex.transaction(async (trx) => {
       const deleted = await trx('grants').where({ user_id: userId, client_id: clientId }).delete();
       if (deleted !== 1) return false;
@@ -606,6 +429,8 @@ export class KnexStore implements Store {
       return true;
     });
   }
+
+  // EmailLinkStore
 
   async createEmailLink(link: EmailLinkRecord): Promise<void> {
     await this.knex('email_links').insert({
@@ -620,18 +445,18 @@ export class KnexStore implements Store {
   }
 
   async getEmailLink(tokenHash: string): Promise<EmailLinkRecord | undefined> {
-    if (hasNul(tokenHash)) return undefined;
+    if (!isRowKey(tokenHash)) return undefined;
     const row = (await this.knex('email_links').where({ token_hash: tokenHash }).first()) as Row | undefined;
     return row && toEmailLink(row);
   }
 
   async deleteEmailLink(tokenHash: string): Promise<void> {
-    if (hasNul(tokenHash)) return;
+    if (!isRowKey(tokenHash)) return;
     await this.knex('email_links').where({ token_hash: tokenHash }).delete();
   }
 
   async redeemEmailLink(tokenHash: string, now: number, effect: EmailLinkEffect, voids: readonly EmailLinkPurpose[]): Promise<boolean> {
-    if (hasNul(tokenHash)) return false;
+    if (!isRowKey(tokenHash)) return false;
     try {
       return await this.knex.transaction(async (trx) => {
         const link = (await trx('email_links').where({ token_hash: tokenHash }).first()) as Row | undefined;
@@ -663,7 +488,10 @@ export class KnexStore implements Store {
     }
   }
 
+  // SessionStore
+
   async getSession(idHash: string, now: number): Promise<string | undefined> {
+    if (!isRowKey(idHash)) return undefined;
     const row = (await this.knex('sessions').where({ id_hash: idHash }).where('expires_at', '>', now).first('data')) as Row | undefined;
     return row ? String(row.data) : undefined;
   }
@@ -690,19 +518,24 @@ export class KnexStore implements Store {
   }
 
   async deleteUserSession(userId: number, publicId: string): Promise<boolean> {
-    if (!isRowId(userId) || hasNul(publicId)) return false;
+    if (!isRowId(userId) || !isRowKey(publicId)) return false;
     return (await this.knex('sessions').where({ user_id: userId, public_id: publicId }).delete()) === 1;
   }
 
   async deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number> {
+    if (!isRowId(userId)) return 0;
     const query = this.knex('sessions').where({ user_id: userId });
-    if (exceptIdHash !== undefined) query.whereNot({ id_hash: exceptIdHash });
+    // A hash no session can have excepts none.
+    if (exceptIdHash !== undefined && isRowKey(exceptIdHash)) query.whereNot({ id_hash: exceptIdHash });
     return query.delete();
   }
 
   async deleteSession(idHash: string): Promise<void> {
+    if (!isRowKey(idHash)) return;
     await this.knex('sessions').where({ id_hash: idHash }).delete();
   }
+
+  // SignInStore
 
   async recordSignIn(userId: number, signIn: SignInRecord, keep: number): Promise<void> {
     if (!isRowId(userId)) return;
@@ -719,6 +552,6 @@ export class KnexStore implements Store {
       .where({ user_id: userId })
       .orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }])
       .limit(limit)) as Row[];
-    return rows.map((r) => ({ at: num(r.at), ip: String(r.ip), userAgent: String(r.user_agent) }));
+    return rows.map(toSignIn);
   }
 }

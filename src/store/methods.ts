@@ -1,15 +1,19 @@
 import type { Store } from './types.js';
 
 /**
- * Every method of the Store interface, by name. The store suite (test/store.test.ts) fails when one
+ * Every method of the Store interface, by name, grouped by the aggregate interface that declares
+ * it (types.ts). The store suite (test/store.test.ts) fails when one
  * of them is not called on both databases, and the compiler fails when this list and the interface
  * differ: a method added to Store must be added here, and then to the suite.
  */
 export const STORE_METHODS = [
+  // StoreLifecycle
   'migrate',
-  'rateLimiter',
   'ping',
   'close',
+  'onDatabaseError',
+
+  // UserStore
   'countUsers',
   'createUser',
   'getUser',
@@ -19,6 +23,10 @@ export const STORE_METHODS = [
   'updateUser',
   'recordHeartbeat',
   'swapPfpTimestamp',
+  'setUserPassword',
+  'deleteUser',
+
+  // AppStore
   'createApp',
   'getApp',
   'listAppsByOwner',
@@ -29,31 +37,43 @@ export const STORE_METHODS = [
   'redeemCode',
   'revokeTokensOfCode',
   'getTokenWithUser',
+  'revokeToken',
+
+  // GameStore
   'createGame',
   'getGame',
   'listGames',
-  'getSession',
-  'setSession',
-  'deleteSession',
-  'deleteUserSessions',
-  'setUserPassword',
-  'deleteUser',
   'listGamesByAuthor',
+
+  // GrantStore
   'getGrant',
   'saveGrant',
   'touchGrant',
   'listGrants',
   'revokeGrant',
+
+  // SessionStore
+  'getSession',
+  'setSession',
   'listUserSessions',
   'deleteUserSession',
+  'deleteSession',
+  'deleteUserSessions',
+
+  // EmailLinkStore
   'createEmailLink',
   'getEmailLink',
   'deleteEmailLink',
   'redeemEmailLink',
-  'onDatabaseError',
+
+  // SignInStore
   'recordSignIn',
   'listSignIns',
-  'revokeToken',
+
+  // RateLimitStore
+  'rateLimiter',
+
+  // PurgeStore
   'purgeExpired',
 ] as const satisfies readonly (keyof Store)[];
 

@@ -1,20 +1,23 @@
 import knexFactory from 'knex';
-import { KnexStore, knexConfig, sqliteFile } from './knex-store.js';
+import { knexConfig, parseDatabaseUrl, type DatabaseLocation } from './connection.js';
+import { KnexStore } from './knex-store.js';
+import { withOutageGuard } from './outage.js';
 import { SqliteStore } from './sqlite-store.js';
-import { guardStore } from './unavailable.js';
 
 /**
- * The store for a DATABASE_URL, one implementation per database
- * (docs/decisions.md#one-data-path-per-database): PostgreSQL gets KnexStore, a SQLite file gets
- * SqliteStore. A `:memory:` database lives on knex's single connection, where no second reader can
- * see it, so it gets KnexStore too; it is for throwaway runs only.
+ * The store for a database (Config.database, or a DATABASE_URL as scripts and tests give it), one
+ * implementation per database (docs/decisions.md#one-data-path-per-database): PostgreSQL gets
+ * KnexStore, a SQLite file gets SqliteStore. A `:memory:` database lives on knex's single
+ * connection, where no second reader can see it, so it gets KnexStore too; it is for throwaway
+ * runs only.
  *
- * Either is returned behind the outage guard (src/store/unavailable.ts): a database that cannot be
+ * Either is returned behind the outage guard (src/store/outage.ts): a database that cannot be
  * reached surfaces as Unavailable from every method.
  */
-export function openStoreAt(databaseUrl: string): KnexStore {
-  const knex = knexFactory(knexConfig(databaseUrl));
-  const file = sqliteFile(databaseUrl);
-  const store = file === undefined || file === ':memory:' ? new KnexStore(knex, file) : new SqliteStore(knex, file);
-  return guardStore(store, () => store.errorListener);
+export function openStoreAt(database: DatabaseLocation | string): KnexStore {
+  const location = typeof database === 'string' ? parseDatabaseUrl(database) : database;
+  const knex = knexFactory(knexConfig(location));
+  const store =
+    location.dialect === 'sqlite' && location.file !== ':memory:' ? new SqliteStore(knex, location.file) : new KnexStore(knex, location.dialect);
+  return withOutageGuard(store, () => store.errorListener);
 }

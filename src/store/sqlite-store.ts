@@ -1,22 +1,22 @@
 import Database from 'better-sqlite3';
 import type { Knex } from 'knex';
+import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES, type Checkpointer } from './checkpointer.js';
+import { KnexStore } from './knex-store.js';
+import { isUnavailableError } from './outage.js';
 import {
-  KnexStore,
+  isRowId,
+  isRowKey,
   PUBLIC_USER_COLUMNS,
   TOKEN_WITH_USER_COLUMNS,
-  hasNul,
-  isRowId,
   toApp,
   toCode,
+  tokenRow,
   toPublicUserRecord,
   toTokenWithUser,
   toUser,
-} from './knex-store.js';
-import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES, type Checkpointer } from './checkpointer.js';
-import { isUnavailableError } from './unavailable.js';
+  type Row,
+} from './rows.js';
 import type { AppRecord, CodeRecord, PublicUserRecord, TokenRecord, TokenWithUser, UserRecord } from './types.js';
-
-type Row = Record<string, unknown>;
 
 interface QueuedWrite {
   write: () => unknown;
@@ -38,7 +38,9 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * request's statement comes between a claim and its insert, and exactly one of any number of
  * concurrent redemptions of a code sees `used_at is null`. A write that fails is rolled back to its
  * savepoint and fails alone; an outage (a locked or full file) fails the whole group, unmapped
- * here, so the outage guard answers 503 as before.
+ * here, so the outage guard answers 503.
+ *
+ * The exchange's reads of the app and the code are prepared here too (SqliteStore.getApp).
  */
 class Writes {
   readonly claim: Database.Statement<[number, string, string, number]>;
@@ -153,31 +155,40 @@ class Reads {
 }
 
 /**
- * The Store on a SQLite file: the knex store with exactly five reads (users/info, whois, the
- * pictures' user, and the token exchange's app and code) answered by prepared better-sqlite3
- * statements, a fraction of the cost of the same read through knex (docs/performance.md#prepared-reads,
- * docs/decisions.md#one-data-path-per-database), and the token exchange's and revocation's writes
- * (redemption, the replay's revocation, RFC 7009 revocation) as prepared statements on knex's writer connection (docs/performance.md).
- * Everything else is KnexStore's.
+ * The Store on a SQLite file: the knex store with five hot reads and three hot writes as prepared
+ * better-sqlite3 statements, which cost a fraction of the same statement through knex
+ * (docs/performance.md#prepared-reads, docs/decisions.md#one-data-path-per-database). Everything
+ * else is KnexStore's.
  *
- * The statements run on a second, read-only connection. The database is in WAL mode, so each of
- * them sees every commit made before it through knex: a change is visible to the very next request.
+ * - Reads: a user by id (getUser: the signed-in user, the pictures), its public fields
+ *   (getPublicUser: users/info) and a token with its user (getTokenWithUser: whois, introspection,
+ *   revocation) on a second, read-only connection; the token exchange's app (getApp) and code
+ *   (getCode) on knex's writer connection when it is free, else on the read-only one.
+ * - Writes, on knex's writer connection, committed in groups (Writes): a code's redemption
+ *   (redeemCode), the revocation of a replayed code's token (revokeTokensOfCode) and RFC 7009
+ *   revocation (revokeToken) (docs/performance.md#prepared-statements-on-the-writer-connection).
+ *
+ * The database is in WAL mode, so the read-only connection sees every commit made before each of
+ * its reads: a change is visible to the very next request.
  */
 export class SqliteStore extends KnexStore {
   /** Opened on the first read: the tables exist only once the store has been migrated. */
   private statements: Reads | undefined;
 
-  constructor(knex: Knex, filename: string) {
-    super(knex, filename);
+  constructor(
+    knex: Knex,
+    private readonly file: string,
+  ) {
+    super(knex, 'sqlite');
   }
 
-  /** Prepared on the first exchange, on the connection knex's pool of one holds. */
+  /** Prepared on first use (an app's or a code's read, or one of the writes). */
   private writes: Writes | undefined;
   /** Started with the writer's statements: a store that never writes this way needs none. */
   private checkpointer: Checkpointer | undefined;
 
   private get reads(): Reads {
-    this.statements ??= new Reads(this.sqlitePath as string);
+    this.statements ??= new Reads(this.file);
     return this.statements;
   }
 
@@ -188,7 +199,7 @@ export class SqliteStore extends KnexStore {
     try {
       if (!this.writes) {
         this.writes = new Writes(db);
-        this.checkpointer = startCheckpointer(this.sqlitePath as string);
+        this.checkpointer = startCheckpointer(this.file);
         db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
       }
     } finally {
@@ -198,17 +209,9 @@ export class SqliteStore extends KnexStore {
   }
 
   override async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<boolean> {
+    if (!isRowKey(codeHash)) return false;
     const writes = this.writes ?? (await this.prepareWrites());
-    const row = {
-      token_hash: token.tokenHash,
-      client_id: token.clientId,
-      user_id: token.userId,
-      scopes: token.scopes.join(' '),
-      code_hash: token.codeHash,
-      expires_at: token.expiresAt,
-      revoked_at: token.revokedAt,
-      created_at: token.createdAt,
-    };
+    const row = tokenRow(token);
     return writes.enqueue(
       () => writes.redeem(codeHash, now, row),
       () => super.redeemCode(codeHash, now, token),
@@ -216,6 +219,7 @@ export class SqliteStore extends KnexStore {
   }
 
   override async revokeTokensOfCode(codeHash: string, now: number): Promise<number> {
+    if (!isRowKey(codeHash)) return 0;
     const writes = this.writes ?? (await this.prepareWrites());
     return writes.enqueue(
       () => writes.revokeOfCode.run(now, codeHash).changes,
@@ -224,7 +228,7 @@ export class SqliteStore extends KnexStore {
   }
 
   override async revokeToken(tokenHash: string, clientId: string, now: number): Promise<boolean> {
-    if (hasNul(tokenHash, clientId)) return false;
+    if (!isRowKey(tokenHash) || !isRowKey(clientId)) return false;
     const writes = this.writes ?? (await this.prepareWrites());
     return writes.enqueue(
       () => writes.revokeOne.run(now, tokenHash, clientId).changes === 1,
@@ -260,7 +264,7 @@ export class SqliteStore extends KnexStore {
    * the commit keeps its own (docs/performance.md#reads-on-the-writer-connection).
    */
   override async getApp(clientId: string): Promise<AppRecord | undefined> {
-    if (hasNul(clientId)) return undefined;
+    if (!isRowKey(clientId)) return undefined;
     const writes = this.writes ?? (await this.prepareWrites());
     const row = (writes.free() ? writes.app : this.reads.app).get(clientId);
     return row && toApp(row);
@@ -268,12 +272,14 @@ export class SqliteStore extends KnexStore {
 
   /** Only a first look: redeeming stays a conditional update in a transaction on the writer. */
   override async getCode(codeHash: string): Promise<CodeRecord | undefined> {
+    if (!isRowKey(codeHash)) return undefined;
     const writes = this.writes ?? (await this.prepareWrites());
     const row = (writes.free() ? writes.code : this.reads.code).get(codeHash);
     return row && toCode(row);
   }
 
   override async getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined> {
+    if (!isRowKey(tokenHash)) return undefined;
     const row = this.reads.tokenWithUser.get(tokenHash);
     return row && toTokenWithUser(row);
   }

@@ -1,6 +1,9 @@
 /**
- * The Store: plain objects in and out. No knex types leave src/store. Its methods are listed in
- * methods.ts (checked by the compiler), and test/store.test.ts calls every one on both databases.
+ * The Store: plain objects in and out. No knex types leave src/store. It is one interface per
+ * aggregate (users, apps with their codes and tokens, games, grants, sessions, email links,
+ * sign-ins, rate limits, the purge) plus its lifecycle; a caller may ask for only the part it uses.
+ * Its methods are listed in methods.ts (checked by the compiler), and test/store.test.ts calls
+ * every one on both databases.
  */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 
@@ -186,22 +189,24 @@ export interface RateLimitRule {
   seconds: number;
 }
 
-export interface Store {
+/** What the outage guard (src/store/outage.ts) reports about a failed database call: metrics count them. */
+export type DatabaseErrorListener = (kind: 'unavailable' | 'other') => void;
+
+/** Opening, checking and closing the database, and hearing of its failures. */
+export interface StoreLifecycle {
   /** Runs pending migrations. */
   migrate(): Promise<void>;
-  /**
-   * A limiter counting in the database (table rate_limits), so every service instance on the
-   * same database shares one count per key.
-   */
-  rateLimiter(rule: RateLimitRule): RateLimiterAbstract;
   ping(): Promise<void>;
   close(): Promise<void>;
   /**
    * Called on every failed database call: 'unavailable' when it failed because the database
    * cannot be reached (the call then throws Unavailable), 'other' for anything else.
    */
-  onDatabaseError(listener: (kind: 'unavailable' | 'other') => void): void;
+  onDatabaseError(listener: DatabaseErrorListener): void;
+}
 
+/** Accounts: the users table (and the names of deleted accounts, which stay taken). */
+export interface UserStore {
   countUsers(): Promise<number>;
   /** Throws UniqueViolation('name' | 'email'); a retired name (of a deleted account) counts as taken. */
   createUser(user: NewUser, now: number): Promise<UserRecord>;
@@ -231,7 +236,10 @@ export interface Store {
    * the name. Returns the deleted user (its picture files are the caller's), or undefined.
    */
   deleteUser(id: number, now: number): Promise<UserRecord | undefined>;
+}
 
+/** OAuth clients with the authorization codes and access tokens issued to them. */
+export interface AppStore {
   createApp(app: AppRecord): Promise<void>;
   getApp(clientId: string): Promise<AppRecord | undefined>;
   /** The apps a user owns, oldest first. */
@@ -256,19 +264,20 @@ export interface Store {
    * call revoked it.
    */
   revokeToken(tokenHash: string, clientId: string, now: number): Promise<boolean>;
-  /**
-   * Deletes at most `limit` expired rows of each of tokens, codes and sessions. Several instances
-   * may run it at once: on PostgreSQL rows another purge holds are skipped, not waited for.
-   */
-  purgeExpired(batch: PurgeBatch): Promise<PurgeCounts>;
+}
 
+/** The games users registered. */
+export interface GameStore {
   createGame(game: NewGame): Promise<GameRecord>;
   getGame(id: number): Promise<GameWithAuthor | undefined>;
   /** Every game, newest first. */
   listGames(): Promise<GameWithAuthor[]>;
   /** The games a user registered, oldest first. */
   listGamesByAuthor(authorId: number): Promise<GameWithAuthor[]>;
+}
 
+/** Remembered consent: which apps a user let use their account, with which scopes. */
+export interface GrantStore {
   getGrant(userId: number, clientId: string): Promise<GrantRecord | undefined>;
   /**
    * Creates the grant, or replaces its scopes and last use (keeping when it was first granted).
@@ -283,18 +292,10 @@ export interface Store {
    * and deletes their unused codes. Returns false (changing nothing) when there was no grant.
    */
   revokeGrant(userId: number, clientId: string, now: number): Promise<boolean>;
+}
 
-  createEmailLink(link: EmailLinkRecord): Promise<void>;
-  getEmailLink(tokenHash: string): Promise<EmailLinkRecord | undefined>;
-  deleteEmailLink(tokenHash: string): Promise<void>;
-  /**
-   * In one transaction: marks the link used if it is unused and unexpired, applies `effect` to its
-   * user, and marks used the user's other unused links whose purpose is in `voids`. Returns false,
-   * having written nothing, when the link cannot be used (or `whileEmailIs` no longer holds).
-   * Throws UniqueViolation('email') when the new address belongs to another user by now.
-   */
-  redeemEmailLink(tokenHash: string, now: number, effect: EmailLinkEffect, voids: readonly EmailLinkPurpose[]): Promise<boolean>;
-
+/** Browser sessions, stored by the hash of their cookie's id. */
+export interface SessionStore {
   /** Session data (JSON text) by the hash of its id; expired sessions are not returned. */
   getSession(idHash: string, now: number): Promise<string | undefined>;
   /**
@@ -309,9 +310,56 @@ export interface Store {
   deleteSession(idHash: string): Promise<void>;
   /** Ends every session of a user, except the one whose id hashes to `exceptIdHash`; returns how many. */
   deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number>;
+}
 
+/** One-time links sent by mail (address verification, password reset, address change). */
+export interface EmailLinkStore {
+  createEmailLink(link: EmailLinkRecord): Promise<void>;
+  getEmailLink(tokenHash: string): Promise<EmailLinkRecord | undefined>;
+  deleteEmailLink(tokenHash: string): Promise<void>;
+  /**
+   * In one transaction: marks the link used if it is unused and unexpired, applies `effect` to its
+   * user, and marks used the user's other unused links whose purpose is in `voids`. Returns false,
+   * having written nothing, when the link cannot be used (or `whileEmailIs` no longer holds).
+   * Throws UniqueViolation('email') when the new address belongs to another user by now.
+   */
+  redeemEmailLink(tokenHash: string, now: number, effect: EmailLinkEffect, voids: readonly EmailLinkPurpose[]): Promise<boolean>;
+}
+
+/** The record of each user's recent sign-ins, shown on the account page. */
+export interface SignInStore {
   /** Records a sign-in and keeps only the user's latest `keep` (older ones are deleted). */
   recordSignIn(userId: number, signIn: SignInRecord, keep: number): Promise<void>;
   /** A user's latest sign-ins, newest first. */
   listSignIns(userId: number, limit: number): Promise<SignInRecord[]>;
 }
+
+export interface RateLimitStore {
+  /**
+   * A limiter counting in the database (table rate_limits), so every service instance on the
+   * same database shares one count per key.
+   */
+  rateLimiter(rule: RateLimitRule): RateLimiterAbstract;
+}
+
+/** Deleting what has expired, across the tables whose rows expire. */
+export interface PurgeStore {
+  /**
+   * Deletes at most `limit` expired rows of each of tokens, codes and sessions. Several instances
+   * may run it at once: on PostgreSQL rows another purge holds are skipped, not waited for.
+   */
+  purgeExpired(batch: PurgeBatch): Promise<PurgeCounts>;
+}
+
+/** The whole store: every aggregate's methods on one database. */
+export interface Store
+  extends StoreLifecycle,
+    UserStore,
+    AppStore,
+    GameStore,
+    GrantStore,
+    SessionStore,
+    EmailLinkStore,
+    SignInStore,
+    RateLimitStore,
+    PurgeStore {}

@@ -1,7 +1,7 @@
 import { Conflict, InvalidInput, NotFound } from '../domain/errors.js';
 import { hashPassword } from '../accounts/passwords.js';
 import type { components } from '../../generated/api.js';
-import { UniqueViolation, type PublicUserRecord, type Store, type UserPatch, type UserRecord } from '../store/types.js';
+import { UniqueViolation, type PublicUserRecord, type UserPatch, type UserRecord, type UserStore } from '../store/types.js';
 
 export type PublicUser = components['schemas']['PublicUser'];
 export type Identity = components['schemas']['Identity'];
@@ -59,7 +59,7 @@ export function checkNewPassword(password: string): void {
   if (password.length < 8 || password.length > 256) throw new InvalidInput('Password must be 8 to 256 characters');
 }
 
-export async function createUser(deps: { store: Store; now: () => number }, input: NewAccount): Promise<UserRecord> {
+export async function createUser(deps: { store: UserStore; now: () => number }, input: NewAccount): Promise<UserRecord> {
   if (!NAME_PATTERN.test(input.name)) {
     throw new InvalidInput('Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -');
   }
@@ -84,7 +84,7 @@ function nonNegativeInt(name: string, value: number, max = MAX_SAFE): void {
 }
 
 /** Validates and applies a profile change; equippedFlair must be one of the (new) flairs. */
-export async function updateUser(store: Store, id: number, patch: UserPatch): Promise<UserRecord> {
+export async function updateUser(store: UserStore, id: number, patch: UserPatch): Promise<UserRecord> {
   const current = await store.getUser(id);
   if (!current) throw new NotFound(`User ${id} not found`);
   if (patch.bio !== undefined && patch.bio.length > MAX_BIO_LENGTH) {

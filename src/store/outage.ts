@@ -6,7 +6,7 @@
  * Every other database error (a bug) passes through unchanged.
  */
 import { Unavailable } from '../domain/errors.js';
-import { UniqueViolation } from './types.js';
+import { UniqueViolation, type DatabaseErrorListener } from './types.js';
 
 export const UNAVAILABLE_MESSAGE = 'The database is unavailable; try again shortly';
 
@@ -32,16 +32,13 @@ export function isUnavailableError(err: unknown): boolean {
   return typeof message === 'string' && MESSAGES.test(message);
 }
 
-/** What the guard reports about a failed database call (metrics count them). */
-export type DatabaseErrorListener = (kind: 'unavailable' | 'other') => void;
-
 /**
- * The store, with every method's failure mapped as above (and reported to `onError`). A method
- * that returns an object of methods (rateLimiter) has that object's methods guarded too. The
- * guarded object inherits from the store and holds one wrapper per method, made once: no Proxy
- * trap on the hot path, only the wrapper's call and its catch.
+ * The store behind the outage guard: every method's failure mapped as above (and reported to
+ * `onError`). A method that returns an object of methods (rateLimiter) has that object's methods
+ * guarded too. The guarded object inherits from the store and holds one wrapper per method, made
+ * once: no Proxy trap on the hot path, only the wrapper's call and its catch.
  */
-export function guardStore<T extends object>(store: T, onError: () => DatabaseErrorListener | undefined): T {
+export function withOutageGuard<T extends object>(store: T, onError: () => DatabaseErrorListener | undefined): T {
   const guarded = Object.create(store) as T;
   for (let proto: object | null = Object.getPrototypeOf(store); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
     for (const name of Object.getOwnPropertyNames(proto)) {
@@ -78,7 +75,7 @@ function guardFunction(
       return fail(err);
     }
     if (result instanceof Promise) return result.catch(fail);
-    if (returnsMethods && typeof result === 'object' && result !== null) return guardStore(result, onError);
+    if (returnsMethods && typeof result === 'object' && result !== null) return withOutageGuard(result, onError);
     return result;
   };
 }

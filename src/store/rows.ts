@@ -1,0 +1,192 @@
+/**
+ * Rows and records: how the tables' columns map to the Store's plain objects and back, shared by
+ * both implementations (KnexStore, and SqliteStore's prepared statements), and the guard every
+ * lookup of either applies to its keys first.
+ */
+import type {
+  AppRecord,
+  CodeRecord,
+  EmailLinkPurpose,
+  EmailLinkRecord,
+  GameWithAuthor,
+  GrantRecord,
+  GrantWithApp,
+  PublicUserRecord,
+  SessionMeta,
+  SignInRecord,
+  TokenRecord,
+  TokenWithUser,
+  UserRecord,
+} from './types.js';
+
+/** A row as either driver returns it: PostgreSQL's bigint columns come back as strings, hence num(). */
+export type Row = Record<string, unknown>;
+
+/**
+ * The input guard, one rule for every lookup of both stores: each string and each id a method is
+ * given to find rows by is checked first, with isRowKey or isRowId, and a value no row can hold
+ * answers as "not found" (undefined, false, 0, [] or nothing done) without a query. PostgreSQL
+ * would refuse such a query (an error, so a 500) where SQLite answers "no row": its text cannot
+ * hold NUL, and its integer columns cannot be compared with a number beyond their range. The rule
+ * is for lookups; what inserts and updates store is the domain's to validate.
+ */
+export const isRowKey = (key: string): boolean => !key.includes('\u0000');
+/** Ids are 32-bit integer columns (`increments`), counted from 1 (the rule: isRowKey). */
+export const isRowId = (id: number): boolean => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647;
+
+export const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+/** Scopes are stored space-separated, as OAuth writes them. */
+const scopesOf = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? v.split(' ') : []);
+
+/** The users columns behind PublicUserRecord: the users/info read selects no more. */
+export const PUBLIC_USER_COLUMNS = ['id', 'name', 'bio', 'flairs', 'equipped_flair', 'play_minutes', 'last_heartbeat', 'mod_level', 'pfp_timestamp'];
+
+export function toPublicUserRecord(r: Row): PublicUserRecord {
+  return {
+    id: num(r.id),
+    name: String(r.name),
+    bio: String(r.bio),
+    flairs: JSON.parse(String(r.flairs)) as string[],
+    equippedFlair: String(r.equipped_flair),
+    playMinutes: num(r.play_minutes),
+    lastHeartbeat: num(r.last_heartbeat),
+    modLevel: num(r.mod_level),
+    pfpTimestamp: numOrNull(r.pfp_timestamp),
+  };
+}
+
+export function toUser(r: Row): UserRecord {
+  return {
+    ...toPublicUserRecord(r),
+    email: String(r.email),
+    passwordHash: String(r.password_hash),
+    pfpHighWater: num(r.pfp_high_water),
+    emailVerifiedAt: numOrNull(r.email_verified_at),
+    createdAt: num(r.created_at),
+  };
+}
+
+export function toApp(r: Row): AppRecord {
+  return {
+    clientId: String(r.client_id),
+    secretHash: String(r.secret_hash),
+    ownerId: num(r.owner_id),
+    name: String(r.name),
+    redirectUris: JSON.parse(String(r.redirect_uris)) as string[],
+    createdAt: num(r.created_at),
+  };
+}
+
+export function toCode(r: Row): CodeRecord {
+  return {
+    codeHash: String(r.code_hash),
+    clientId: String(r.client_id),
+    userId: num(r.user_id),
+    scopes: scopesOf(r.scopes),
+    redirectUri: (r.redirect_uri as string | null) ?? null,
+    codeChallenge: (r.code_challenge as string | null) ?? null,
+    expiresAt: num(r.expires_at),
+    usedAt: numOrNull(r.used_at),
+    createdAt: num(r.created_at),
+  };
+}
+
+/** The access_tokens row of a token, as both stores insert it (named for SqliteStore's `@column` parameters). */
+export function tokenRow(t: TokenRecord): Row {
+  return {
+    token_hash: t.tokenHash,
+    client_id: t.clientId,
+    user_id: t.userId,
+    scopes: t.scopes.join(' '),
+    code_hash: t.codeHash,
+    expires_at: t.expiresAt,
+    revoked_at: t.revokedAt,
+    created_at: t.createdAt,
+  };
+}
+
+/** What whois reads (access_tokens as t, users as u): the token's columns it checks and the user's it answers with. */
+export const TOKEN_WITH_USER_COLUMNS = [
+  't.client_id',
+  't.user_id',
+  't.scopes',
+  't.expires_at',
+  't.revoked_at',
+  't.created_at',
+  'u.name as user_name',
+  'u.email as user_email',
+  'u.pfp_timestamp as user_pfp_timestamp',
+];
+
+/** A row of TOKEN_WITH_USER_COLUMNS. */
+export function toTokenWithUser(row: Row): TokenWithUser {
+  return {
+    token: {
+      clientId: String(row.client_id),
+      userId: num(row.user_id),
+      scopes: scopesOf(row.scopes),
+      expiresAt: num(row.expires_at),
+      revokedAt: numOrNull(row.revoked_at),
+      createdAt: num(row.created_at),
+    },
+    user: {
+      id: num(row.user_id),
+      name: String(row.user_name),
+      email: String(row.user_email),
+      pfpTimestamp: numOrNull(row.user_pfp_timestamp),
+    },
+  };
+}
+
+/** A games row joined with its author's name (`author_name`). */
+export function toGame(r: Row): GameWithAuthor {
+  return {
+    id: num(r.id),
+    authorId: num(r.author_id),
+    title: String(r.title),
+    url: String(r.url),
+    createdAt: num(r.created_at),
+    authorName: String(r.author_name),
+  };
+}
+
+export function toGrant(r: Row): GrantRecord {
+  return {
+    userId: num(r.user_id),
+    clientId: String(r.client_id),
+    scopes: scopesOf(r.scopes),
+    createdAt: num(r.created_at),
+    lastUsedAt: num(r.last_used_at),
+  };
+}
+
+/** A grants row joined with its app's name and owner (`app_name`, `owner_id`, `owner_name`). */
+export function toGrantWithApp(r: Row): GrantWithApp {
+  return { ...toGrant(r), appName: String(r.app_name), ownerId: num(r.owner_id), ownerName: String(r.owner_name) };
+}
+
+export function toSessionMeta(r: Row): SessionMeta {
+  return {
+    publicId: String(r.public_id),
+    startedAt: num(r.started_at),
+    lastSeenAt: num(r.last_seen_at),
+    userAgent: (r.user_agent as string | null) ?? null,
+  };
+}
+
+export function toEmailLink(r: Row): EmailLinkRecord {
+  return {
+    tokenHash: String(r.token_hash),
+    userId: num(r.user_id),
+    purpose: String(r.purpose) as EmailLinkPurpose,
+    email: (r.email as string | null) ?? null,
+    expiresAt: num(r.expires_at),
+    usedAt: numOrNull(r.used_at),
+    createdAt: num(r.created_at),
+  };
+}
+
+export function toSignIn(r: Row): SignInRecord {
+  return { at: num(r.at), ip: String(r.ip), userAgent: String(r.user_agent) };
+}
