@@ -183,7 +183,7 @@ async function load(c: Case, seconds: number): Promise<autocannon.Result> {
   });
   children.push(child);
   let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   children.splice(children.indexOf(child), 1);
   if (code !== 0) throw new Error(`the load run of "${c.name}" exited with ${code}`);

@@ -59,7 +59,7 @@ async function startService(): Promise<ChildProcess> {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited at start (${child.exitCode}): ${stderr}`);

@@ -18,7 +18,7 @@ if (mode === 'bare') {
     ctx.body = body;
   });
 } else if (mode === 'sqlite') {
-  const db = new Database(target!, { readonly: true });
+  const db = new Database(target, { readonly: true });
   const stmt = db.prepare<[number], Record<string, unknown>>('select * from users where id = ?');
   app.use((ctx) => {
     const row = stmt.get(Number(ctx.query.id));
@@ -33,7 +33,7 @@ if (mode === 'bare') {
         name: row.name,
         id: row.id,
         bio: row.bio,
-        flairs: JSON.parse(String(row.flairs)),
+        flairs: JSON.parse(String(row.flairs)) as unknown,
         equippedFlair: row.equipped_flair,
         playMinutes: row.play_minutes,
         lastHeartbeat: row.last_heartbeat,

@@ -64,7 +64,7 @@ async function run(spec: LoadSpec): Promise<LoadOutput> {
             method: (feed.method ?? 'GET') as typeof req.method,
             headers: feed.headers ?? req.headers,
             body: feed.body?.replace('{}', value),
-          } as typeof req;
+          };
         },
       },
     ];

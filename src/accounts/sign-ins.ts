@@ -4,6 +4,7 @@
  * user agent come from the request.
  */
 import type { SignInRecord, SignInStore } from '../store/types.js';
+import { CONTROL_CHARACTERS } from '../domain/text.js';
 
 export const KEPT_SIGN_INS = 20;
 export const SHOWN_SIGN_INS = 10;
@@ -15,7 +16,7 @@ export interface SignInClient {
 }
 
 export async function recordSignIn(deps: { store: SignInStore; now: () => number }, userId: number, client: SignInClient): Promise<void> {
-  const userAgent = client.userAgent.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, MAX_USER_AGENT);
+  const userAgent = client.userAgent.replace(CONTROL_CHARACTERS, '').slice(0, MAX_USER_AGENT);
   await deps.store.recordSignIn(userId, { at: deps.now(), ip: client.ip.slice(0, 64), userAgent }, KEPT_SIGN_INS);
 }
 

@@ -10,6 +10,7 @@ import { webAddressProblem } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
 import type { Scope } from '../oauth/scopes.js';
 import type { AppRecord, AppStore, GameStore, GameWithAuthor, UserRecord, UserStore } from '../store/types.js';
+import { CONTROL_CHARACTER } from '../domain/text.js';
 
 /** The only scopes the game flow grants. */
 export const GAME_SCOPES = ['userinfo'] as const satisfies readonly Scope[];
@@ -20,7 +21,7 @@ export async function registerGame(
 ): Promise<GameWithAuthor> {
   const title = input.title.trim();
   if (title.length < 1 || title.length > 64) throw new InvalidInput('Game title must be 1 to 64 characters');
-  if (/[\u0000-\u001f\u007f]/.test(input.title)) throw new InvalidInput('Game title must not contain control characters');
+  if (CONTROL_CHARACTER.test(input.title)) throw new InvalidInput('Game title must not contain control characters');
   const problem = webAddressProblem(input.url, 'Game URL');
   if (problem) throw new InvalidInput(problem);
   const author = await deps.store.getUser(input.authorId);

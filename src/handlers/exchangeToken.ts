@@ -1,6 +1,6 @@
 import { DomainError } from '../domain/errors.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { exchangeCode, type TokenParams } from '../oauth/token-exchange.js';
+import { exchangeCode } from '../oauth/token-exchange.js';
 import type { Handler, JsonBody } from './types.js';
 
 export const exchangeToken: Handler<'exchangeToken'> = async (input, ctx, deps) => {

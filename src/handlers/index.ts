@@ -122,7 +122,7 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
  * validated against the operation's contract entry. They become the handler's HandlerInput where
  * src/http/operations.ts binds each handler to its operationId: that binding is what types them.
  */
-export function handlerInput(c: OpContext) {
+export function handlerInput(c: OpContext): Record<'path' | 'query' | 'headers' | 'body', unknown> {
   return { path: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody };
 }
 

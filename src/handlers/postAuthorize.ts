@@ -10,7 +10,7 @@ export const postAuthorize: Handler<'postAuthorize'> = async (input, ctx, deps) 
   if (!user) {
     const query = new URLSearchParams();
     for (const name of AUTHORIZE_FIELDS) if (form[name] !== undefined) query.set(name, form[name]);
-    return redirectToSignIn(ctx, `/oauth?${query}`, 302);
+    return redirectToSignIn(ctx, `/oauth?${query.toString()}`, 302);
   }
   const grant = checkGrant(form);
   if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, form.state, deps.config.publicUrl), 302);

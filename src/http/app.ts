@@ -4,7 +4,7 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import { createApi, METHODS, notFoundMessage, type Api } from './operations.js';
 import { CONTRACT_PATH } from '../contract.js';
-import { bodyMiddleware } from './body.js';
+import { bodyMiddleware, type Layer } from './body.js';
 import { createDispatcher } from './dispatch.js';
 import type { Config } from '../config.js';
 import { createPublication } from '../docs/published.js';
@@ -79,13 +79,13 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   // Every per-route decision comes from the operation's contract entry (src/http/policy.ts).
   const policy = (ctx: Koa.Context) => policyOf(operationOf(ctx));
-  const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], credentials: false });
+  const publicCors: Layer = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], credentials: false });
 
   if (options.validateResponses) koa.use(responseValidation(api, deps.logger));
   koa.use(errorMiddleware(deps.logger, htmlErrors(api, deps)));
   koa.use(securityHeaders(policy, await staticCorsHeaders(koa, publicCors)));
 
-  const session = sessionMiddleware(koa, { store: deps.store, now: deps.now, secrets: options.config.sessionSecrets });
+  const session: Layer = sessionMiddleware(koa, { store: deps.store, now: deps.now, secrets: options.config.sessionSecrets });
   const preflightIsPublic = publicPreflight(api);
   const parseBody = bodyMiddleware(policy);
   const dispatchRequest = requestAdapter(api);
@@ -105,7 +105,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   // of a public operation, then the body (for operations that declare one), then the operation.
   // One Koa layer instead of three, so what runs before an operation reads in one place (its
   // cost per request measured within the noise of the instruction counts).
-  koa.use((ctx) => {
+  koa.use((ctx): Promise<void> => {
     if (policy(ctx).session) return session(ctx, () => parseThenRoute(ctx));
     // Public operations get their CORS headers on actual requests with the security headers
     // above; @koa/cors itself answers their preflights (an OPTIONS request matches no operation).

@@ -32,8 +32,11 @@ function hasBody(ctx: Koa.Context): boolean {
  * operations that declare them (their handlers stream the upload after the auth checks), and
  * anywhere else, like any other type, are a 415.
  */
-export function bodyMiddleware(policy: (ctx: Koa.Context) => RoutePolicy): Koa.Middleware {
-  const parse = bodyParser({
+/** A Koa middleware whose `next` and result are typed (Koa's own type says `any` for both). */
+export type Layer = (ctx: Koa.Context, next: () => Promise<void>) => Promise<void>;
+
+export function bodyMiddleware(policy: (ctx: Koa.Context) => RoutePolicy): Layer {
+  const parse: Layer = bodyParser({
     enableTypes: ['json', 'text'],
     extendTypes: { text: ['application/x-www-form-urlencoded', 'text/*'] },
     jsonLimit: BODY_LIMIT,
@@ -43,7 +46,7 @@ export function bodyMiddleware(policy: (ctx: Koa.Context) => RoutePolicy): Koa.M
       throw readError(err, 'Request body is not valid JSON');
     },
   });
-  return async function parseBody(ctx, next) {
+  return async function parseBody(ctx: Koa.Context, next: () => Promise<void>): Promise<void> {
     // A body sent to a route that takes none (a GET with a body, RFC 9110 9.3.1) has no meaning:
     // it is ignored, so it cannot turn a valid request into a parse error the route never declares.
     if (!hasBody(ctx)) return next();

@@ -30,7 +30,7 @@ export function compileSerializers(api: Api): Serializers {
       const schema = response.content?.['application/json']?.schema;
       if (!schema) continue;
       try {
-        byStatus.set(status, fastJson(schema as Parameters<typeof fastJson>[0]) as Serializer);
+        byStatus.set(status, fastJson(schema as Parameters<typeof fastJson>[0]));
       } catch (err) {
         throw new Error(`${operation.operationId} ${status}: the response schema does not compile to a serializer: ${(err as Error).message}`);
       }

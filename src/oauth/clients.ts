@@ -3,6 +3,7 @@ import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import type { AppRecord, Store } from '../store/types.js';
 import { CLIENT_ID_BYTES, CLIENT_SECRET_BYTES, digestsEqual, hashSecret, randomSecret } from './secrets.js';
+import { CONTROL_CHARACTER, CONTROL_OR_SPACE } from '../domain/text.js';
 
 export interface Deps {
   store: Store;
@@ -20,7 +21,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  */
 export function webAddressProblem(uri: string, label: string): string | undefined {
   if (uri.length > 2048) return `${label} is longer than 2048 characters`;
-  if (/[\u0000-\u0020\u007f]/.test(uri)) return `${label} must not contain spaces or control characters`;
+  if (CONTROL_OR_SPACE.test(uri)) return `${label} must not contain spaces or control characters`;
   let url: URL;
   try {
     url = new URL(uri);
@@ -61,7 +62,7 @@ export function redirectUriMatches(registered: string, requested: string): boole
 export function validateAppInput(name: string, redirectUris: string[]): void {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 64) throw new InvalidInput('App name must be 1 to 64 characters');
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw new InvalidInput('App name must not contain control characters');
+  if (CONTROL_CHARACTER.test(name)) throw new InvalidInput('App name must not contain control characters');
   if (redirectUris.length < 1 || redirectUris.length > MAX_REDIRECT_URIS) {
     throw new InvalidInput(`An app needs 1 to ${MAX_REDIRECT_URIS} redirect URIs`);
   }

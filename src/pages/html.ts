@@ -14,14 +14,17 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-function render(value: unknown): string {
+/** What a page may interpolate: text, numbers, markup, lists of them; null, undefined and false show nothing. */
+type Interpolated = SafeHtml | string | number | boolean | null | undefined | readonly Interpolated[];
+
+function render(value: Interpolated): string {
   if (value instanceof SafeHtml) return value.value;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
   return escapeHtml(String(value));
 }
 
-export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+export function html(strings: TemplateStringsArray, ...values: Interpolated[]): SafeHtml {
   let out = strings[0] ?? '';
   values.forEach((value, i) => {
     out += render(value) + (strings[i + 1] ?? '');

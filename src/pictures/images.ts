@@ -38,7 +38,7 @@ export async function encodePicture(input: Buffer): Promise<Encoded> {
   const encode = (size: number) =>
     sharp(base.data, raw).resize(size, size, { kernel: 'lanczos3' }).webp({ quality: 85 }).toBuffer();
   const [large, medium, small] = await Promise.all([encode(SIZES.large), encode(SIZES.medium), encode(SIZES.small)]);
-  return { large, medium, small } as Encoded;
+  return { large, medium, small };
 }
 
 function describeSharpError(err: unknown): string {

@@ -67,7 +67,7 @@ export function staticHelmetHeaders(options: HelmetOptions): Record<string, stri
   const res = new ServerResponse(req);
   let finished = false;
   helmet(options)(req, res, (err?: unknown) => {
-    if (err) throw err;
+    if (err) throw new Error('helmet failed on a throwaway response', { cause: err });
     finished = true;
   });
   if (!finished) throw new Error('helmet did not finish synchronously');

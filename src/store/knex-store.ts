@@ -140,8 +140,8 @@ export class KnexStore implements Store {
             email_verified_at: user.emailVerifiedAt ?? null,
             created_at: now,
           })
-          .returning('*');
-        return toUser(row as Row);
+          .returning<Row[]>('*');
+        return toUser(row!);
       });
     } catch (err) {
       if (err instanceof UniqueViolation) throw err;
@@ -316,10 +316,10 @@ export class KnexStore implements Store {
 
   async getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined> {
     if (!isRowKey(tokenHash)) return undefined;
-    const row = (await this.knex('access_tokens as t')
+    const row = await this.knex('access_tokens as t')
       .join('users as u', 'u.id', 't.user_id')
       .where('t.token_hash', tokenHash)
-      .first(TOKEN_WITH_USER_COLUMNS)) as Row | undefined;
+      .first<Row | undefined>(TOKEN_WITH_USER_COLUMNS);
     return row && toTokenWithUser(row);
   }
 
@@ -361,9 +361,9 @@ export class KnexStore implements Store {
   // GameStore
 
   async createGame(game: NewGame): Promise<GameRecord> {
-    const [row] = (await this.knex('games')
+    const [row] = await this.knex('games')
       .insert({ author_id: game.authorId, title: game.title, url: game.url, created_at: game.createdAt })
-      .returning('id')) as Row[];
+      .returning<Row[]>('id');
     return { id: num(row?.id), ...game };
   }
 
@@ -410,12 +410,12 @@ export class KnexStore implements Store {
 
   async listGrants(userId: number): Promise<GrantWithApp[]> {
     if (!isRowId(userId)) return [];
-    const rows = (await this.knex('grants as g')
+    const rows = await this.knex('grants as g')
       .join('apps as a', 'a.client_id', 'g.client_id')
       .join('users as o', 'o.id', 'a.owner_id')
       .where('g.user_id', userId)
       .orderBy([{ column: 'g.created_at' }, { column: 'g.client_id' }])
-      .select('g.*', 'a.name as app_name', 'a.owner_id', 'o.name as owner_name')) as Row[];
+      .select<Row[]>('g.*', 'a.name as app_name', 'a.owner_id', 'o.name as owner_name');
     return rows.map(toGrantWithApp);
   }
 
@@ -492,7 +492,7 @@ export class KnexStore implements Store {
 
   async getSession(idHash: string, now: number): Promise<string | undefined> {
     if (!isRowKey(idHash)) return undefined;
-    const row = (await this.knex('sessions').where({ id_hash: idHash }).where('expires_at', '>', now).first('data')) as Row | undefined;
+    const row = await this.knex('sessions').where({ id_hash: idHash }).where('expires_at', '>', now).first<Row | undefined>('data');
     return row ? String(row.data) : undefined;
   }
 
@@ -508,12 +508,12 @@ export class KnexStore implements Store {
 
   async listUserSessions(userId: number, now: number): Promise<SessionMeta[]> {
     if (!isRowId(userId)) return [];
-    const rows = (await this.knex('sessions')
+    const rows = await this.knex('sessions')
       .where({ user_id: userId })
       .where('expires_at', '>', now)
       .whereNotNull('public_id')
       .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'public_id' }])
-      .select('public_id', 'started_at', 'last_seen_at', 'user_agent')) as Row[];
+      .select<Row[]>('public_id', 'started_at', 'last_seen_at', 'user_agent');
     return rows.map(toSessionMeta);
   }
 

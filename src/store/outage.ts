@@ -40,7 +40,7 @@ export function isUnavailableError(err: unknown): boolean {
  */
 export function withOutageGuard<T extends object>(store: T, onError: () => DatabaseErrorListener | undefined): T {
   const guarded = Object.create(store) as T;
-  for (let proto: object | null = Object.getPrototypeOf(store); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (let proto = Object.getPrototypeOf(store) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       const value: unknown = Object.getOwnPropertyDescriptor(proto, name)?.value;
       // Methods only (the nearest definition wins): getters and own fields such as the knex
