@@ -47,7 +47,7 @@ function operation(operationId: string): Node {
 }
 
 /** The schema of an operation's parameter, with `$ref`s followed. */
-export function parameterSchema(operationId: string, location: 'path' | 'query' | 'header', name: string): Node {
+function parameterSchema(operationId: string, location: 'path' | 'query' | 'header', name: string): Node {
   const parameter = ((operation(operationId).parameters ?? []) as unknown[])
     .map(resolve)
     .find((p) => p.in === location && p.name === name);

@@ -31,7 +31,7 @@ function demoPictureSvg(): string {
   );
 }
 
-export interface DemoResult {
+interface DemoResult {
   userId: number;
   otherUserId: number;
   pfpTimestamp: number;

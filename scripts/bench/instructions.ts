@@ -16,7 +16,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { until, waitForUrl } from './wait.js';
 
-export interface InstructionCase {
+interface InstructionCase {
   name: string;
   /** Path (with query) on the server. */
   path: string;
@@ -28,7 +28,7 @@ export interface InstructionCase {
   requests?: number;
 }
 
-export interface InstructionServer {
+interface InstructionServer {
   label: string;
   argv: string[];
   env: NodeJS.ProcessEnv;

@@ -1,5 +1,4 @@
 /** Seeds a benchmark database: N users (fast path, prepared inserts), an app, a picture, codes. */
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import cliProgress from 'cli-progress';
 import pg from 'pg';
@@ -10,7 +9,7 @@ import { openStoreAt } from '../../src/store/open.js';
 
 export const BENCH_CLIENT = { id: 'bench_client', secret: 'bench-secret' };
 
-export interface Seeded {
+interface Seeded {
   users: number;
   pictureUserId: number;
   pictureTs: number;
@@ -153,8 +152,4 @@ export async function seedPostgres(serverUrl: string, codeCount: number): Promis
       await client.end();
     },
   };
-}
-
-export function picturePath(picturesDir: string, seeded: Seeded): string {
-  return path.join(picturesDir, 'medium', `${seeded.pictureUserId}-${seeded.pictureTs}.webp`);
 }

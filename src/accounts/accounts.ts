@@ -58,9 +58,9 @@ export async function signIn(deps: AccountDeps, input: { login: string; password
 
 const MINUTE_MS = 60_000;
 /** Heartbeats further apart than this are separate play sessions: the gap was not played. */
-export const HEARTBEAT_GAP_MS = 5 * MINUTE_MS;
+const HEARTBEAT_GAP_MS = 5 * MINUTE_MS;
 
-export interface HeartbeatResult {
+interface HeartbeatResult {
   addedMinutes: number;
   user: UserRecord;
 }

@@ -11,7 +11,7 @@ import type { Store } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
 import { confirmPassword } from './reauth.js';
 
-export interface DeletionDeps {
+interface DeletionDeps {
   store: Store;
   now: () => number;
   files: PictureFiles;

@@ -12,7 +12,7 @@ import { listUserSessions } from '../sessions/user-sessions.js';
 import type { Store } from '../store/types.js';
 import { toPublicUser } from '../users/users.js';
 
-export type AccountExport = components['schemas']['AccountExport'];
+type AccountExport = components['schemas']['AccountExport'];
 
 export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
   const user = await deps.store.getUser(userId);

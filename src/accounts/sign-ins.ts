@@ -7,10 +7,10 @@ import type { SignInRecord, SignInStore } from '../store/types.js';
 import { CONTROL_CHARACTERS } from '../domain/text.js';
 
 export const KEPT_SIGN_INS = 20;
-export const SHOWN_SIGN_INS = 10;
+const SHOWN_SIGN_INS = 10;
 const MAX_USER_AGENT = 512;
 
-export interface SignInClient {
+interface SignInClient {
   ip: string;
   userAgent: string;
 }

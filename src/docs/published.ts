@@ -15,7 +15,7 @@ export interface PublishedContract {
 }
 
 /** The contract as clients should see it: identical to openapi.yaml but for `servers`. */
-export function publishContract(contractPath: string, publicUrl: string): PublishedContract {
+function publishContract(contractPath: string, publicUrl: string): PublishedContract {
   const document = yaml.load(fs.readFileSync(contractPath, 'utf8')) as Record<string, unknown>;
   const published = { ...document, servers: [{ url: publicUrl, description: 'This server' }] };
   const info = document.info as { title?: string } | undefined;
@@ -42,7 +42,7 @@ const REDOC_BUNDLES = path.join(path.dirname(require.resolve('redoc/package.json
 const REDOC_CDN_LOGO = '"https://cdn.redoc.ly/redoc/logo-mini.svg"';
 
 /** The files GET /docs/assets/{file} serves (the contract's enum lists the same names). */
-export function loadDocsAssets(): Map<string, DocsAsset> {
+function loadDocsAssets(): Map<string, DocsAsset> {
   const redoc = fs.readFileSync(path.join(REDOC_BUNDLES, 'redoc.standalone.js'), 'utf8').replace(REDOC_CDN_LOGO, '"data:,"');
   return new Map([
     ['redoc.standalone.js', { body: Buffer.from(redoc), type: 'application/javascript; charset=utf-8' }],
@@ -87,7 +87,7 @@ function escapeHtml(text: string): string {
 }
 
 /** Relative URLs, so the page also works behind a proxy that mounts the service under a path. */
-export function docsPage(title: string): string {
+function docsPage(title: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>

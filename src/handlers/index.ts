@@ -57,7 +57,7 @@ import { postResetPassword } from './postResetPassword.js';
 import { csrf, session } from '../http/security-schemes.js';
 import type { Handler, SecurityHandler } from './types.js';
 
-export type { AppDeps, Handler, SecurityHandler } from './types.js';
+export type { AppDeps } from './types.js';
 
 /** One handler per operationId; the compiler refuses a map that misses or invents an operation. */
 export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {

@@ -54,7 +54,7 @@ type Content<Op extends keyof operations> = operations[Op] extends { requestBody
  * validated. A `text/plain` body is parsed as a form by src/http/body.ts before validation, so it
  * arrives as the form; a multipart body is not parsed at all (the handler streams it).
  */
-export type RequestBody<Op extends keyof operations> =
+type RequestBody<Op extends keyof operations> =
   | (Content<Op> extends { 'application/json': infer J } ? J : never)
   | (Content<Op> extends { 'application/x-www-form-urlencoded': infer F } ? F : never)
   | (Content<Op> extends { 'multipart/form-data': unknown } ? undefined : never);

@@ -4,7 +4,7 @@ import getRawBody from 'raw-body';
 import { ApiError } from './error-responses.js';
 import type { RoutePolicy } from './policy.js';
 
-export const BODY_LIMIT = '16kb';
+const BODY_LIMIT = '16kb';
 
 /**
  * Parses `a=1&b=2`. RFC 6749 3.2: a parameter sent more than once is an error, not an array

@@ -23,7 +23,7 @@ export class ApiError extends Failure {
 }
 
 /** The one map from a domain error's kind to its HTTP status. */
-export const HTTP_STATUS: Record<ErrorKind, number> = {
+const HTTP_STATUS: Record<ErrorKind, number> = {
   invalid_input: 400,
   invalid_grant: 400,
   unauthenticated: 401,
@@ -35,7 +35,7 @@ export const HTTP_STATUS: Record<ErrorKind, number> = {
   unavailable: 503,
 };
 
-export interface HttpError {
+interface HttpError {
   status: number;
   message: string;
   headers: Record<string, string>;

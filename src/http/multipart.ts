@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { ApiError } from './error-responses.js';
 
-export interface FilePartOptions {
+interface FilePartOptions {
   field: string;
   maxBytes: number;
   /** The message of the 413 when the file is larger than maxBytes. */

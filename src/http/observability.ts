@@ -7,7 +7,7 @@ import type { Operation } from 'openapi-backend';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.js';
 
-export interface ObservabilityOptions {
+interface ObservabilityOptions {
   logger: Logger;
   metrics: Metrics | undefined;
   operationOf: (ctx: Koa.Context) => Operation | undefined;

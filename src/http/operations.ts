@@ -43,7 +43,7 @@ const LOCATION_NAMES: Record<string, string> = {
 };
 
 /** One readable sentence from the first validation error. */
-export function describeValidationError(err: ErrorObject): string {
+function describeValidationError(err: ErrorObject): string {
   const parts = err.instancePath.split('/').filter(Boolean);
   const location = parts[0] ?? '';
   if (err.keyword === 'required') {
@@ -66,7 +66,7 @@ export type Api = OpenAPIBackend;
 /** An operation's handler as openapi-backend calls it: its context, then the dispatcher's arguments. */
 export type RegisteredHandler = (c: OpContext, ctx: Koa.Context, deps: AppDeps) => unknown;
 
-export interface ApiOptions {
+interface ApiOptions {
   /**
    * Replaces every operation handler (security handlers too, when given): the differential test
    * registers recorders, so the same requests can go through openapi-backend's own handleRequest

@@ -25,7 +25,7 @@ export interface RoutePolicy {
 }
 
 /** What a request no operation matches gets: the API defaults, no session, no body read. */
-export const NO_ROUTE: RoutePolicy = Object.freeze({ cors: 'none', session: false, upload: false, body: false, page: false });
+const NO_ROUTE: RoutePolicy = Object.freeze({ cors: 'none', session: false, upload: false, body: false, page: false });
 
 const SESSION_SCHEMES = new Set(['session', 'csrf']);
 

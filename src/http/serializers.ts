@@ -16,7 +16,7 @@ interface JsonResponse {
 }
 
 /** operationId, then status ('200', 'default'), to its compiled serializer. */
-export type Serializers = Map<string, Map<string, Serializer>>;
+type Serializers = Map<string, Map<string, Serializer>>;
 
 /**
  * Compiles every JSON response schema of the contract. A schema fast-json-stringify cannot

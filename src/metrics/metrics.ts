@@ -26,7 +26,7 @@ export interface Metrics {
   pictureConversion(seconds: number, outcome: 'ok' | 'failed'): void;
 }
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** Node process metrics (CPU, memory, event loop lag, GC); default true. */
   processMetrics?: boolean;
 }

@@ -11,9 +11,7 @@ import { issueCode } from './codes.js';
 import { parseScopes, type Scope } from './scopes.js';
 
 /** The request's parameters, named as the contract names them (query of GET /oauth). */
-export type AuthorizeParams = NonNullable<operations['getAuthorize']['parameters']['query']>;
-/** The consent form (POST /oauth): the same parameters plus the user's decision. */
-export type AuthorizeForm = operations['postAuthorize']['requestBody']['content']['application/x-www-form-urlencoded'];
+type AuthorizeParams = NonNullable<operations['getAuthorize']['parameters']['query']>;
 
 /** The parameters that travel from the consent page's form back to POST /oauth. */
 export const AUTHORIZE_FIELDS = [
@@ -46,7 +44,7 @@ export async function resolveClient(store: Store, params: AuthorizeParams): Prom
   return { app, owner, redirectUri: params.redirect_uri };
 }
 
-export interface Grant {
+interface Grant {
   scopes: Scope[];
   codeChallenge: string | null;
 }
@@ -98,7 +96,7 @@ export function grantErrorRedirect(client: ResolvedClient, err: GrantError, stat
 }
 
 /** The refusal's description, as the original service words it (docs/decisions.md#traditional-flow). */
-export const ACCESS_DENIED_DESCRIPTION = 'The user did not consent.';
+const ACCESS_DENIED_DESCRIPTION = 'The user did not consent.';
 
 /** Where the user's decision sends the browser: a code for Authorize, access_denied for Cancel. */
 export async function decide(

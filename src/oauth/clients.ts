@@ -12,7 +12,7 @@ export interface Deps {
   audit?: Audit;
 }
 
-export const MAX_REDIRECT_URIS = 10;
+const MAX_REDIRECT_URIS = 10;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
@@ -34,7 +34,7 @@ export function webAddressProblem(uri: string, label: string): string | undefine
   return `${label} must use https (http is allowed on localhost only): ${uri}`;
 }
 
-export function redirectUriProblem(uri: string): string | undefined {
+function redirectUriProblem(uri: string): string | undefined {
   return webAddressProblem(uri, 'Redirect URI');
 }
 
@@ -59,7 +59,7 @@ export function redirectUriMatches(registered: string, requested: string): boole
   return reg[1] === req[1] && (reg[3] ?? '') === (req[3] ?? '');
 }
 
-export function validateAppInput(name: string, redirectUris: string[]): void {
+function validateAppInput(name: string, redirectUris: string[]): void {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 64) throw new InvalidInput('App name must be 1 to 64 characters');
   if (CONTROL_CHARACTER.test(name)) throw new InvalidInput('App name must not contain control characters');
@@ -114,7 +114,7 @@ export async function deleteApp(store: Store, clientId: string): Promise<void> {
 }
 
 /** Checks client credentials; 401 for an unknown client or a wrong secret. */
-export async function authenticateClient(
+async function authenticateClient(
   store: Store,
   clientId: string,
   clientSecret: string,

@@ -4,8 +4,8 @@ import { parseScopes, type Scope } from './scopes.js';
 import { CODE_BYTES, hashSecret, randomSecret } from './secrets.js';
 
 /** Authorization codes live five minutes (docs/decisions.md#authorization-codes). */
-export const CODE_TTL_MS = 5 * 60 * 1000;
-export const EMAIL_NOT_VERIFIED = 'The email scope needs a verified email address, and this user has not verified theirs yet';
+const CODE_TTL_MS = 5 * 60 * 1000;
+const EMAIL_NOT_VERIFIED = 'The email scope needs a verified email address, and this user has not verified theirs yet';
 /** An S256 challenge is the base64url SHA-256 of the verifier: exactly 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 

@@ -9,13 +9,13 @@ import { NotFound } from '../domain/errors.js';
 import type { GrantRecord, GrantStore, GrantWithApp } from '../store/types.js';
 import { knownScopes, type Scope } from './scopes.js';
 
-export interface GrantDeps {
+interface GrantDeps {
   store: GrantStore;
   now: () => number;
   audit: Audit;
 }
 
-export type GrantView = components['schemas']['Grant'];
+type GrantView = components['schemas']['Grant'];
 
 /** Whether the grant already gives every one of `scopes`. */
 export function covers(grant: Pick<GrantRecord, 'scopes'> | undefined, scopes: readonly Scope[]): boolean {
@@ -50,7 +50,7 @@ export async function useRememberedGrant(
   return true;
 }
 
-export function grantView(g: GrantWithApp): GrantView {
+function grantView(g: GrantWithApp): GrantView {
   return {
     client_id: g.clientId,
     app_name: g.appName,

@@ -2,7 +2,7 @@
 import type { components } from '../../generated/api.js';
 import { SCOPES } from './scopes.js';
 
-export type AuthorizationServerMetadata = components['schemas']['AuthorizationServerMetadata'];
+type AuthorizationServerMetadata = components['schemas']['AuthorizationServerMetadata'];
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
 

@@ -5,7 +5,7 @@
  */
 import { clientRedirect, type GrantError, type ResolvedClient } from './authorize.js';
 
-export interface Prompt {
+interface Prompt {
   /** Never show a page: answer with an error instead. */
   none: boolean;
   /** Show the consent page even when consent is remembered. */
@@ -22,7 +22,7 @@ export function parsePrompt(raw: string | undefined): Prompt | GrantError {
   return { none, consent: values.includes('consent') };
 }
 
-export function issuerOf(publicUrl: string): string {
+function issuerOf(publicUrl: string): string {
   return publicUrl.replace(/\/+$/, '');
 }
 

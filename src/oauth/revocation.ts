@@ -3,13 +3,13 @@ import { Forbidden, InvalidInput } from '../domain/errors.js';
 import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
 import { hashSecret } from './secrets.js';
 
-export interface TokenReferenceParams extends ClientAuthParams {
+interface TokenReferenceParams extends ClientAuthParams {
   token?: string;
   /** RFC 7009 2.1: only a hint; this service issues access tokens only, so every value is ignored. */
   token_type_hint?: string;
 }
 
-export interface Revocation {
+interface Revocation {
   clientId: string;
   /** Set when this request revoked a live token (for the audit trail); unset for the no-op answers. */
   userId?: number;
@@ -38,7 +38,7 @@ export async function revokeAccessToken(
   return revoked ? { clientId: app.clientId, userId: found.token.userId } : { clientId: app.clientId };
 }
 
-export type Introspection =
+type Introspection =
   | { active: false }
   | {
       active: true;

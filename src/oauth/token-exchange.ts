@@ -6,14 +6,14 @@ import { hashSecret, randomSecret, s256, TOKEN_BYTES } from './secrets.js';
 /** Access tokens live 600 seconds (the interface's expires_in; docs/decisions.md#token-endpoint). */
 export const TOKEN_TTL_SECONDS = 600;
 
-export interface TokenParams extends ClientAuthParams {
+interface TokenParams extends ClientAuthParams {
   grant_type?: string;
   code?: string;
   redirect_uri?: string;
   code_verifier?: string;
 }
 
-export interface TokenResult {
+interface TokenResult {
   access_token: string;
   token_type: 'Bearer';
   expires_in: 600;

@@ -10,7 +10,7 @@ export class SafeHtml {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
@@ -37,7 +37,7 @@ export interface PageUser {
   name: string;
 }
 
-export interface LayoutOptions {
+interface LayoutOptions {
   title: string;
   /** The signed-in user, if any. */
   user: PageUser | undefined;

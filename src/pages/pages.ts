@@ -79,7 +79,7 @@ ${hiddenReturnTo(o.returnTo)}
   });
 }
 
-export interface ConsentView extends Common {
+interface ConsentView extends Common {
   user: PageUser;
   appName: string;
   ownerName: string;
@@ -177,7 +177,7 @@ ${
   });
 }
 
-export interface PlayView extends Common {
+interface PlayView extends Common {
   game: { id: number; title: string; url: string; authorName: string };
   origin: string;
   /** The scopes the game flow grants: the dialog lists them, play.js refuses a request for others. */

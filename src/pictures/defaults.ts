@@ -10,7 +10,7 @@ const VERSION = 1;
  * The default picture of a user without pfpTimestamp: a symmetric 5x5 identicon whose pattern
  * and colour come from a hash of the user id, so it is deterministic and distinct per user.
  */
-export function defaultPictureSvg(userId: number, pixels: number): string {
+function defaultPictureSvg(userId: number, pixels: number): string {
   const hash = createHash('sha256').update(`default-picture:${userId}`).digest();
   const hue = ((hash[0]! << 8) | hash[1]!) % 360;
   const fg = `hsl(${hue} 65% 45%)`;

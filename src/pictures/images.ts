@@ -7,7 +7,7 @@ export const SIZE_NAMES = Object.keys(SIZES) as Size[];
 
 export const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 /** Decompression-bomb guard: sharp refuses to decode more pixels than this (12 MP photos pass). */
-export const MAX_INPUT_PIXELS = 50_000_000;
+const MAX_INPUT_PIXELS = 50_000_000;
 
 export type Encoded = Record<Size, Buffer>;
 

@@ -103,7 +103,7 @@ export class PictureFiles {
   }
 }
 
-export interface PictureDeps {
+interface PictureDeps {
   store: UserStore;
   files: PictureFiles;
   now: () => number;

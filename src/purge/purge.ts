@@ -6,12 +6,12 @@ import type { Logger } from 'pino';
 import { TOKEN_TTL_SECONDS } from '../oauth/token-exchange.js';
 import type { PurgeCounts, PurgeStore } from '../store/types.js';
 
-export interface PurgeDeps {
+interface PurgeDeps {
   store: PurgeStore;
   now: () => number;
 }
 
-export interface PurgeOptions {
+interface PurgeOptions {
   /** Rows per table per statement: bounds how long one statement holds the database writer. */
   batchSize: number;
   /**
@@ -27,7 +27,7 @@ export interface PurgeOptions {
 export const DEFAULT_PURGE_OPTIONS: PurgeOptions = { batchSize: 250, pauseMs: 5 };
 
 /** Rest this many times as long as a batch took (see PurgeOptions.pauseMs). */
-export const REST_FACTOR = 3;
+const REST_FACTOR = 3;
 
 /**
  * A code row must outlive every token issued from it: a replayed code revokes those tokens
@@ -63,7 +63,7 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = DEFA
   }
 }
 
-export interface Purger {
+interface Purger {
   /** Stops the timer and waits for a running purge to finish its current batch. */
   stop(): Promise<void>;
 }

@@ -62,7 +62,7 @@ function headersOf(res: ServerResponse): Record<string, string> {
  * (building the CSP string was a measurable part of a users/info request:
  * docs/performance.md#security-headers-computed-once).
  */
-export function staticHelmetHeaders(options: HelmetOptions): Record<string, string> {
+function staticHelmetHeaders(options: HelmetOptions): Record<string, string> {
   const req = new IncomingMessage(new Socket());
   const res = new ServerResponse(req);
   let finished = false;

@@ -11,7 +11,7 @@ import type { TrustProxy } from '../config.js';
 const FORWARDED_HEADERS = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'] as const;
 
 /** proxy-addr's trust function: by hop count (as Express does) or by address list. */
-export function trustFunction(trust: Exclude<TrustProxy, false>): (addr: string, hop: number) => boolean {
+function trustFunction(trust: Exclude<TrustProxy, false>): (addr: string, hop: number) => boolean {
   if (typeof trust === 'number') return (_addr, hop) => hop < trust;
   return proxyaddr.compile(trust);
 }

@@ -42,7 +42,7 @@ export interface Limits {
   emailChange: Limiter;
 }
 
-export const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
+const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
   signInIp: { points: 30, seconds: 10 * 60 },
   signInAccount: { points: 10, seconds: 15 * 60 },
   signUpIp: { points: 20, seconds: 60 * 60 },
@@ -59,10 +59,10 @@ function tooMany(res: RateLimiterRes): RateLimited {
 }
 
 /** Told about every refusal (metrics count them). */
-export type RefusalListener = () => void;
+type RefusalListener = () => void;
 
 /** A Limiter over any rate-limiter-flexible limiter allowing `points` per window. */
-export function limiterOf(limiter: RateLimiterAbstract, points: number, onRefused?: RefusalListener): Limiter {
+function limiterOf(limiter: RateLimiterAbstract, points: number, onRefused?: RefusalListener): Limiter {
   return {
     async consume(key) {
       try {

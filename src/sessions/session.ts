@@ -8,11 +8,11 @@ import createSession from 'koa-session';
 import { hashSecret, randomSecret } from '../oauth/secrets.js';
 import type { SessionMeta, SessionStore } from '../store/types.js';
 
-export const SESSION_COOKIE = 'idp.sid';
-export const SESSION_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
+const SESSION_COOKIE = 'idp.sid';
+const SESSION_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
 
 /** What this service keeps in a session. */
-export interface SessionData {
+interface SessionData {
   userId?: number;
   /** The synchronizer-token secret that CSRF tokens of this session are made from. */
   csrfSecret?: string;
@@ -29,7 +29,7 @@ const MAX_USER_AGENT = 512;
 
 type KoaSession = SessionData & { regenerate(): Promise<void> };
 
-export interface SessionDeps {
+interface SessionDeps {
   store: SessionStore;
   now: () => number;
   /** The signing keys: the first signs, every one verifies (SESSION_SECRET rotation). */

@@ -3,9 +3,9 @@ import type { components } from '../../generated/api.js';
 import { NotFound } from '../domain/errors.js';
 import type { SessionMeta, SessionStore } from '../store/types.js';
 
-export type UserSessionView = components['schemas']['UserSession'];
+type UserSessionView = components['schemas']['UserSession'];
 
-export function sessionView(m: SessionMeta, currentPublicId: string | undefined): UserSessionView {
+function sessionView(m: SessionMeta, currentPublicId: string | undefined): UserSessionView {
   const view: UserSessionView = { id: m.publicId, started_at: m.startedAt, last_seen_at: m.lastSeenAt, current: m.publicId === currentPublicId };
   if (m.userAgent !== null) view.user_agent = m.userAgent;
   return view;

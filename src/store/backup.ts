@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { Conflict, InvalidInput, NotFound, Unavailable } from '../domain/errors.js';
 import type { DatabaseLocation } from './connection.js';
 
-export interface BackupResult {
+interface BackupResult {
   /** The copy, as an absolute path. */
   file: string;
   bytes: number;

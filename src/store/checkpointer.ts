@@ -18,7 +18,7 @@ import { Worker } from 'node:worker_threads';
  * copy and its bursts showed in the exchange's p99; 20 ms met the p99 target
  * (docs/performance.md#wal-checkpoint-thread). An idle round only reads the WAL index.
  */
-export const CHECKPOINT_INTERVAL_MS = 20;
+const CHECKPOINT_INTERVAL_MS = 20;
 /** The writer's own checkpoint mark while the worker runs (SQLite's default is 1,000 pages). */
 export const WRITER_AUTOCHECKPOINT_PAGES = 10_000;
 

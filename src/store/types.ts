@@ -193,7 +193,7 @@ export interface RateLimitRule {
 export type DatabaseErrorListener = (kind: 'unavailable' | 'other') => void;
 
 /** Opening, checking and closing the database, and hearing of its failures. */
-export interface StoreLifecycle {
+interface StoreLifecycle {
   /** Runs pending migrations. */
   migrate(): Promise<void>;
   ping(): Promise<void>;
@@ -313,7 +313,7 @@ export interface SessionStore {
 }
 
 /** One-time links sent by mail (address verification, password reset, address change). */
-export interface EmailLinkStore {
+interface EmailLinkStore {
   createEmailLink(link: EmailLinkRecord): Promise<void>;
   getEmailLink(tokenHash: string): Promise<EmailLinkRecord | undefined>;
   deleteEmailLink(tokenHash: string): Promise<void>;

@@ -3,13 +3,13 @@ import { hashPassword } from '../accounts/passwords.js';
 import type { components } from '../../generated/api.js';
 import { UniqueViolation, type PublicUserRecord, type UserPatch, type UserRecord, type UserStore } from '../store/types.js';
 
-export type PublicUser = components['schemas']['PublicUser'];
-export type Identity = components['schemas']['Identity'];
+type PublicUser = components['schemas']['PublicUser'];
+type Identity = components['schemas']['Identity'];
 
-export const NAME_PATTERN = /^[A-Za-z0-9_-]{3,28}$/;
+const NAME_PATTERN = /^[A-Za-z0-9_-]{3,28}$/;
 const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 const FLAIR_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
-export const MAX_BIO_LENGTH = 1024;
+const MAX_BIO_LENGTH = 1024;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 /** The public profile: exactly the interface's fields, never email, password or sessions. */

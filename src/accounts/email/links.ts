@@ -22,13 +22,13 @@ export interface EmailDeps {
 
 const HOUR_MS = 60 * 60 * 1000;
 /** Verification and change-of-address links live 24 hours, reset links 1 hour (issue 14). */
-export const LINK_TTL_MS: Record<EmailLinkPurpose, number> = { verify: 24 * HOUR_MS, change: 24 * HOUR_MS, reset: HOUR_MS };
+const LINK_TTL_MS: Record<EmailLinkPurpose, number> = { verify: 24 * HOUR_MS, change: 24 * HOUR_MS, reset: HOUR_MS };
 const LINK_BYTES = 32;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 export const LINK_INVALID = 'This link is not valid: it may be incomplete or changed. Ask for a new one.';
-export const LINK_USED = 'This link has already been used. Ask for a new one if you still need it.';
-export const LINK_EXPIRED = 'This link has expired. Ask for a new one.';
+const LINK_USED = 'This link has already been used. Ask for a new one if you still need it.';
+const LINK_EXPIRED = 'This link has expired. Ask for a new one.';
 
 /** Stores a new link for the user and returns its token (the only copy: it goes into the mail). */
 export async function createLink(deps: EmailDeps, userId: number, purpose: EmailLinkPurpose, email: string | null): Promise<string> {

@@ -10,7 +10,7 @@ import { UniqueViolation, type UserRecord } from '../../store/types.js';
 import { createLink, failedRedemption, usableLink, type EmailDeps } from './links.js';
 
 /** Mails a new verification link for the user's current address; throws Unavailable when the mail cannot go. */
-export async function sendVerification(deps: EmailDeps, user: Pick<UserRecord, 'id' | 'name' | 'email'>): Promise<void> {
+async function sendVerification(deps: EmailDeps, user: Pick<UserRecord, 'id' | 'name' | 'email'>): Promise<void> {
   const token = await createLink(deps, user.id, 'verify', user.email);
   try {
     await deps.mailer.send(verificationMessage(deps.config.publicUrl, user.email, user.name, token));
@@ -38,7 +38,7 @@ export async function resendVerification(deps: EmailDeps, user: UserRecord): Pro
   await sendVerification(deps, user);
 }
 
-export type FollowedLink = { kind: 'verified'; email: string } | { kind: 'changed'; email: string };
+type FollowedLink = { kind: 'verified'; email: string } | { kind: 'changed'; email: string };
 
 /** Follows a verification or change-of-address link; every failure is InvalidInput or Conflict and changes nothing. */
 export async function followEmailLink(deps: EmailDeps, token: string): Promise<FollowedLink> {
