@@ -7,6 +7,7 @@ import { DomainError } from '../src/domain/errors.js';
 import { httpErrorOf } from '../src/http/error-responses.js';
 import { encodePicture, MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES, type Encoded } from '../src/pictures/images.js';
 import { removePicture, setPicture, sweepOrphanFiles } from '../src/pictures/pictures.js';
+import { publicUser } from './fixtures/users.js';
 import { fixturesDir, makeUser, startServer, type TestServer } from './helpers.js';
 
 const fixture = (name: string): Buffer => fs.readFileSync(path.join(fixturesDir, name));
@@ -253,16 +254,7 @@ describe('setPicture / removePicture', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       message: 'yes',
-      user: {
-        name: user.name,
-        id: user.id,
-        bio: '',
-        flairs: ['none'],
-        equippedFlair: 'none',
-        playMinutes: 0,
-        lastHeartbeat: 0,
-        modLevel: 0,
-      },
+      user: publicUser(user),
     });
     // The old address is gone; the default picture answers at <id>.webp.
     const old = await fetch(`${t.baseUrl}/pfp/large/${user.id}-${ts}.webp`);
