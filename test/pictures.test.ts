@@ -80,7 +80,7 @@ describe('encodePicture', () => {
     expect(centre[1]! > 120 && centre[0]! < 60).toBe(true); // the green disc
   });
 
-  it.runIf(fs.existsSync(path.join(fixturesDir, 'animated.gif')))('uses the first frame of an animated GIF', async () => {
+  it('uses the first frame of an animated GIF', async () => {
     const gif = fixture('animated.gif');
     expect((await sharp(gif).metadata()).pages).toBe(2);
     const encoded = await encodePicture(gif);
