@@ -1,11 +1,38 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * The suites left out of `npm run test:fast`: browsers, Prism, real service processes, two
+ * instances at once, picture bombs, a PostgreSQL outage, a full disk, proxies and key rotation.
+ * `vitest run` runs both projects, every file once.
+ */
+const SLOW = [
+  'test/browser/**/*.test.ts',
+  'test/contract/**/*.test.ts',
+  'test/server.test.ts',
+  'test/example.test.ts',
+  'test/concurrency.test.ts',
+  'test/hostile-pictures.test.ts',
+  'test/database-outage.test.ts',
+  'test/picture-disk-full.test.ts',
+  'test/trust-proxy.test.ts',
+  'test/session-keys.test.ts',
+];
+
+/**
+ * The suites `npm run test:pg` leaves out: they drive the same handlers over another transport
+ * (a browser, Prism, the typed client), so once on SQLite is enough.
+ */
+export const SQLITE_ONLY = ['test/browser/**', 'test/contract/**', 'test/client/**'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // sharp and better-sqlite3 are native: separate processes are the safe pool for them.
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] } },
+      { extends: true, test: { name: 'slow', include: SLOW } },
+    ],
   },
 });

@@ -9,7 +9,6 @@
  *   - the database opens and `PRAGMA integrity_check` is ok after every kill.
  * Usage: npm run test:crash -- [--kills 20] [--keep]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +18,7 @@ import { registerOAuthApp } from '../src/oauth/clients.js';
 import { issueCode } from '../src/oauth/codes.js';
 import { SIZE_NAMES } from '../src/pictures/images.js';
 import { openStoreAt } from '../src/store/open.js';
-import { freePort } from './free-port.js';
+import { spawnService, type SpawnedService } from '../test/spawn-service.js';
 
 const args = process.argv.slice(2);
 const KILLS = Number(args[args.indexOf('--kills') + 1] ?? 20) || 20;
@@ -38,17 +37,11 @@ function check(ok: boolean, what: string): void {
   }
 }
 
-let port = 0;
-const base = () => `http://127.0.0.1:${port}`;
+let base = '';
 
-async function startService(): Promise<ChildProcess> {
-  port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: root,
+async function startService(): Promise<SpawnedService> {
+  const service = await spawnService({
     env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
       DATABASE_URL: dbFile,
       PICTURES_DIR: picturesDir,
       DEMO_DATA: 'false',
@@ -56,18 +49,9 @@ async function startService(): Promise<ChildProcess> {
       SESSION_SECRET: 'crash-test-session-secret-0123456789abcdef',
       PICTURE_SWEEP_AGE_SECONDS: '0',
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let stderr = '';
-  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited at start (${child.exitCode}): ${stderr}`);
-    const ok = await fetch(`${base()}/healthz`).then((r) => r.status === 200, () => false);
-    if (ok) return child;
-    if (Date.now() > deadline) throw new Error(`the service did not start in 30 s: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  base = service.url;
+  return service;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -87,10 +71,10 @@ async function main(): Promise<void> {
 
   let child = await startService();
   // One session for the whole run: sessions live in the database and the key is fixed.
-  const sessionRes = await fetch(`${base()}/api/session`);
+  const sessionRes = await fetch(`${base}/api/session`);
   let cookie = sessionRes.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   const csrf0 = ((await sessionRes.json()) as { csrf_token: string }).csrf_token;
-  const signIn = await fetch(`${base()}/signin`, {
+  const signIn = await fetch(`${base}/signin`, {
     method: 'POST',
     redirect: 'manual',
     headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -99,7 +83,7 @@ async function main(): Promise<void> {
   if (signIn.status !== 303) throw new Error(`sign-in failed: ${signIn.status}`);
   const fresh = signIn.headers.getSetCookie().map((c) => c.split(';')[0]);
   if (fresh.length) cookie = fresh.join('; ');
-  const csrf = ((await (await fetch(`${base()}/api/session`, { headers: { Cookie: cookie } })).json()) as { csrf_token: string }).csrf_token;
+  const csrf = ((await (await fetch(`${base}/api/session`, { headers: { Cookie: cookie } })).json()) as { csrf_token: string }).csrf_token;
 
   const tokens: Seen[] = [];
   let lastAckedPicture = 0;
@@ -116,7 +100,7 @@ async function main(): Promise<void> {
       while (running) {
         try {
           const { code } = await issueCode({ store, now: Date.now }, { userId: user.id, clientId: app.clientId, scope: 'userinfo', redirectUri: null, codeChallenge: null });
-          const res = await fetch(`${base()}/api/oauth/token`, {
+          const res = await fetch(`${base}/api/oauth/token`, {
             method: 'POST',
             headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
             body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: app.clientId, client_secret: clientSecret }).toString(),
@@ -138,7 +122,7 @@ async function main(): Promise<void> {
         try {
           const form = new FormData();
           form.append('file', new Blob([new Uint8Array(fixtures[i % fixtures.length]!)]), 'p.bin');
-          const res = await fetch(`${base()}/api/account/picture`, { method: 'PUT', body: form, headers: { Cookie: cookie, 'X-CSRF-Token': csrf } });
+          const res = await fetch(`${base}/api/account/picture`, { method: 'PUT', body: form, headers: { Cookie: cookie, 'X-CSRF-Token': csrf } });
           if (res.status === 200) {
             const ts = ((await res.json()) as { user: { pfpTimestamp: number } }).user.pfpTimestamp;
             lastAckedPicture = Math.max(lastAckedPicture, ts);
@@ -154,8 +138,7 @@ async function main(): Promise<void> {
     };
     const workers = [tokenWorker(), tokenWorker(), tokenWorker(), pictureWorker(0), pictureWorker(1)];
     await sleep(200 + Math.random() * 1300);
-    child.kill('SIGKILL');
-    await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r)));
+    await child.kill('SIGKILL');
     running = false;
     await Promise.all(workers);
 
@@ -175,7 +158,7 @@ async function main(): Promise<void> {
     const now = Date.now();
     for (const seen of kill === KILLS ? tokens : tokens.slice(checkedUpTo)) {
       if (seen.expiresAt <= now + 5_000) continue;
-      const res = await fetch(`${base()}/api/oauth/whois`, { headers: { Authorization: `Bearer ${seen.token}` } });
+      const res = await fetch(`${base}/api/oauth/whois`, { headers: { Authorization: `Bearer ${seen.token}` } });
       check(res.status === 200, `kill ${kill}: an issued token is ${res.status} on whois`);
       await res.arrayBuffer();
       verifiedTokens += 1;
@@ -188,15 +171,14 @@ async function main(): Promise<void> {
     const expected = ts === null ? [] : SIZE_NAMES.map((s) => `${s}/${user.id}-${ts}.webp`).sort();
     check(JSON.stringify(files) === JSON.stringify(expected), `kill ${kill}: picture files ${JSON.stringify(files)} but pfpTimestamp ${ts} needs exactly ${JSON.stringify(expected)}`);
     if (ts !== null) {
-      const res = await fetch(`${base()}/pfp/large/${user.id}-${ts}.webp`);
+      const res = await fetch(`${base}/pfp/large/${user.id}-${ts}.webp`);
       check(res.status === 200, `kill ${kill}: the current picture is ${res.status}`);
       await res.arrayBuffer();
     }
     process.stdout.write(`kill ${kill}/${KILLS}: ${tokens.length} tokens issued so far, ${uploads} picture changes, ${failures.length} broken invariants\n`);
   }
 
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
+  await child.stop();
   await store.close();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(

@@ -4,24 +4,21 @@
  * with its stylesheet, the contract, the metrics listener; then that SIGTERM stops it cleanly.
  * Proves the compiled tree finds its migrations, assets and openapi.yaml on its own.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { waitForUrl } from './bench/wait.js';
+import { spawnService } from '../test/spawn-service.js';
 import { freePort } from './free-port.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const started = Date.now();
 execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idp-prod-'));
-const [port, metricsPort] = [await freePort(), await freePort()];
-const child = spawn(process.execPath, ['dist/src/server.js'], {
-  cwd: root,
+const metricsPort = await freePort();
+const service = await spawnService({
+  script: 'dist/src/server.js',
   env: {
-    PATH: process.env.PATH,
-    PORT: String(port),
-    HOST: '127.0.0.1',
     METRICS_PORT: String(metricsPort),
     DATABASE_URL: path.join(dir, 'prod.sqlite'),
     PICTURES_DIR: path.join(dir, 'pictures'),
@@ -29,9 +26,7 @@ const child = spawn(process.execPath, ['dist/src/server.js'], {
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
   },
-  stdio: ['ignore', 'ignore', 'inherit'],
 });
-const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
 const failures: string[] = [];
 async function expectStatus(url: string, status: number, contains?: string): Promise<void> {
@@ -43,8 +38,7 @@ async function expectStatus(url: string, status: number, contains?: string): Pro
 }
 
 try {
-  const base = `http://127.0.0.1:${port}`;
-  await waitForUrl(`${base}/healthz`, 30);
+  const base = service.url;
   await expectStatus(`${base}/healthz`, 200, '"ok"');
   await expectStatus(`${base}/api/users/info?id=1`, 200, '"name":"demo"');
   await expectStatus(`${base}/signin`, 200, '<form method="post" action="/signin"');
@@ -53,11 +47,10 @@ try {
   await expectStatus(`http://127.0.0.1:${metricsPort}/metrics`, 200, 'idp_http_requests_total{operation="getUserInfo",status_class="2xx"} 1');
 } catch (err) {
   failures.push(String(err));
-} finally {
-  child.kill('SIGTERM');
 }
-const code = await exited;
+const code = await service.stop();
 if (code !== 0) failures.push(`the server exited with ${code} on SIGTERM`);
+process.stderr.write(service.stderr());
 fs.rmSync(dir, { recursive: true, force: true });
 if (failures.length > 0) {
   process.stderr.write(`compiled server check FAILED:\n${failures.map((f) => `  ${f}`).join('\n')}\n`);

@@ -4,7 +4,6 @@
  * (SQLite in a temp folder; DATABASE_URL=postgres://... an EMPTY PostgreSQL database instead).
  * Prints one JSON object: both latency summaries and how long the purge took.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,10 +12,8 @@ import autocannon from 'autocannon';
 import { parseDatabaseUrl } from '../src/store/connection.js';
 import type { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
-import { waitForUrl } from './bench/wait.js';
-import { freePort } from './free-port.js';
+import { spawnService, type SpawnedService } from '../test/spawn-service.js';
 
-const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000000' },
@@ -31,11 +28,7 @@ const baselineSeconds = Number(values.seconds);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'purge-bench-'));
 const databaseUrl = process.env.DATABASE_URL ?? path.join(dir, 'bench.sqlite');
 const postgres = parseDatabaseUrl(databaseUrl).dialect === 'postgres';
-const children: ChildProcess[] = [];
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** 60 % tokens, 20 % codes (past the replay window), 20 % sessions, all expired an hour ago. */
 async function seed(store: KnexStore): Promise<void> {
@@ -65,33 +58,18 @@ async function remaining(store: KnexStore): Promise<number> {
   return total;
 }
 
-async function startServer(purgeIntervalSeconds: number): Promise<{ origin: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: root,
+function startServer(purgeIntervalSeconds: number): Promise<SpawnedService> {
+  return spawnService({
     env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
       DATABASE_URL: databaseUrl,
       PICTURES_DIR: path.join(dir, 'pictures'),
       LOG_LEVEL: 'warn',
       DEMO_DATA: 'false',
       PURGE_INTERVAL_SECONDS: String(purgeIntervalSeconds),
+      PURGE_BATCH_SIZE: process.env.PURGE_BATCH_SIZE,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    readySeconds: 60,
   });
-  children.push(child);
-  const origin = `http://127.0.0.1:${port}`;
-  await waitForUrl(`${origin}/healthz`, 60);
-  return { origin, child };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 function summary(result: autocannon.Result) {
@@ -114,14 +92,14 @@ process.stderr.write(`seeded ${seeded} expired rows in ${((Date.now() - seedStar
 
 // Baseline: the same database and backlog, purge off.
 const off = await startServer(0);
-const url = `${off.origin}/api/users/info?id=1`;
+const url = `${off.url}/api/users/info?id=1`;
 await autocannon({ url, connections, duration: 2 }); // warm-up
 const baseline = await autocannon({ url, connections, duration: baselineSeconds });
-await stop(off.child);
+await off.stop();
 
 // While purging: load runs from before the first purge until the backlog is gone.
 const on = await startServer(1);
-const purgeUrl = `${on.origin}/api/users/info?id=1`;
+const purgeUrl = `${on.url}/api/users/info?id=1`;
 await autocannon({ url: purgeUrl, connections, duration: 1 }); // warm-up (the first purge starts within 1 s)
 const start = Date.now();
 let purgeSeconds = Number.NaN;
@@ -136,7 +114,7 @@ for (;;) {
 // autocannon's promise is also its running instance (the types leave stop() out).
 (load as unknown as { stop(): void }).stop();
 const during = await load;
-await stop(on.child);
+await on.stop();
 await store.close();
 
 const out = {

@@ -4,6 +4,7 @@
  * with a notice, except under CI=true, where a missing PostgreSQL is a failure (.ci/run starts one).
  */
 import { spawnSync } from 'node:child_process';
+import { SQLITE_ONLY } from '../vitest.config.js';
 
 const url = process.env.TEST_POSTGRES_URL;
 if (!url) {
@@ -17,11 +18,10 @@ if (!url) {
   process.exit(0);
 }
 process.stdout.write(`PostgreSQL suites: store and API tests on ${url.replace(/\/\/[^@/]*@/, '//***@')}\n`);
-// The browser, Prism and client suites exercise the same handlers over other transports: on
-// SQLite once is enough. Everything else (store, domain, API, concurrency, two instances) runs again.
+// Everything but SQLITE_ONLY (store, domain, API, concurrency, two instances) runs again.
 const result = spawnSync(
   'npx',
-  ['vitest', 'run', '--exclude', 'test/browser/**', '--exclude', 'test/contract/**', '--exclude', 'test/client/**', ...process.argv.slice(2)],
+  ['vitest', 'run', ...SQLITE_ONLY.flatMap((glob) => ['--exclude', glob]), ...process.argv.slice(2)],
   { stdio: 'inherit', env: { ...process.env, TEST_DATABASE: 'postgres' } },
 );
 process.exit(result.status ?? 1);

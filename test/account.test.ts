@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicUser } from './fixtures/users.js';
 import { Agent, fixturesDir, signedInAgent, startServer, type TestServer } from './helpers.js';
 
 let t: TestServer;
@@ -24,7 +25,7 @@ describe('getAccount', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(await res.json()).toEqual({
-      user: { name: user.name, id: user.id, bio: '', flairs: ['none'], equippedFlair: 'none', playMinutes: 0, lastHeartbeat: 0, modLevel: 0 },
+      user: publicUser(user),
       email: user.email,
     });
   });

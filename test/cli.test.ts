@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/admin.js';
 import { SIZES, SIZE_NAMES } from '../src/pictures/images.js';
+import { FULL_PROFILE, publicUser } from './fixtures/users.js';
 import { fixturesDir, startServer, tempDir, tokenRequest, type TestServer } from './helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -86,41 +87,23 @@ describe('user', () => {
     expect(created.name).toBe(name);
     expect(Number.isSafeInteger(created.id) && created.id > 0).toBe(true);
     // user show prints the default public user.
-    expect(await ok('user', 'show', '--id', String(created.id))).toEqual({
-      name,
-      id: created.id,
-      bio: '',
-      flairs: ['none'],
-      equippedFlair: 'none',
-      playMinutes: 0,
-      lastHeartbeat: 0,
-      modLevel: 0,
-    });
+    expect(await ok('user', 'show', '--id', String(created.id))).toEqual(publicUser(created));
   });
 
   it('update with every option prints the public user, and users/info agrees', async () => {
-    const { id, name } = await createUser();
+    const user = await createUser();
     const updated = await ok(
-      'user', 'update', '--id', String(id),
-      '--bio', 'Speedrunner. Says hi.',
+      'user', 'update', '--id', String(user.id),
+      '--bio', FULL_PROFILE.bio,
       '--flairs', 'none, gold,beta-tester',
-      '--equipped-flair', 'gold',
-      '--mod-level', '2',
-      '--play-minutes', '1234',
-      '--last-heartbeat', '1733707565493',
+      '--equipped-flair', FULL_PROFILE.equippedFlair,
+      '--mod-level', String(FULL_PROFILE.modLevel),
+      '--play-minutes', String(FULL_PROFILE.playMinutes),
+      '--last-heartbeat', String(FULL_PROFILE.lastHeartbeat),
     );
-    const expected = {
-      name,
-      id,
-      bio: 'Speedrunner. Says hi.',
-      flairs: ['none', 'gold', 'beta-tester'],
-      equippedFlair: 'gold',
-      playMinutes: 1234,
-      lastHeartbeat: 1733707565493,
-      modLevel: 2,
-    };
+    const expected = publicUser(user, FULL_PROFILE);
     expect(updated).toEqual(expected);
-    const res = await fetch(`${t.baseUrl}/api/users/info?id=${id}`);
+    const res = await fetch(`${t.baseUrl}/api/users/info?id=${user.id}`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ message: 'yes', user: expected });
   });

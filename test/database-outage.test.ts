@@ -4,17 +4,18 @@
  * bounded time, never a 500 and never a hang; /healthz says 503; the service recovers by itself;
  * every write it acknowledged is still there afterwards.
  *
- * The cluster is the test's own (test/throwaway-postgres.ts), so it can be stopped. Skipped, with
- * a notice, only where PostgreSQL's binaries are not installed (CI installs them).
+ * The cluster is the test's own (test/throwaway-postgres.ts), so it can be stopped. Needs
+ * PostgreSQL's binaries (test/preconditions.ts: CI installs them; elsewhere skipped with a notice).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics, type Metrics } from '../src/metrics/metrics.js';
 import { UNAVAILABLE_MESSAGE } from '../src/store/outage.js';
 import { Agent, makeToken, makeUser, startServer, type TestServer } from './helpers.js';
+import { precondition } from './preconditions.js';
 import { postgresBinDir, ThrowawayPostgres } from './throwaway-postgres.js';
 
 const bin = postgresBinDir();
-if (!bin) process.stderr.write('\n*** database-outage.test.ts SKIPPED: no PostgreSQL binaries under /usr/lib/postgresql ***\n\n');
+precondition('database-outage.test.ts', bin !== undefined, 'no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)');
 
 const OUTAGE_MS = 20_000;
 /** The longest any request may take, outage or not: the pool, connect and statement bounds are well under it. */

@@ -1,46 +1,31 @@
 /** `npm run example` against the real server process with demo data, as docs/clients.md tells. */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './contract/prism.js';
+import { freePort } from '../scripts/free-port.js';
 import { tempDir } from './helpers.js';
+import { spawnService, type SpawnedService } from './spawn-service.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dir = tempDir();
 let env: Record<string, string>;
-let server: ReturnType<typeof spawn>;
+let service: SpawnedService | undefined;
 
 beforeAll(async () => {
   const port = await freePort();
   env = {
     PATH: process.env.PATH ?? '',
     PORT: String(port),
-    HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATABASE_URL: path.join(dir, 'db.sqlite'),
     PICTURES_DIR: path.join(dir, 'pictures'),
     LOG_LEVEL: 'info',
   };
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 30_000);
-    server.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('"msg":"listening"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
+  service = await spawnService({ port, env });
 });
 afterAll(async () => {
-  if (server?.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await service?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

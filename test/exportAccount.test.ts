@@ -1,5 +1,6 @@
 /** exportAccount ("Download my data"): one JSON attachment with the user's data and no secrets. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicUser } from './fixtures/users.js';
 import { Agent, makeClient, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from './helpers.js';
 
 let t: TestServer;
@@ -29,7 +30,7 @@ describe('exportAccount', () => {
     const now = t.clock.now();
     expect(body).toEqual({
       exported_at: now,
-      user: { name: user.name, id: user.id, bio: 'hello', flairs: ['none'], equippedFlair: 'none', playMinutes: 0, lastHeartbeat: 0, modLevel: 0 },
+      user: publicUser(user, { bio: 'hello' }),
       email: user.email,
       created_at: user.createdAt,
       apps: [{ client_id: own.clientId, name: 'Test App', redirect_uris: [CALLBACK], created_at: now }],

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { updateUser } from '../src/users/users.js';
+import { FULL_PROFILE, publicUser } from './fixtures/users.js';
 import { makeUser, startServer, type TestServer } from './helpers.js';
 
 let t: TestServer;
@@ -56,16 +57,7 @@ describe('GET /api/users/info: success', () => {
     const res = await info(`?id=${user.id}`);
     const body = await expectJson(res, 200, {
       message: 'yes',
-      user: {
-        name: user.name,
-        id: user.id,
-        bio: '',
-        flairs: ['none'],
-        equippedFlair: 'none',
-        playMinutes: 0,
-        lastHeartbeat: 0,
-        modLevel: 0,
-      },
+      user: publicUser(user),
     });
     expect(Object.keys(body).sort()).toEqual(['message', 'user']);
     expect(Object.keys(body.user as object).sort()).toEqual(PUBLIC_KEYS);
@@ -108,27 +100,11 @@ describe('GET /api/users/info: success', () => {
     expect(before.status).toBe(200);
     await before.json();
 
-    await updateUser(t.store, user.id, {
-      bio: 'I make games.',
-      flairs: ['none', 'gold', 'beta-tester'],
-      equippedFlair: 'gold',
-      playMinutes: 1234,
-      lastHeartbeat: 1733707565493,
-      modLevel: 1,
-    });
+    await updateUser(t.store, user.id, FULL_PROFILE);
     const res = await info(`?id=${user.id}`);
     await expectJson(res, 200, {
       message: 'yes',
-      user: {
-        name: user.name,
-        id: user.id,
-        bio: 'I make games.',
-        flairs: ['none', 'gold', 'beta-tester'],
-        equippedFlair: 'gold',
-        playMinutes: 1234,
-        lastHeartbeat: 1733707565493,
-        modLevel: 1,
-      },
+      user: publicUser(user, FULL_PROFILE),
     });
   });
 
@@ -138,16 +114,7 @@ describe('GET /api/users/info: success', () => {
     const res = await info(`?id=${user.id}`);
     await expectJson(res, 200, {
       message: 'yes',
-      user: {
-        name: user.name,
-        id: user.id,
-        bio: 'short bio',
-        flairs: ['none'],
-        equippedFlair: 'none',
-        playMinutes: 7,
-        lastHeartbeat: 0,
-        modLevel: 3,
-      },
+      user: publicUser(user, { bio: 'short bio', playMinutes: 7, modLevel: 3 }),
     });
   });
 
@@ -157,33 +124,14 @@ describe('GET /api/users/info: success', () => {
     const res = await info(`?id=${user.id}`);
     await expectJson(res, 200, {
       message: 'yes',
-      user: {
-        name: user.name,
-        id: user.id,
-        bio: '',
-        flairs: ['none'],
-        equippedFlair: 'none',
-        playMinutes: 0,
-        lastHeartbeat: 0,
-        modLevel: 0,
-        pfpTimestamp: 1733707565493,
-      },
+      user: publicUser(user, { pfpTimestamp: 1733707565493 }),
     });
 
     expect(await t.store.swapPfpTimestamp(user.id, 1733707565493, null)).toBe(true);
     const after = await info(`?id=${user.id}`);
     const body = await expectJson(after, 200, {
       message: 'yes',
-      user: {
-        name: user.name,
-        id: user.id,
-        bio: '',
-        flairs: ['none'],
-        equippedFlair: 'none',
-        playMinutes: 0,
-        lastHeartbeat: 0,
-        modLevel: 0,
-      },
+      user: publicUser(user),
     });
     expect(Object.keys(body.user as object).sort()).toEqual(PUBLIC_KEYS);
   });
@@ -239,16 +187,7 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     await expectJson(res, 200, {
       message: 'yes',
-      user: {
-        name: user.name,
-        id: user.id,
-        bio: '',
-        flairs: ['none'],
-        equippedFlair: 'none',
-        playMinutes: 0,
-        lastHeartbeat: 0,
-        modLevel: 0,
-      },
+      user: publicUser(user),
     });
   });
 

@@ -100,6 +100,11 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Partial<
   const clock = new TestClock();
   const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, ...options });
   const server = app.koa.listen(0, '127.0.0.1');
+  // fetch and the server share this process: after a long synchronous stretch (another server
+  // starting under load) both idle timers are overdue at once, and the server's 5 s default could
+  // close a kept-alive connection as fetch reuses it (ECONNRESET). Longer than any test, it leaves
+  // closing idle connections to fetch.
+  server.keepAliveTimeout = 120_000;
   answerClientErrors(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;

@@ -3,7 +3,6 @@
  * SMTP delivery, failures and timeouts, and what is logged (never a link over SMTP, never the
  * credentials of SMTP_URL).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { createMailer, type MailMessage } from '../src/mail/mailer.js';
 import { verificationMessage } from '../src/mail/messages.js';
 import { Agent, startServer, tempDir } from './helpers.js';
 import { MailServer } from './mail-server.js';
+import { spawnService } from './spawn-service.js';
 
 const TOKEN = 'tok_'.padEnd(43, 'x');
 
@@ -215,24 +215,11 @@ describe('SMTP mode', () => {
 describe('the server process without SMTP_URL', () => {
   it('says at start where mail goes, and a reset requested for the demo user lands in the outbox with its link logged', async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      cwd: path.resolve(import.meta.dirname, '..'),
-      env: { PATH: process.env.PATH, PORT: '0', DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics') },
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const service = await spawnService({ env: { DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics') } });
     try {
-      let port = 0;
-      for (let i = 0; i < 300 && !port; i++) {
-        const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-        if (line) port = (JSON.parse(line) as { port: number }).port;
-        else await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(port).toBeGreaterThan(0);
-      for (let i = 0; i < 100 && !out.includes('Mail: '); i++) await new Promise((r) => setTimeout(r, 20));
-      expect(out).toContain(`Mail: no SMTP_URL: mail is written to ${path.join(dir, 'outbox')} as .eml files and each link is logged (set SMTP_URL to send real mail)`);
+      expect(await service.line('Mail: ')).toBe(`Mail: no SMTP_URL: mail is written to ${path.join(dir, 'outbox')} as .eml files and each link is logged (set SMTP_URL to send real mail)`);
 
-      const base = `http://127.0.0.1:${port}`;
+      const base = service.url;
       const session = await fetch(`${base}/api/session`);
       const cookie = session.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
       const { csrf_token } = (await session.json()) as { csrf_token: string };
@@ -242,20 +229,16 @@ describe('the server process without SMTP_URL', () => {
         body: new URLSearchParams({ _csrf: csrf_token, login: 'demo' }).toString(),
       });
       expect(res.status).toBe(200);
-      let line: string | undefined;
-      for (let i = 0; i < 100 && !line; i++) {
-        line = out.split('\n').find((l) => l.includes('mail written to the outbox'));
-        if (!line) await new Promise((r) => setTimeout(r, 50));
-      }
-      const logged = JSON.parse(line!) as { link: string; file: string; to: string };
+      const logged = JSON.parse(await service.line('mail written to the outbox', 5)) as { link: string; file: string; to: string };
       expect(logged.to).toBe('demo@example.com');
       expect(fs.existsSync(logged.file)).toBe(true);
-      // PUBLIC_URL defaults to port 3000 when PORT is 0.
-      expect(logged.link).toMatch(/^http:\/\/localhost:3000\/reset-password\?token=[\w-]{43}$/);
+      // PUBLIC_URL defaults to localhost on PORT.
+      expect(logged.link).toMatch(new RegExp(`^http://localhost:${service.port}/reset-password\\?token=[\\w-]{43}$`));
       const reset = await fetch(`${base}${new URL(logged.link).pathname}${new URL(logged.link).search}`);
       expect(reset.status).toBe(200);
     } finally {
-      child.kill('SIGTERM');
+      await service.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

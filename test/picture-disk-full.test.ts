@@ -1,27 +1,30 @@
 /**
  * A picture upload when the picture folder's disk is full: a clear 503, the old picture and its
  * files untouched, and no new or temporary file left behind. The disk is a 2 MB tmpfs the test
- * mounts (as root, as in CI); elsewhere the test is skipped with a notice.
+ * mounts, which needs root (test/preconditions.ts: CI runs as root; elsewhere skipped with a notice).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, fixturesDir, signedInAgent, startServer, tempDir, type TestServer } from './helpers.js';
+import { precondition } from './preconditions.js';
 
-function mountTmpfs(dir: string): boolean {
-  if (process.getuid?.() !== 0) return false;
+/** Mounts a 2 MB tmpfs on `dir`; undefined when it did, else why it could not. */
+function mountTmpfs(dir: string): string | undefined {
+  if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root';
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    return undefined;
+  } catch (err) {
+    return `mount -t tmpfs failed (it needs root with the right to mount filesystems): ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`;
   }
 }
 
 const mountPoint = tempDir('idp-full-disk-');
-const mounted = mountTmpfs(mountPoint);
-if (!mounted) process.stderr.write('\n*** picture-disk-full.test.ts SKIPPED: cannot mount a tmpfs (needs root) ***\n\n');
+const cannotMount = mountTmpfs(mountPoint);
+if (cannotMount !== undefined) fs.rmSync(mountPoint, { recursive: true, force: true });
+const mounted = precondition('picture-disk-full.test.ts', cannotMount === undefined, cannotMount ?? '');
 
 let t: TestServer;
 beforeAll(async () => {

@@ -133,8 +133,23 @@ describe('startPurger', () => {
   });
 
   it('does nothing with an interval of 0', async () => {
-    const purger = startPurger({ ...deps(), logger: createLogger('silent') }, 0);
+    await clear();
+    const now = t.clock.now();
+    const tokens = await seed('token', now - 1, 2);
+    const codes = await seed('code', now - CODE_KEPT_AFTER_EXPIRY_MS - 1);
+    const sessions = await seed('session', now - 1, 3);
+    const logger = createLogger('silent');
+    const info = vi.spyOn(logger, 'info');
+    const error = vi.spyOn(logger, 'error');
+    const purger = startPurger({ ...deps(), logger }, 0, { batchSize: 1, pauseMs: 0 });
+    // A purger with an interval of 1 s would have run by now: its first run comes within one interval.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
     await purger.stop();
+    expect(await counts()).toEqual({ tokens: 2, codes: 1, sessions: 3 });
+    expect((await t.store.knex('access_tokens').pluck('token_hash')).sort()).toEqual(tokens.sort());
+    expect(await t.store.knex('auth_codes').pluck('code_hash')).toEqual(codes);
+    expect((await t.store.knex('sessions').pluck('id_hash')).sort()).toEqual(sessions.sort());
+    expect([info.mock.calls, error.mock.calls]).toEqual([[], []]);
   });
 });
 

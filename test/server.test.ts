@@ -1,103 +1,70 @@
 /** The real entry point as a process: demo data on a fresh database, config errors, SIGTERM. */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config.js';
 import { openStoreAt } from '../src/store/open.js';
 import { tempDir } from './helpers.js';
-
-const root = path.resolve(import.meta.dirname, '..');
-const children: ChildProcessWithoutNullStreams[] = [];
-
-function startProcess(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: root,
-    env: { PATH: process.env.PATH, ...env },
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const listening = async (): Promise<number> => {
-    for (let i = 0; i < 200; i++) {
-      const line = stdout.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line) return (JSON.parse(line) as { port: number }).port;
-      if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`server did not start: ${stdout} ${stderr}`);
-  };
-  return { child, exited, listening, out: () => stdout, err: () => stderr };
-}
-
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
-});
+import { ServiceExited, spawnService } from './spawn-service.js';
 
 describe('server process', () => {
   it('creates demo data on a fresh database, prints the walk-through, serves it, and stops cleanly on SIGTERM', async () => {
     const dir = tempDir();
-    const proc = startProcess({ PORT: '0', DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics') });
-    const port = await proc.listening();
-    expect(proc.out()).toContain('client_id demo_client / client_secret demo-secret');
-    expect(proc.out()).toContain('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart');
+    const service = await spawnService({ env: { DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics') } });
+    expect(service.stdout()).toContain('client_id demo_client / client_secret demo-secret');
+    expect(service.stdout()).toContain('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart');
+    expect(JSON.parse(await service.line('"msg":"listening"'))).toMatchObject({ port: service.port, host: '127.0.0.1' });
 
-    const info = await fetch(`http://127.0.0.1:${port}/api/users/info?id=1`);
+    const info = await fetch(`${service.url}/api/users/info?id=1`);
     expect(info.status).toBe(200);
     const body = (await info.json()) as { user: { name: string; pfpTimestamp: number } };
     expect(body.user.name).toBe('demo');
-    const picture = await fetch(`http://127.0.0.1:${port}/pfp/small/1-${body.user.pfpTimestamp}.webp`);
+    const picture = await fetch(`${service.url}/pfp/small/1-${body.user.pfpTimestamp}.webp`);
     expect(picture.status).toBe(200);
     expect(picture.headers.get('content-type')).toBe('image/webp');
     // The log line has method, path and status, and never a query string.
-    const requestLines = proc.out().split('\n').filter((l) => l.includes('"msg":"request"'));
+    await service.line('"path":"/api/users/info"');
+    const requestLines = service.stdout().split('\n').filter((l) => l.includes('"msg":"request"'));
     expect(requestLines.some((l) => l.includes('"path":"/api/users/info"') && l.includes('"status":200'))).toBe(true);
     expect(requestLines.join('\n')).not.toContain('id=1');
 
-    proc.child.kill('SIGTERM');
-    expect(await proc.exited).toBe(0);
-    expect(proc.out()).toContain('"msg":"shutting down"');
+    expect(await service.stop()).toBe(0);
+    expect(service.stdout()).toContain('"msg":"shutting down"');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('does not seed a database that already has users, nor with DEMO_DATA=false', async () => {
     const dir = tempDir();
-    const env = { PORT: '0', DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false' };
-    const proc = startProcess(env);
-    const port = await proc.listening();
-    expect(proc.out()).not.toContain('Demo data created');
-    expect((await fetch(`http://127.0.0.1:${port}/api/users/info?id=1`)).status).toBe(404);
-    proc.child.kill('SIGTERM');
-    expect(await proc.exited).toBe(0);
+    const service = await spawnService({ env: { DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false' } });
+    expect(service.stdout()).not.toContain('Demo data created');
+    expect((await fetch(`${service.url}/api/users/info?id=1`)).status).toBe(404);
+    expect(await service.stop()).toBe(0);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('runs the purge in the background every PURGE_INTERVAL_SECONDS and logs what it deleted', async () => {
     const dir = tempDir();
     const databaseUrl = path.join(dir, 'db.sqlite');
-    const proc = startProcess({ PORT: '0', DATABASE_URL: databaseUrl, PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false', PURGE_INTERVAL_SECONDS: '1' });
-    await proc.listening();
+    const service = await spawnService({ env: { DATABASE_URL: databaseUrl, PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false', PURGE_INTERVAL_SECONDS: '1' } });
     const store = openStoreAt(databaseUrl);
     try {
       await store.knex('sessions').insert({ id_hash: 'a'.repeat(64), data: '{}', expires_at: Date.now() - 1, user_id: null });
-      for (let i = 0; i < 60 && !proc.out().includes('"msg":"purged expired rows"'); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(proc.out()).toContain('"purged":{"tokens":0,"codes":0,"sessions":1}');
+      expect(await service.line('"msg":"purged expired rows"', 6)).toContain('"purged":{"tokens":0,"codes":0,"sessions":1}');
       expect(await store.knex('sessions').count({ n: '*' }).first()).toEqual({ n: 0 });
     } finally {
       await store.close();
     }
-    proc.child.kill('SIGTERM');
-    expect(await proc.exited).toBe(0);
+    expect(await service.stop()).toBe(0);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('refuses to start on a bad configuration value with one clear line', async () => {
-    const proc = startProcess({ PORT: 'eighty' });
-    expect(await proc.exited).toBe(1);
-    expect(proc.err()).toBe('Configuration error: PORT must be an integer from 0 to 65535, got "eighty"\n');
+    const refused = await spawnService({ env: { PORT: 'eighty' } }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(ServiceExited);
+    expect(refused).toMatchObject({ code: 1, stderr: 'Configuration error: PORT must be an integer from 0 to 65535, got "eighty"\n' });
   });
 });
 

@@ -1,7 +1,6 @@
 /** The store's outage guard (src/store/outage.ts): which failures become Unavailable, and what passes through. */
 import { describe, expect, it } from 'vitest';
 import { Unavailable } from '../src/domain/errors.js';
-import { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
 import { UniqueViolation } from '../src/store/types.js';
 import { isUnavailableError, UNAVAILABLE_MESSAGE, withOutageGuard } from '../src/store/outage.js';

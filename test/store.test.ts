@@ -19,6 +19,7 @@ import {
   type TokenRecord,
   type UserRecord,
 } from '../src/store/types.js';
+import { newUserRecord, publicUserRecord } from './fixtures/users.js';
 import { freshDatabase, tempDir, TEST_DATABASE, type TestDatabase } from './helpers.js';
 
 /** The store, with the name of every method called through it added to `calls`. */
@@ -86,22 +87,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
   it('creates users with the documented defaults and counts them', async () => {
     expect(await store.countUsers()).toBe(0);
     alice = await store.createUser({ name: 'Alice_1', email: 'alice@example.com', passwordHash: 'hash-a' }, NOW);
-    expect(alice).toEqual({
-      id: alice.id,
-      name: 'Alice_1',
-      email: 'alice@example.com',
-      passwordHash: 'hash-a',
-      bio: '',
-      flairs: ['none'],
-      equippedFlair: 'none',
-      playMinutes: 0,
-      lastHeartbeat: 0,
-      modLevel: 0,
-      pfpTimestamp: null,
-      pfpHighWater: 0,
-      emailVerifiedAt: null,
-      createdAt: NOW,
-    });
+    expect(alice).toEqual(newUserRecord({ id: alice.id, name: 'Alice_1', email: 'alice@example.com', passwordHash: 'hash-a', createdAt: NOW }));
     bob = await store.createUser({ name: 'bob', email: 'bob@example.com', passwordHash: 'hash-b' }, NOW + 1);
     expect(bob.id).toBeGreaterThan(alice.id);
     expect(await store.countUsers()).toBe(2);
@@ -127,17 +113,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
   });
 
   it('reads exactly the public fields of a user, and nothing for an unknown id', async () => {
-    expect(await store.getPublicUser(alice.id)).toEqual({
-      id: alice.id,
-      name: 'Alice_1',
-      bio: '',
-      flairs: ['none'],
-      equippedFlair: 'none',
-      playMinutes: 0,
-      lastHeartbeat: 0,
-      modLevel: 0,
-      pfpTimestamp: null,
-    });
+    expect(await store.getPublicUser(alice.id)).toEqual(publicUserRecord({ id: alice.id, name: 'Alice_1' }));
     expect(await store.getPublicUser(bob.id + 100)).toBeUndefined();
     expect(await store.getPublicUser(-1)).toBeUndefined();
   });
@@ -611,22 +587,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     await expect(store.createUser({ name: 'Carol', email: 'carol@example.com', passwordHash: 'x' }, NOW + 70)).rejects.toMatchObject({ field: 'name' });
     expect(await store.countUsers()).toBe(2);
     const dave = await store.createUser({ name: 'dave', email: 'carol@example.com', passwordHash: 'hash-d' }, NOW + 71);
-    expect(dave).toEqual({
-      id: dave.id,
-      name: 'dave',
-      email: 'carol@example.com',
-      passwordHash: 'hash-d',
-      bio: '',
-      flairs: ['none'],
-      equippedFlair: 'none',
-      playMinutes: 0,
-      lastHeartbeat: 0,
-      modLevel: 0,
-      pfpTimestamp: null,
-      pfpHighWater: 0,
-      emailVerifiedAt: null,
-      createdAt: NOW + 71,
-    });
+    expect(dave).toEqual(newUserRecord({ id: dave.id, name: 'dave', email: 'carol@example.com', passwordHash: 'hash-d', createdAt: NOW + 71 }));
     expect(dave.id).toBeGreaterThan(carol.id);
     expect(await store.getUserByName('Carol')).toBeUndefined();
     expect(await store.countUsers()).toBe(3);

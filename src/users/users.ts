@@ -3,7 +3,7 @@ import { hashPassword } from '../accounts/passwords.js';
 import type { components } from '../../generated/api.js';
 import { UniqueViolation, type PublicUserRecord, type UserPatch, type UserRecord, type UserStore } from '../store/types.js';
 
-type PublicUser = components['schemas']['PublicUser'];
+export type PublicUser = components['schemas']['PublicUser'];
 type Identity = components['schemas']['Identity'];
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]{3,28}$/;

@@ -7,16 +7,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { precondition } from '../preconditions.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const hasChromium = fs.existsSync(CHROMIUM_PATH);
-
-if (!hasChromium) {
-  if (process.env.CI === 'true') {
-    throw new Error(`CI=true but Chromium is missing at ${CHROMIUM_PATH}: install Debian's chromium package (.ci/run does).`);
-  }
-  process.stderr.write(`NOTICE: browser tests skipped: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)\n`);
-}
+export const hasChromium = precondition('the browser suites', fs.existsSync(CHROMIUM_PATH), `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
 
 /** Launch flags that keep Chromium off the network it cannot reach here (docs/decisions.md#tooling-facts-the-code-relies-on). */
 export async function launchChromium(): Promise<Browser> {

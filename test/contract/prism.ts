@@ -5,8 +5,6 @@ import { freePort } from '../../scripts/free-port.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 
-export { freePort };
-
 export interface Prism {
   url: string;
   stop(): Promise<void>;
