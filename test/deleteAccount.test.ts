@@ -108,7 +108,7 @@ describe('deleteAccount', () => {
     const next = await makeUser(t);
     expect(next.id).toBe(last.id + 1);
     if (TEST_DATABASE === 'sqlite') {
-      const [row] = (await t.store.knex.raw("select sql from sqlite_master where name = 'users'")) as { sql: string }[];
+      const [row] = await t.store.knex.raw<{ sql: string }[]>("select sql from sqlite_master where name = 'users'");
       expect(row!.sql.toLowerCase()).toContain('autoincrement');
     }
   });

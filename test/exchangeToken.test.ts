@@ -179,7 +179,7 @@ describe('POST /api/oauth/token: body parsing whatever the Content-Type', () => 
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body,
       duplex: 'half',
-    } as RequestInit);
+    });
     await expectSuccess(res);
   });
 
@@ -466,7 +466,7 @@ describe('POST /api/oauth/token: single use', () => {
   it('lets exactly one of 20 concurrent redemptions of one code win', async () => {
     const s = await setup();
     const responses = await Promise.all(Array.from({ length: 20 }, () => tokenRequest(t, s.params)));
-    const results = await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) as unknown })));
+    const results = await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) })));
     const winners = results.filter((r) => r.status === 200);
     const losers = results.filter((r) => r.status !== 200);
     expect(winners).toHaveLength(1);
@@ -568,9 +568,9 @@ describe('POST /api/oauth/token: storage', () => {
     const token = await expectSuccess(await tokenRequest(t, s.params));
     const sha256 = (v: string): string => createHash('sha256').update(v, 'utf8').digest('hex');
 
-    const tokens = (await t.store.knex('access_tokens')) as Record<string, unknown>[];
-    const codes = (await t.store.knex('auth_codes')) as Record<string, unknown>[];
-    const apps = (await t.store.knex('apps')) as Record<string, unknown>[];
+    const tokens = await t.store.knex<Record<string, unknown>>('access_tokens');
+    const codes = await t.store.knex<Record<string, unknown>>('auth_codes');
+    const apps = await t.store.knex<Record<string, unknown>>('apps');
     const everything = JSON.stringify([tokens, codes, apps]);
     for (const secret of [token, s.code, s.client.clientSecret]) {
       expect(everything).not.toContain(secret);

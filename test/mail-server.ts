@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-export interface Delivered {
+interface Delivered {
   /** Envelope recipients, as the SMTP session named them. */
   to: string[];
   from: string;
@@ -33,11 +33,13 @@ export class MailServer {
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
-        stream.on('end', async () => {
-          if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
-          if (this.refuse) return callback(Object.assign(new Error(this.refuse), { responseCode: 451 }));
+        stream.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
-          simpleParser(raw)
+          new Promise((resolve) => setTimeout(resolve, this.delayMs))
+            .then(() => {
+              if (this.refuse) throw Object.assign(new Error(this.refuse), { responseCode: 451 });
+              return simpleParser(raw);
+            })
             .then((mail) => {
               this.messages.push({
                 to: session.envelope.rcptTo.map((r) => r.address),

@@ -38,7 +38,10 @@ interface Row {
 const rows: Row[] = Object.entries(doc.paths as Record<string, Record<string, Node>>).flatMap(([path, item]) =>
   Object.entries(item).map(([method, op]) => {
     const parameters = ((op.parameters ?? []) as unknown[]).map(deref);
-    const example = (p: Node) => String(p.example ?? deref(p.schema).example ?? '1');
+    const example = (p: Node): string => {
+      const value = p.example ?? deref(p.schema).example ?? '1';
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    };
     const responses = Object.values(op.responses as Node).map(deref);
     return {
       operationId: String(op.operationId),
@@ -46,7 +49,7 @@ const rows: Row[] = Object.entries(doc.paths as Record<string, Record<string, No
       path: path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(example(parameters.find((p) => p.name === name)!))),
       publicCors: op['x-cors'] === 'public',
       session: ((op.security ?? []) as Node[]).some((r) => 'session' in r || 'csrf' in r),
-      bodyTypes: Object.keys((deref(op.requestBody ?? {}).content ?? {}) as Node),
+      bodyTypes: Object.keys((deref(op.requestBody ?? {}).content ?? {})),
       page: responses.some((r) => 'text/html' in ((r.content ?? {}) as Node)),
       requiredQuery: parameters.filter((p) => p.in === 'query' && p.required).map((p) => [String(p.name), example(p)] as [string, string]),
     };

@@ -61,6 +61,7 @@ describe('withOutageGuard', () => {
     }
     async refuse(): Promise<void> {
       // rate-limiter-flexible rejects with a plain object when over the limit.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the library's own shape, reproduced
       throw { msBeforeNext: 1000 };
     }
   }

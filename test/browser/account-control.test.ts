@@ -177,7 +177,7 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await page.goto(`${t.baseUrl}/account`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
     expect(download.suggestedFilename()).toBe(`account-${user.id}.json`);
-    const data = JSON.parse(fs.readFileSync((await download.path())!, 'utf8')) as { user: { id: number }; email: string; sessions: unknown[] };
+    const data = JSON.parse(fs.readFileSync((await download.path()), 'utf8')) as { user: { id: number }; email: string; sessions: unknown[] };
     expect(data.user.id).toBe(user.id);
     expect(data.email).toBe(user.email);
     expect(data.sessions).toHaveLength(1);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { precondition } from '../preconditions.js';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = precondition('the browser suites', fs.existsSync(CHROMIUM_PATH), `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
 
 /** Launch flags that keep Chromium off the network it cannot reach here (docs/decisions.md#tooling-facts-the-code-relies-on). */

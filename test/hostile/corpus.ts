@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import fc from 'fast-check';
 import yaml from 'js-yaml';
 
-export interface Param {
+interface Param {
   name: string;
   in: 'query' | 'path' | 'header' | 'cookie';
   schema?: { type?: string };
@@ -147,7 +147,7 @@ export function caseFor(op: Operation): fc.Arbitrary<Case> {
     fields: fc.array(fc.tuple(fieldNames, value), { maxLength: 6 }),
     raw: fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('{', '{"a":', '[1,2', '{"bio":"\\ud800"}', 'a=1&a=2', 'code=%zz', '\u0000\u0001')),
     size: fc.integer({ min: 16 * 1024 - 2, max: 64 * 1024 }),
-    session: fc.constantFrom('none', 'signed-in', 'signed-in+csrf', 'signed-in+csrf') as fc.Arbitrary<Case['session']>,
+    session: fc.constantFrom<Case['session']>('none', 'signed-in', 'signed-in+csrf', 'signed-in+csrf'),
   }).map((r) => {
     let i = 0;
     const path = op.path.replace(/\{[^}]+\}/g, () => {
@@ -176,7 +176,7 @@ export function caseFor(op: Operation): fc.Arbitrary<Case> {
  * integer stops the run: fast-check would otherwise pick a random one and the replay would not be one.
  */
 export const SEED = seedOf(process.env.FC_SEED);
-export const PATH = process.env.FC_PATH || undefined;
+const PATH = process.env.FC_PATH || undefined;
 
 export function seedOf(value: string | undefined): number {
   if (value === undefined || value === '') return Math.floor(Math.random() * 2 ** 31);
@@ -185,7 +185,7 @@ export function seedOf(value: string | undefined): number {
   return seed;
 }
 
-export function replayHint(operationId: string): string {
+function replayHint(operationId: string): string {
   return `replay: FC_SEED=${SEED} npx vitest run <this file> -t ${operationId} (add FC_PATH=<path from the report> for the exact case)`;
 }
 
