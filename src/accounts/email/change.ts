@@ -6,10 +6,9 @@
 import { verifyPassword } from '../passwords.js';
 import { Conflict, Forbidden, InvalidInput } from '../../domain/errors.js';
 import { changeNoticeMessage, changeVerificationMessage } from '../../mail/messages.js';
-import { hashSecret } from '../../oauth/secrets.js';
 import type { UserRecord } from '../../store/types.js';
 import { normalizeEmail } from '../../users/users.js';
-import { createLink, type EmailDeps } from './links.js';
+import { mailNewLink, type EmailDeps } from './links.js';
 
 export async function requestEmailChange(deps: EmailDeps, user: UserRecord, input: { email: string; password: string }): Promise<string> {
   await deps.limits.emailChange.consume(`user:${user.id}`);
@@ -17,15 +16,11 @@ export async function requestEmailChange(deps: EmailDeps, user: UserRecord, inpu
   const email = normalizeEmail(input.email);
   if (email === user.email) throw new InvalidInput('This already is your email address');
   if (await deps.store.getUserByEmail(email)) throw new Conflict('Email address is already registered');
-  const token = await createLink(deps, user.id, 'change', email);
-  try {
+  await mailNewLink(deps, user.id, 'change', email, async (token) => {
     // The notice first: no change can complete without the current address having been told.
     await deps.mailer.send(changeNoticeMessage(deps.config.publicUrl, user.email, user.name, email));
     await deps.mailer.send(changeVerificationMessage(deps.config.publicUrl, email, user.name, token));
-  } catch (err) {
-    await deps.store.deleteEmailLink(hashSecret(token));
-    throw err;
-  }
+  });
   deps.audit('email_change_requested', { userId: user.id, newEmail: email });
   return email;
 }

@@ -31,7 +31,7 @@ const LINK_USED = 'This link has already been used. Ask for a new one if you sti
 const LINK_EXPIRED = 'This link has expired. Ask for a new one.';
 
 /** Stores a new link for the user and returns its token (the only copy: it goes into the mail). */
-export async function createLink(deps: EmailDeps, userId: number, purpose: EmailLinkPurpose, email: string | null): Promise<string> {
+async function createLink(deps: EmailDeps, userId: number, purpose: EmailLinkPurpose, email: string | null): Promise<string> {
   const token = randomSecret(LINK_BYTES);
   const now = deps.now();
   await deps.store.createEmailLink({
@@ -44,6 +44,26 @@ export async function createLink(deps: EmailDeps, userId: number, purpose: Email
     createdAt: now,
   });
   return token;
+}
+
+/**
+ * Stores a new link and hands its token to `mail`; when the mail cannot go, the link is removed
+ * again, so no usable link exists that nobody was sent.
+ */
+export async function mailNewLink(
+  deps: EmailDeps,
+  userId: number,
+  purpose: EmailLinkPurpose,
+  email: string | null,
+  mail: (token: string) => Promise<void>,
+): Promise<void> {
+  const token = await createLink(deps, userId, purpose, email);
+  try {
+    await mail(token);
+  } catch (err) {
+    await deps.store.deleteEmailLink(hashSecret(token));
+    throw err;
+  }
 }
 
 /** The stored link a token names, if it is one of `purposes` and can still be used; InvalidInput otherwise. */

@@ -6,9 +6,8 @@
 import { hashPassword } from '../passwords.js';
 import { InvalidInput, RateLimited } from '../../domain/errors.js';
 import { passwordResetMessage } from '../../mail/messages.js';
-import { hashSecret } from '../../oauth/secrets.js';
 import { checkNewPassword } from '../../users/users.js';
-import { createLink, failedRedemption, LINK_INVALID, usableLink, type EmailDeps } from './links.js';
+import { failedRedemption, LINK_INVALID, mailNewLink, usableLink, type EmailDeps } from './links.js';
 
 export async function requestPasswordReset(deps: EmailDeps, login: string, ip: string): Promise<void> {
   const key = login.trim().toLowerCase();
@@ -26,13 +25,9 @@ export async function requestPasswordReset(deps: EmailDeps, login: string, ip: s
       if (err instanceof RateLimited) return;
       throw err;
     }
-    const token = await createLink(deps, user.id, 'reset', null);
-    try {
-      await deps.mailer.send(passwordResetMessage(deps.config.publicUrl, user.email, user.name, token));
-    } catch (err) {
-      await deps.store.deleteEmailLink(hashSecret(token));
-      throw err;
-    }
+    await mailNewLink(deps, user.id, 'reset', null, (token) =>
+      deps.mailer.send(passwordResetMessage(deps.config.publicUrl, user.email, user.name, token)),
+    );
   });
 }
 

@@ -5,19 +5,14 @@
  */
 import { Conflict, InvalidInput, Unavailable } from '../../domain/errors.js';
 import { verificationMessage } from '../../mail/messages.js';
-import { hashSecret } from '../../oauth/secrets.js';
 import { UniqueViolation, type UserRecord } from '../../store/types.js';
-import { createLink, failedRedemption, usableLink, type EmailDeps } from './links.js';
+import { failedRedemption, mailNewLink, usableLink, type EmailDeps } from './links.js';
 
 /** Mails a new verification link for the user's current address; throws Unavailable when the mail cannot go. */
 async function sendVerification(deps: EmailDeps, user: Pick<UserRecord, 'id' | 'name' | 'email'>): Promise<void> {
-  const token = await createLink(deps, user.id, 'verify', user.email);
-  try {
-    await deps.mailer.send(verificationMessage(deps.config.publicUrl, user.email, user.name, token));
-  } catch (err) {
-    await deps.store.deleteEmailLink(hashSecret(token));
-    throw err;
-  }
+  await mailNewLink(deps, user.id, 'verify', user.email, (token) =>
+    deps.mailer.send(verificationMessage(deps.config.publicUrl, user.email, user.name, token)),
+  );
 }
 
 /**
