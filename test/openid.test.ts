@@ -336,3 +336,14 @@ describe('signing keys at rest', () => {
     }
   });
 });
+
+describe('other OpenID Connect parameters', () => {
+  it('accepts and ignores display, ui_locales, login_hint, acr_values and response_mode=query', async () => {
+    const flow = await setup();
+    const res = await flow.agent.fetch(
+      `/oauth?${new URLSearchParams({ client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', display: 'page', ui_locales: 'en', login_hint: 'x', acr_values: '0', response_mode: 'query' })}`,
+    );
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('wants to use your account');
+  });
+});

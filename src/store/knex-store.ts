@@ -277,7 +277,7 @@ export class KnexStore implements Store {
   }
 
   async listSigningKeys(): Promise<SigningKeyRecord[]> {
-    const rows = (await this.knex('signing_keys').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'kid', order: 'desc' }])) as Row[];
+    const rows = (await this.knex('signing_keys').orderByRaw('case when retired_at is null then 0 else 1 end, created_at desc, kid desc')) as Row[];
     return rows.map(toSigningKey);
   }
 

@@ -288,7 +288,7 @@ export interface AppStore {
 
 /** The ID token signing keys every instance shares. */
 export interface SigningKeyStore {
-  /** Every key, newest first. */
+  /** Every key: those still signing first, then the retired; newest first within each. */
   listSigningKeys(): Promise<SigningKeyRecord[]>;
   /**
    * Adds a key; with `retireOthersAt`, in the same transaction every other key still signing is
