@@ -146,7 +146,7 @@ describe('keys and SESSION_SECRET', () => {
   it('an instance that can decrypt no key makes its own and retires the unreadable one, saying so', async () => {
     const current = (await t.store.listSigningKeys()).find((k) => k.retiredAt === null)!;
     const warnings: unknown[] = [];
-    const ring = new KeyRing(t.store, [OTHER_SECRET], t.clock.now, { warn: (...args: unknown[]) => warnings.push(args) } as never);
+    const ring = new KeyRing(t.store, [OTHER_SECRET], t.clock.now, { warn: (...args: unknown[]) => warnings.push(args) });
     const made = await ring.signingKey();
     expect(made.kid).not.toBe(current.kid);
     expect(warnings).toHaveLength(1);

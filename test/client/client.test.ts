@@ -244,7 +244,8 @@ describe('OpenID Connect', () => {
       updated_at: Math.floor(user.createdAt / 1000),
     });
     const { keys } = await client().jwks();
-    expect(keys.map((k) => k.kid)).toContain(JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString()).kid);
+    const header = JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString()) as { kid: string };
+    expect(keys.map((k) => k.kid)).toContain(header.kid);
     expect(await client().openIdConfiguration()).toEqual(await client().metadata());
     const plain = await client().exchangeToken({ code: await makeCode(t, { userId: user.id, clientId: app.clientId, scope: 'userinfo' }) });
     const refused = await rejection(client().oidcUserInfo(plain.access_token));
