@@ -77,7 +77,7 @@ describe('getAuthorize: errors of the grant request go back to the client', () =
     const { agent } = await signedInAgent(t);
     const cases: [Record<string, string>, string, string][] = [
       [{ scope: 'userinfo admin' }, 'invalid_scope', 'Unknown scope "admin"'],
-      [{ scope: 'email' }, 'invalid_scope', 'The email scope requires the userinfo or openid scope'],
+      [{ scope: 'email' }, 'invalid_scope', 'The email scope requires the userinfo scope'],
       [{ scope: '' }, 'invalid_scope', 'No scope requested'],
       [{ scope: 'userinfo', response_type: 'token' }, 'unsupported_response_type', 'Only response_type=code is supported'],
       [{ scope: 'userinfo', code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }, 'invalid_request', 'Only the S256 code_challenge_method is supported'],

@@ -296,8 +296,8 @@ describe('code issue', () => {
     await fails(1, 'Unknown scope "admin"', 'code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'admin');
   });
 
-  it('fails on email without userinfo or openid', async () => {
-    await fails(1, 'The email scope requires the userinfo or openid scope', 'code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'email');
+  it('fails on email without userinfo', async () => {
+    await fails(1, 'The email scope requires the userinfo scope', 'code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'email');
   });
 
   it('fails on an unregistered redirect URI', async () => {

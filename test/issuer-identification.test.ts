@@ -38,7 +38,7 @@ describe('iss on every redirect to the client', () => {
     expect(params(badScope.headers.get('location'))).toEqual({
       keep: '1',
       error: 'invalid_scope',
-      error_description: 'The email scope requires the userinfo or openid scope',
+      error_description: 'The email scope requires the userinfo scope',
       state: 'q',
       iss: ISSUER,
     });
