@@ -56,13 +56,27 @@ export async function gameApp(
   return { game, app, owner };
 }
 
-/** Issues a game-flow code: exactly the userinfo scope, bound to no redirect_uri. */
+/**
+ * Issues a game-flow code: exactly the userinfo scope, bound to no redirect_uri, and to the PKCE
+ * challenge when one is sent (a public app must send one: issueCode refuses its code without).
+ */
 export async function issueGameCode(
   deps: Deps,
-  input: { gameId: number; clientId: string; scopes: string[]; userId: number },
+  input: {
+    gameId: number;
+    clientId: string;
+    scopes: string[];
+    userId: number;
+    codeChallenge?: string;
+    codeChallengeMethod?: 'S256';
+    nonce?: string;
+  },
 ): Promise<string> {
   if (input.scopes.length !== GAME_SCOPES.length || input.scopes.some((s, i) => s !== GAME_SCOPES[i])) {
     throw new InvalidInput(`The game flow grants exactly the scopes ${JSON.stringify(GAME_SCOPES)}`);
+  }
+  if (input.codeChallengeMethod !== undefined && input.codeChallenge === undefined) {
+    throw new InvalidInput('code_challenge_method was sent without a code_challenge');
   }
   const { app } = await gameApp(deps.store, input.gameId, input.clientId);
   const { code } = await issueCode(deps, {
@@ -70,7 +84,8 @@ export async function issueGameCode(
     clientId: app.clientId,
     scope: GAME_SCOPES.join(' '),
     redirectUri: null,
-    codeChallenge: null,
+    codeChallenge: input.codeChallenge ?? null,
+    // lead: pass nonce to issueCode (`nonce: input.nonce`) once CodeRequest has its `nonce` field.
   });
   return code;
 }

@@ -6,8 +6,8 @@ import { signedInUser } from './web.js';
 export const issueGameCode: Handler<'issueGameCode'> = async (input, ctx, deps) => {
   const gameId = Number(input.path.gameId);
   const userId = signedInUser(ctx).id;
-  const clientId = input.body.client_id;
-  const code = await issue(deps, { gameId, clientId, scopes: input.body.scopes, userId });
+  const { client_id: clientId, scopes, code_challenge: codeChallenge, code_challenge_method: codeChallengeMethod, nonce } = input.body;
+  const code = await issue(deps, { gameId, clientId, scopes, userId, codeChallenge, codeChallengeMethod, nonce });
   // The play page skips its dialog only for a remembered grant; anything else was a consent click.
   if (!(await useRememberedGrant(deps, { userId, clientId, scopes: GAME_SCOPES }))) {
     await recordConsent(deps, { userId, clientId, scopes: GAME_SCOPES, flow: 'game' });

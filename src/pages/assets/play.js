@@ -23,6 +23,27 @@
 
   const STATUS_MESSAGES = { 400: 'invalid_scopes', 401: 'no_account', 403: 'invalid_app', 404: 'invalid_app' };
 
+  // The optional PKCE and OpenID parameters of the authorize message, passed on to the server as
+  // they are; undefined when malformed (the server checks them again, and requires a challenge
+  // from a public app).
+  const PKCE_FIELDS = ['code_challenge', 'code_challenge_method', 'nonce'];
+  function pkceParameters(request) {
+    const out = {};
+    for (const name of PKCE_FIELDS) {
+      if (request[name] === undefined) continue;
+      if (typeof request[name] !== 'string' || request[name] === '') return undefined;
+      if (request[name].length > (name === 'nonce' ? 512 : 128)) return undefined;
+      out[name] = request[name];
+    }
+    if (out.code_challenge_method !== undefined && out.code_challenge_method !== 'S256') return undefined;
+    if (out.code_challenge_method !== undefined && out.code_challenge === undefined) return undefined;
+    return out;
+  }
+
+  // A 400 about PKCE (a public app without a challenge, a malformed one) is the request's fault,
+  // not the scopes'.
+  const isPkceRefusal = (res) => res.status === 400 && typeof res.data?.message === 'string' && /code_challenge|PKCE/.test(res.data.message);
+
   function ask(app) {
     document.getElementById('consent-app').textContent = app.name;
     document.getElementById('consent-owner').textContent = app.owner.name;
@@ -38,12 +59,15 @@
     const scopes = request.scopes;
     if (!Array.isArray(scopes) || scopes.length !== grantable.length || !grantable.every((s, i) => scopes[i] === s)) return refusal('invalid_scopes');
     if (typeof request.client_id !== 'string' || request.client_id === '') return refusal('invalid_app');
+    const pkce = pkceParameters(request);
+    if (!pkce) return refusal('invalid_request');
     const path = `/api/games/${gameId}/apps/${encodeURIComponent(request.client_id)}`;
     const app = await api('GET', path);
     if (!app.ok) return refusal(STATUS_MESSAGES[app.status] || 'server_error');
     // A remembered grant needs no dialog (the server records and checks grants; docs/account.md).
     if (!app.data.granted && !(await ask(app.data))) return refusal('access_denied');
-    const res = await api('POST', `/api/games/${gameId}/codes`, { client_id: request.client_id, scopes });
+    const res = await api('POST', `/api/games/${gameId}/codes`, { client_id: request.client_id, scopes, ...pkce });
+    if (isPkceRefusal(res)) return refusal('invalid_request');
     if (!res.ok) return refusal(STATUS_MESSAGES[res.status] || 'server_error');
     return { type: 'authorized', error: false, code: res.data.code };
   }
