@@ -16,7 +16,7 @@ const MAX_REDIRECT_URIS = 10;
 const MAX_POST_LOGOUT_REDIRECT_URIS = 10;
 
 /** The refusals of public clients (docs/oauth.md#public-clients). */
-export const PUBLIC_APP_HAS_NO_SECRET = 'A public app has no client secret';
+const PUBLIC_APP_HAS_NO_SECRET = 'A public app has no client secret';
 export const PUBLIC_CLIENT_NEEDS_PKCE = 'A public client must send a PKCE code_challenge (S256)';
 const PUBLIC_APP_NO_INTROSPECTION = 'A public app cannot use introspection: it has no secret';
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
