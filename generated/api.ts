@@ -161,7 +161,8 @@ export interface paths {
          *     `PUBLIC_URL` without a trailing slash; it is also the `iss` parameter every redirect of
          *     the traditional flow carries (RFC 9207). Any origin may read it (CORS, without
          *     credentials), and it may be cached for an hour. It is the same document as
-         *     `/.well-known/openid-configuration`.
+         *     `/.well-known/openid-configuration` but for `userinfo_endpoint`, which here names whois
+         *     (as it always has for OAuth clients) and there OpenID Connect's UserInfo.
          */
         get: operations["getAuthorizationServerMetadata"];
         put?: never;
@@ -182,7 +183,8 @@ export interface paths {
         /**
          * OpenID Provider metadata (OpenID Connect Discovery 1.0)
          * @description What OpenID Connect relying parties discover the service from: the same document as the
-         *     RFC 8414 metadata (`/.well-known/oauth-authorization-server`), whose `issuer` is this
+         *     RFC 8414 metadata (`/.well-known/oauth-authorization-server`), except `userinfo_endpoint`,
+         *     which here is OpenID Connect's UserInfo (`/api/oauth/userinfo`). `issuer` is this
          *     service's `PUBLIC_URL` without a trailing slash. Any origin may read it (CORS, without
          *     credentials), and it may be cached for an hour.
          */
@@ -1360,7 +1362,7 @@ export interface components {
             revocation_endpoint: string;
             /** @description RFC 7662 introspection. */
             introspection_endpoint: string;
-            /** @description The OpenID Connect UserInfo endpoint (`/api/oauth/userinfo`). */
+            /** @description OpenID Connect's UserInfo (`/api/oauth/userinfo`) in the OpenID Provider metadata; whois (`/api/oauth/whois`) in the RFC 8414 document, as before OpenID Connect. */
             userinfo_endpoint: string;
             /** @description Every scope. */
             scopes_supported: components["schemas"]["Scope"][];
@@ -1901,11 +1903,15 @@ export interface components {
         CodeChallenge: string;
         /** @description `S256` (may be left out when a code_challenge is sent). */
         CodeChallengeMethod: string;
-        /** @description OpenID Connect's `nonce`, repeated in the ID token unchanged (at most 512 characters). */
+        /**
+         * @description OpenID Connect's `nonce`, repeated in the ID token unchanged (at most 512 characters).
+         * @example n-0S6_WzA2Mj
+         */
         Nonce: string;
         /**
          * @description OpenID Connect's `max_age`: the most seconds since the person last signed in that the app
          *     accepts; older, they sign in again first (with `prompt=none`: `error=login_required`).
+         * @example 3600
          */
         MaxAge: string;
         /**
@@ -2213,7 +2219,7 @@ export interface operations {
                      *       "token_endpoint": "http://localhost:3000/api/oauth/token",
                      *       "revocation_endpoint": "http://localhost:3000/api/oauth/revoke",
                      *       "introspection_endpoint": "http://localhost:3000/api/oauth/introspect",
-                     *       "userinfo_endpoint": "http://localhost:3000/api/oauth/userinfo",
+                     *       "userinfo_endpoint": "http://localhost:3000/api/oauth/whois",
                      *       "jwks_uri": "http://localhost:3000/.well-known/jwks.json",
                      *       "end_session_endpoint": "http://localhost:3000/oauth/logout",
                      *       "scopes_supported": [
@@ -2865,7 +2871,10 @@ export interface operations {
             query?: {
                 /** @description A path on this service to go back to after signing in (anything else is ignored). */
                 return_to?: components["parameters"]["ReturnTo"];
-                /** @description `login`: show the form even to a signed-in user. */
+                /**
+                 * @description `login`: show the form even to a signed-in user.
+                 * @example login
+                 */
                 prompt?: "login";
             };
             header?: never;
@@ -3252,11 +3261,15 @@ export interface operations {
                  *     `none` with any other value is `error=invalid_request`.
                  */
                 prompt?: components["parameters"]["Prompt"];
-                /** @description OpenID Connect's `nonce`, repeated in the ID token unchanged (at most 512 characters). */
+                /**
+                 * @description OpenID Connect's `nonce`, repeated in the ID token unchanged (at most 512 characters).
+                 * @example n-0S6_WzA2Mj
+                 */
                 nonce?: components["parameters"]["Nonce"];
                 /**
                  * @description OpenID Connect's `max_age`: the most seconds since the person last signed in that the app
                  *     accepts; older, they sign in again first (with `prompt=none`: `error=login_required`).
+                 * @example 3600
                  */
                 max_age?: components["parameters"]["MaxAge"];
             };
@@ -3326,11 +3339,20 @@ export interface operations {
     getLogout: {
         parameters: {
             query?: {
-                /** @description An ID token this service issued to the app (expired ones too). Its `aud` names the app; when its `sub` is the signed-in person, they are signed out without being asked. */
+                /**
+                 * @description An ID token this service issued to the app (expired ones too). Its `aud` names the app; when its `sub` is the signed-in person, they are signed out without being asked.
+                 * @example eyJhbGciOiJSUzI1NiIsImtpZCI6Ikp2NnpGUTNuVkc4Ynh2aHF5ZFNqNkl0ZWY2b0l1ZjR5VzVmNWtJbnRtdGsiLCJ0eXAiOiJKV1QifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAiLCJzdWIiOiIxMiIsImF1ZCI6Ilh3M0FoMXBYOWtBIn0.c2lnbmF0dXJl
+                 */
                 id_token_hint?: string;
-                /** @description Where to send the browser afterwards; must equal one of the app's registered `post_logout_redirect_uris`, and needs `id_token_hint` or `client_id` to name the app. */
+                /**
+                 * @description Where to send the browser afterwards; must equal one of the app's registered `post_logout_redirect_uris`, and needs `id_token_hint` or `client_id` to name the app.
+                 * @example https://app.example/signed-out
+                 */
                 post_logout_redirect_uri?: string;
-                /** @description The app's client id (must agree with the `id_token_hint`'s audience when both are sent). */
+                /**
+                 * @description The app's client id (must agree with the `id_token_hint`'s audience when both are sent).
+                 * @example Xw3Ah1pX9kA
+                 */
                 client_id?: string;
                 /** @description Opaque value returned to the client unchanged. */
                 state?: components["parameters"]["State"];
@@ -4345,7 +4367,10 @@ export interface operations {
     getGameApp: {
         parameters: {
             query?: {
-                /** @description The scopes the game asks for, space-separated, by the game flow's rule (`userinfo` when left out); another list is a 400. */
+                /**
+                 * @description The scopes the game asks for, space-separated, by the game flow's rule (`userinfo` when left out); another list is a 400.
+                 * @example openid profile
+                 */
                 scope?: string;
             };
             header?: never;

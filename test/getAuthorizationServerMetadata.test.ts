@@ -22,7 +22,7 @@ describe('getAuthorizationServerMetadata', () => {
       token_endpoint: `${ISSUER}/api/oauth/token`,
       revocation_endpoint: `${ISSUER}/api/oauth/revoke`,
       introspection_endpoint: `${ISSUER}/api/oauth/introspect`,
-      userinfo_endpoint: `${ISSUER}/api/oauth/userinfo`,
+      userinfo_endpoint: `${ISSUER}/api/oauth/whois`,
       jwks_uri: `${ISSUER}/.well-known/jwks.json`,
       end_session_endpoint: `${ISSUER}/oauth/logout`,
       scopes_supported: ['userinfo', 'email', 'openid', 'profile'],

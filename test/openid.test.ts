@@ -64,8 +64,9 @@ describe('discovery', () => {
     expect(oidc.status).toBe(200);
     expect(oidc.headers.get('cache-control')).toBe('public, max-age=3600');
     expect(oidc.headers.get('access-control-allow-origin')).toBe('*');
-    const body = await oidc.json();
-    expect(await rfc8414.json()).toEqual(body);
+    const body = (await oidc.json()) as Record<string, unknown>;
+    // The same document, but for the one field OAuth clients have read whois from.
+    expect(await rfc8414.json()).toEqual({ ...body, userinfo_endpoint: `${issuer}/api/oauth/whois` });
     expect(body).toEqual({
       issuer,
       authorization_endpoint: `${issuer}/oauth`,

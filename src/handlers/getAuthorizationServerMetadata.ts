@@ -3,6 +3,6 @@ import type { Handler, JsonBody } from './types.js';
 
 export const getAuthorizationServerMetadata: Handler<'getAuthorizationServerMetadata'> = async (_input, ctx, deps) => {
   ctx.set('Cache-Control', 'public, max-age=3600');
-  const body: JsonBody<'getAuthorizationServerMetadata', 200> = authorizationServerMetadata(deps.config.publicUrl);
+  const body: JsonBody<'getAuthorizationServerMetadata', 200> = authorizationServerMetadata(deps.config.publicUrl, 'oauth');
   ctx.body = body;
 };

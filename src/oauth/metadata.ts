@@ -15,15 +15,20 @@ const ANY_CLIENT_AUTH_METHODS = [...CLIENT_AUTH_METHODS, 'none'];
 /** Every claim an ID token or UserInfo answer may carry (src/oauth/claims.ts). */
 const CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'preferred_username', 'picture', 'updated_at', 'email', 'email_verified'];
 
-/** `issuer` is PUBLIC_URL as config.ts normalises it: no trailing slash, as RFC 8414 2 requires. */
-export function authorizationServerMetadata(issuer: string): AuthorizationServerMetadata {
+/**
+ * `issuer` is PUBLIC_URL as config.ts normalises it: no trailing slash, as RFC 8414 2 requires.
+ * The two documents differ in one field: `userinfo_endpoint` is OpenID Connect's UserInfo in the
+ * OpenID Provider metadata, and whois in the RFC 8414 document, where OAuth clients have found it
+ * since before OpenID Connect (docs/oauth.md#openid-connect).
+ */
+export function authorizationServerMetadata(issuer: string, kind: 'oauth' | 'openid'): AuthorizationServerMetadata {
   return {
     issuer,
     authorization_endpoint: `${issuer}/oauth`,
     token_endpoint: `${issuer}/api/oauth/token`,
     revocation_endpoint: `${issuer}/api/oauth/revoke`,
     introspection_endpoint: `${issuer}/api/oauth/introspect`,
-    userinfo_endpoint: `${issuer}/api/oauth/userinfo`,
+    userinfo_endpoint: kind === 'openid' ? `${issuer}/api/oauth/userinfo` : `${issuer}/api/oauth/whois`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     end_session_endpoint: `${issuer}/oauth/logout`,
     scopes_supported: [...SCOPES],

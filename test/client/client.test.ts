@@ -246,7 +246,7 @@ describe('OpenID Connect', () => {
     const { keys } = await client().jwks();
     const header = JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString()) as { kid: string };
     expect(keys.map((k) => k.kid)).toContain(header.kid);
-    expect(await client().openIdConfiguration()).toEqual(await client().metadata());
+    expect(await client().openIdConfiguration()).toEqual({ ...(await client().metadata()), userinfo_endpoint: `${t.config.publicUrl}/api/oauth/userinfo` });
     const plain = await client().exchangeToken({ code: await makeCode(t, { userId: user.id, clientId: app.clientId, scope: 'userinfo' }) });
     const refused = await rejection(client().oidcUserInfo(plain.access_token));
     expect([refused.status, refused.message]).toEqual([403, 'Access token lacks the openid scope']);

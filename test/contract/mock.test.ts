@@ -103,6 +103,7 @@ describe('npm run mock', () => {
   it('covers every operation of the contract', () => {
     expect(operations.map((o) => o.op.operationId).sort()).toEqual([
       'changePassword',
+      'confirmLogout',
       'deleteAccount',
       'deleteApp',
       'endSession',
@@ -123,6 +124,10 @@ describe('npm run mock', () => {
       'getGamesPage',
       'getHealth',
       'getHome',
+      'getJwks',
+      'getLogout',
+      'getOidcUserInfo',
+      'getOpenIdConfiguration',
       'getPlayPage',
       'getProfilePicture',
       'getResetPassword',
@@ -142,6 +147,8 @@ describe('npm run mock', () => {
       'postChangeEmail',
       'postForgotPassword',
       'postHeartbeat',
+      'postLogout',
+      'postOidcUserInfo',
       'postResendVerification',
       'postResetPassword',
       'postSignIn',
