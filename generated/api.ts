@@ -209,8 +209,8 @@ export interface paths {
          * @description The RSA public keys ID tokens are signed with (`jwks_uri`). The key that signs now and,
          *     after a rotation (`admin keys rotate`), the keys it replaced, for 15 minutes: longer than
          *     any ID token they signed lives. Relying parties look a token's key up by its `kid`, and
-         *     fetch this again when they meet a `kid` they do not know. Any origin may read it; it may
-         *     be cached for 5 minutes.
+         *     fetch this again when they meet a `kid` they do not know. Any origin may read it; a cache
+         *     must revalidate it on every use.
          */
         get: operations["getJwks"];
         put?: never;
@@ -2412,8 +2412,8 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description Always `public, max-age=300`.
-                     * @example public, max-age=300
+                     * @description Always `public, no-cache` (revalidated on every use, so a rotation's new key is seen at once).
+                     * @example public, no-cache
                      */
                     "Cache-Control"?: string;
                     /**

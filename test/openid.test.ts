@@ -99,7 +99,7 @@ describe('discovery', () => {
   it('publishes the signing key as an RSA public JWK, cacheable, readable by any origin', async () => {
     const res = await fetch(`${t.baseUrl}/.well-known/jwks.json`, { headers: { Origin: 'https://rp.example' } });
     expect(res.status).toBe(200);
-    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(res.headers.get('cache-control')).toBe('public, no-cache');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     const { keys } = (await res.json()) as { keys: Record<string, string>[] };
     expect(keys).toHaveLength(1);
