@@ -376,7 +376,7 @@ describe('passport-openidconnect against discovery', () => {
     expect(JSON.parse(call!.userInfoProfile._raw!)).toEqual(userInfo);
     expect(call!.idTokenProfile).toEqual({ id: String(user.id), username: user.name, emails: [{ value: user.email }] });
     expect(call!.context).toEqual({ timestamp: new Date(serverSeconds(t) * 1000) });
-    expect(call!.params).toEqual({ access_token: expect.stringMatching(/^[\w-]{43}$/), token_type: 'bearer', expires_in: 600, id_token: call!.idToken });
+    expect(call!.params).toEqual({ access_token: expect.stringMatching(/^[\w-]{43}$/), token_type: 'Bearer', expires_in: 600, id_token: call!.idToken });
 
     // What the strategy leaves out (the signature) holds too.
     const nonce = authorizationRequest.searchParams.get('nonce')!;

@@ -185,7 +185,7 @@ describe.skipIf(!hasChromium)('a single-page app signs in with oidc-client-ts as
       },
       id_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       access_token: expect.stringMatching(/^[\w-]{43}$/),
-      token_type: 'bearer',
+      token_type: 'Bearer',
       scope: 'openid profile email',
       expires_in: expect.any(Number),
       sent_nonce: authorization.searchParams.get('nonce'),
@@ -290,7 +290,7 @@ describe.skipIf(!hasChromium)('a single-page app signs in with oidc-client-ts as
     });
     expect(new URL(page.url()).searchParams.get('state')).toBe(requests[0]!.searchParams.get('state'));
     const { result } = await settled(page, 'signed out');
-    expect(result).toEqual({ signed_out: true, user: null, state: null });
+    expect(result).toEqual({ signed_out: true, user: null, state: { signed_out_from: '/callback' } });
 
     // The provider's session is over: its account page asks to sign in again.
     await page.goto(`${issuer}/account`);
