@@ -16,10 +16,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Browser, BrowserContext, Page, Request as BrowserRequest } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
+import { runCli } from '../../src/cli/admin.js';
+import { Agent, makeUser, startServer, tempDir, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import { emailClaims, profileClaims, registerApp, serverSeconds, type RegisteredApp } from '../oidc-flow.js';
 import type { UserRecord } from '../../src/store/types.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
@@ -29,6 +30,8 @@ const SPA_PAGE = fs.readFileSync(path.join(root, 'test/fixtures/oidc-spa/index.h
 const OIDC_CLIENT_TS = path.join(root, 'node_modules/oidc-client-ts/dist/browser/oidc-client-ts.min.js');
 const JOSE_DIR = path.join(root, 'node_modules/jose/dist/webapi');
 
+let dir: string;
+let env: NodeJS.ProcessEnv;
 let t: TestServer;
 let issuer: string;
 let browser: Browser;
@@ -44,6 +47,15 @@ let page: Page;
 const pageProblems: string[] = [];
 /** The app's fetches to the provider, in order. */
 const providerFetches: { method: string; url: string; authorization: string | null; origin: string | null; status?: number }[] = [];
+
+/** An operator command over the server's database and clock: exit 0, one JSON line. */
+async function admin<T>(...argv: string[]): Promise<T> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, { env, now: t.clock.now, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  return JSON.parse(stdout) as T;
+}
 
 /** The app's own server: the page for every path, /config.json, and the two libraries. */
 function serveSpa(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -101,9 +113,45 @@ async function settled(tab: Page, status: string): Promise<{ result: Record<stri
   return { result: text ? (JSON.parse(text) as Record<string, unknown>) : null, error };
 }
 
+/**
+ * The app signs in again while the provider's session lasts and the consent is remembered: no
+ * page of the provider shows. The app's own storage is cleared first (signed out of the app only).
+ */
+async function signInAgain(): Promise<{ status: string | null; error: string | null }> {
+  await page.evaluate(() => sessionStorage.clear());
+  await page.goto(`${spaOrigin}/`);
+  await page.waitForFunction(() => document.getElementById('status')!.textContent !== 'loading');
+  await Promise.all([page.waitForURL(`${spaOrigin}/callback?**`), page.evaluate(() => document.getElementById('signin')!.click())]);
+  await page.waitForFunction(() => ['error', 'signed in'].includes(document.getElementById('status')!.textContent));
+  return { status: await page.textContent('#status'), error: await page.textContent('#error') };
+}
+
+interface SpaWindow {
+  spa: { user(): Promise<{ id_token: string } | null>; verifyIdToken(idToken: string, audience: string): Promise<{ protectedHeader: Record<string, unknown>; payload: Record<string, unknown> }> };
+}
+
+/** The app's current ID token, verified in the browser with jose against the provider's JWKS. */
+function verifyInBrowser(idToken: string): Promise<{ protectedHeader: Record<string, unknown>; payload: Record<string, unknown> } | { error: string }> {
+  return page.evaluate(
+    ([token, audience]) => (window as unknown as SpaWindow).spa.verifyIdToken(token, audience).catch((err: Error) => ({ error: `${err.name}: ${err.message}` })),
+    [idToken, app.client_id] as const,
+  );
+}
+
 describe.skipIf(!hasChromium)('a single-page app signs in with oidc-client-ts as a public client, in Chromium', () => {
   beforeAll(async () => {
-    t = await startServer();
+    dir = tempDir('idp-spa-');
+    // One environment for the server and the operator CLI (the key rotation below): the same
+    // database, and the same SESSION_SECRET, which encrypts the signing keys.
+    env = {
+      DATABASE_URL: path.join(dir, 'spa.sqlite'),
+      PICTURES_DIR: path.join(dir, 'pictures'),
+      OUTBOX_DIR: path.join(dir, 'outbox'),
+      SESSION_SECRET: 'spa-test-session-secret-0123456789abcdef',
+      DEMO_DATA: 'false',
+      LOG_LEVEL: 'silent',
+    };
+    t = await startServer(env);
     // The provider's origin is localhost, the app's 127.0.0.1: two sites.
     issuer = `http://localhost:${new URL(t.baseUrl).port}`;
     t.config.publicUrl = issuer;
@@ -131,6 +179,7 @@ describe.skipIf(!hasChromium)('a single-page app signs in with oidc-client-ts as
     await browser?.close();
     spaServer?.close();
     await t?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it("loads oidc-client-ts's browser build from its own origin, without errors", async () => {
@@ -222,14 +271,11 @@ describe.skipIf(!hasChromium)('a single-page app signs in with oidc-client-ts as
   });
 
   it('the app verifies the ID token in the browser too: jose against the JWKS, from its origin (CORS)', async () => {
-    const verified = await page.evaluate(
-      async (audience) => {
-        const { spa } = window as unknown as { spa: { user(): Promise<{ id_token: string }>; verifyIdToken(t: string, a: string): Promise<unknown> } };
-        return spa.verifyIdToken((await spa.user()).id_token, audience);
-      },
-      app.client_id,
-    );
-    expect(verified).toMatchObject({ protectedHeader: { alg: 'RS256', kid: expect.any(String) }, payload: { iss: issuer, aud: app.client_id, sub: String(user.id) } });
+    const { id_token } = (await page.evaluate(() => (window as unknown as SpaWindow).spa.user()))!;
+    expect(await verifyInBrowser(id_token)).toMatchObject({
+      protectedHeader: { alg: 'RS256', kid: decodeProtectedHeader(id_token).kid, typ: 'JWT' },
+      payload: { iss: issuer, aud: app.client_id, sub: String(user.id) },
+    });
   });
 
   it('signs in again without a consent page (remembered), and oidc-client-ts refuses a tampered nonce and a UserInfo answer for another subject', async () => {
@@ -244,32 +290,44 @@ describe.skipIf(!hasChromium)('a single-page app signs in with oidc-client-ts as
         await route.fulfill({ response, json: body });
       });
     };
-    const signIn = async () => {
-      await page.goto(`${spaOrigin}/`);
-      await page.waitForFunction(() => document.getElementById('status')!.textContent !== 'loading');
-      await Promise.all([page.waitForURL(`${spaOrigin}/callback?**`), page.evaluate(() => document.getElementById('signin')!.click())]);
-      await page.waitForFunction(() => ['error', 'signed in'].includes(document.getElementById('status')!.textContent));
-      return { status: await page.textContent('#status'), error: await page.textContent('#error') };
-    };
-    // Signed out of the app (the provider's session stays): clear the app's storage.
-    await page.evaluate(() => sessionStorage.clear());
-    expect(await signIn()).toEqual({ status: 'signed in', error: '' });
+    expect(await signInAgain()).toEqual({ status: 'signed in', error: '' });
 
-    await page.evaluate(() => sessionStorage.clear());
     await tamperIdToken({ nonce: 'not-the-nonce-sent' });
-    expect(await signIn()).toEqual({ status: 'error', error: 'nonce in id_token does not match nonce in client storage' });
+    expect(await signInAgain()).toEqual({ status: 'error', error: 'nonce in id_token does not match nonce in client storage' });
     await page.unroute(`${issuer}/api/oauth/token`);
 
     await page.route(`${issuer}/api/oauth/userinfo`, async (route) => {
       const response = await route.fetch();
       await route.fulfill({ response, json: { ...((await response.json()) as object), sub: String(user.id + 1000) } });
     });
-    await page.evaluate(() => sessionStorage.clear());
-    expect(await signIn()).toEqual({ status: 'error', error: 'subject from UserInfo response does not match subject in ID Token' });
+    expect(await signInAgain()).toEqual({ status: 'error', error: 'subject from UserInfo response does not match subject in ID Token' });
     await page.unroute(`${issuer}/api/oauth/userinfo`);
 
-    await page.evaluate(() => sessionStorage.clear());
-    expect(await signIn()).toEqual({ status: 'signed in', error: '' });
+    expect(await signInAgain()).toEqual({ status: 'signed in', error: '' });
+    pageProblems.length = 0;
+  });
+
+  it('the operator rotates the signing keys while the app is signed in: its ID token still verifies; the next sign-in gets the new kid, which verifies in the browser too', async () => {
+    const before = (await page.evaluate(() => (window as unknown as SpaWindow).spa.user()))!.id_token;
+    const oldKid = decodeProtectedHeader(before).kid!;
+    // The app has fetched the JWKS before (the test above): the browser may keep it as it is told.
+    expect(await verifyInBrowser(before)).toMatchObject({ protectedHeader: { kid: oldKid } });
+
+    const rotated = await admin<{ kid: string; retired: string[] }>('keys', 'rotate');
+    expect(rotated.retired).toEqual([oldKid]);
+    expect(await verifyInBrowser(before)).toMatchObject({ protectedHeader: { kid: oldKid } });
+
+    // Instances read the signing key again within 30 s (docs/oauth.md#signing-keys).
+    t.clock.advance(30_000);
+    expect(await signInAgain()).toEqual({ status: 'signed in', error: '' });
+    const after = (await page.evaluate(() => (window as unknown as SpaWindow).spa.user()))!.id_token;
+    expect(decodeProtectedHeader(after).kid).toBe(rotated.kid);
+    // A relying party on the server side (no HTTP cache) verifies it at once...
+    const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
+    expect((await jwtVerify(after, jwks, { issuer, audience: app.client_id, currentDate: new Date(t.clock.now()) })).protectedHeader.kid).toBe(rotated.kid);
+    // ...and so must the app in the browser, whose HTTP cache holds the JWKS it fetched before.
+    expect(await verifyInBrowser(after)).toMatchObject({ protectedHeader: { kid: rotated.kid }, payload: { sub: String(user.id) } });
+    expect(await verifyInBrowser(before)).toMatchObject({ protectedHeader: { kid: oldKid } });
     pageProblems.length = 0;
   });
 
