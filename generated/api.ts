@@ -131,11 +131,87 @@ export interface paths {
          * @description The discovery document OAuth client libraries start from. `issuer` is this service's
          *     `PUBLIC_URL` without a trailing slash; it is also the `iss` parameter every redirect of
          *     the traditional flow carries (RFC 9207). Any origin may read it (CORS, without
-         *     credentials), and it may be cached for an hour.
+         *     credentials), and it may be cached for an hour. It is the same document as
+         *     `/.well-known/openid-configuration`.
          */
         get: operations["getAuthorizationServerMetadata"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Provider metadata (OpenID Connect Discovery 1.0)
+         * @description What OpenID Connect relying parties discover the service from: the same document as the
+         *     RFC 8414 metadata (`/.well-known/oauth-authorization-server`), whose `issuer` is this
+         *     service's `PUBLIC_URL` without a trailing slash. Any origin may read it (CORS, without
+         *     credentials), and it may be cached for an hour.
+         */
+        get: operations["getOpenIdConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ID tokens' public keys (JWK Set)
+         * @description The RSA public keys ID tokens are signed with (`jwks_uri`). The key that signs now and,
+         *     after a rotation (`admin keys rotate`), the keys it replaced, for 15 minutes: longer than
+         *     any ID token they signed lives. Relying parties look a token's key up by its `kid`, and
+         *     fetch this again when they meet a `kid` they do not know. Any origin may read it; it may
+         *     be cached for 5 minutes.
+         */
+        get: operations["getJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/userinfo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect UserInfo
+         * @description The claims about the person the Bearer token was issued for (OpenID Connect Core
+         *     section 5.3). Requires the `openid` scope. `sub` always; with `profile`:
+         *     `preferred_username`, `picture` (the large picture's address; the default picture's when
+         *     the person has none) and `updated_at` (seconds); with `email`: `email` and
+         *     `email_verified`. The token's own rules apply as for whois (expired, revoked: 401).
+         */
+        get: operations["getOidcUserInfo"];
+        put?: never;
+        /**
+         * OpenID Connect UserInfo (POST)
+         * @description The same as `GET /api/oauth/userinfo`; the token travels in the `Authorization` header, and a body is ignored.
+         */
+        post: operations["postOidcUserInfo"];
         delete?: never;
         options?: never;
         head?: never;
@@ -342,7 +418,8 @@ export interface paths {
          * Sign-in page
          * @description The sign-in form (name or email, and password). Anyone may load it; it starts a session to
          *     hold the form's CSRF token. A user who is already signed in is redirected (303) to
-         *     `return_to` instead, or to `/account`.
+         *     `return_to` instead, or to `/account`, unless `prompt=login` asks them to sign in again
+         *     (an app's OpenID Connect request with `prompt=login` or `max_age` sends them here).
          */
         get: operations["getSignIn"];
         put?: never;
@@ -642,6 +719,12 @@ export interface paths {
          *     `prompt=consent` asks for the page. With `prompt=none` no page is ever shown: signed out,
          *     the redirect carries `error=login_required`; consent needed, `error=consent_required`.
          *     These redirects carry `state` and `iss` (this service's public URL).
+         *
+         *     OpenID Connect: `prompt=login`, or a `max_age` shorter than the time since the person
+         *     signed in, sends them to sign in again first (`/signin?prompt=login`). `nonce` is
+         *     repeated in the ID token. Other OpenID Connect parameters (`display`, `ui_locales`,
+         *     `login_hint`, `id_token_hint`, `acr_values`, `response_mode=query`) are accepted and
+         *     ignored.
          */
         get: operations["getAuthorize"];
         put?: never;
@@ -652,6 +735,60 @@ export interface paths {
          *     The same checks as the consent page apply first.
          */
         post: operations["postAuthorize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect RP-initiated logout (end_session_endpoint)
+         * @description An app sends the browser here to sign the person out of this service (OpenID Connect
+         *     RP-Initiated Logout 1.0). A bad `id_token_hint` (not signed by this service, or of
+         *     another issuer), an unknown app, or a `post_logout_redirect_uri` not registered for the
+         *     app (exact match) shows an error page (400) and never redirects.
+         *
+         *     When the `id_token_hint`'s `sub` is the signed-in person, the session ends at once;
+         *     another signed-in person is asked first ("Sign out?", which posts to
+         *     `/oauth/logout/confirm`). Signed out, nothing needs ending. Then the browser goes to
+         *     `post_logout_redirect_uri` with `state` (303), or sees a "signed out" page.
+         */
+        get: operations["getLogout"];
+        put?: never;
+        /**
+         * RP-initiated logout, with the parameters in a form
+         * @description The same as `GET /oauth/logout`, with the parameters as a URL-encoded form (OpenID Connect RP-Initiated Logout 1.0 section 2).
+         */
+        post: operations["postLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/logout/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * RP-initiated logout: the person confirms
+         * @description The "Sign out?" page's answer: `decision=signout` ends the session; either way the
+         *     browser then goes where `GET /oauth/logout` would have sent it (the same checks apply
+         *     again first).
+         */
+        post: operations["confirmLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1087,12 +1224,13 @@ export interface components {
          */
         Id: string;
         /**
-         * @description What an app may do with a user's token. The traditional flow asks for `userinfo`, or
-         *     `userinfo email`; the game flow always `userinfo`. Any other scope, or `email` without
-         *     `userinfo`, is an invalid scope request.
+         * @description What an app may do with a user's token. A request needs `userinfo` or `openid`;
+         *     `email` needs `userinfo` or `openid`; `profile` needs `openid`. The game flow grants
+         *     `userinfo`, `openid` and `profile`, never `email`. Any other scope, or a request that
+         *     breaks these rules, is an invalid scope request. Lists are in this order.
          * @enum {string}
          */
-        Scope: "userinfo" | "email";
+        Scope: "userinfo" | "email" | "openid" | "profile";
         /** @description Token request parameters. `client_id` and `client_secret` may be left out when sent as HTTP Basic credentials. */
         TokenRequest: {
             /**
@@ -1147,8 +1285,28 @@ export interface components {
             /** @description The user's name. */
             username?: string;
         };
-        /** @description RFC 8414 authorization server metadata. */
+        /** @description RFC 8414 authorization server metadata, which is also the OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3). */
         AuthorizationServerMetadata: {
+            /** @description The ID tokens' public keys (`/.well-known/jwks.json`). */
+            jwks_uri: string;
+            /** @description RP-initiated logout (`/oauth/logout`). */
+            end_session_endpoint: string;
+            /** @description Only `query`. */
+            response_modes_supported: string[];
+            /** @description Only `public` (`sub` is the user id, the same for every app). */
+            subject_types_supported: string[];
+            /** @description Only `RS256`. */
+            id_token_signing_alg_values_supported: string[];
+            /** @description The claims ID tokens and UserInfo may carry. */
+            claims_supported: string[];
+            /** @description `none`, `login` and `consent`. */
+            prompt_values_supported: string[];
+            /** @description Always false. */
+            claims_parameter_supported: boolean;
+            /** @description Always false. */
+            request_parameter_supported: boolean;
+            /** @description Always false. */
+            request_uri_parameter_supported: boolean;
             /** @description PUBLIC_URL without a trailing slash; the `iss` of every traditional-flow redirect. */
             issuer: string;
             /** @description The traditional flow's authorization page (`/oauth`). */
@@ -1159,7 +1317,7 @@ export interface components {
             revocation_endpoint: string;
             /** @description RFC 7662 introspection. */
             introspection_endpoint: string;
-            /** @description Whois (not an OpenID Connect userinfo endpoint, but what client libraries look for). */
+            /** @description The OpenID Connect UserInfo endpoint (`/api/oauth/userinfo`). */
             userinfo_endpoint: string;
             /** @description Every scope. */
             scopes_supported: components["schemas"]["Scope"][];
@@ -1169,19 +1327,70 @@ export interface components {
             grant_types_supported: string[];
             /** @description Only `S256`. */
             code_challenge_methods_supported: string[];
-            /** @description HTTP Basic or the body. */
+            /** @description HTTP Basic or the body for confidential apps; `none` (the client id alone, with PKCE) for public apps. */
             token_endpoint_auth_methods_supported: string[];
             /** @description As the token endpoint. */
             revocation_endpoint_auth_methods_supported: string[];
-            /** @description As the token endpoint. */
+            /** @description HTTP Basic or the body; public apps cannot introspect. */
             introspection_endpoint_auth_methods_supported: string[];
             /** @description The API reference page (`/docs`). */
             service_documentation: string;
             /** @description Always true (RFC 9207). */
             authorization_response_iss_parameter_supported: boolean;
         };
-        /** @description A Bearer access token. Exactly these three fields. */
+        /** @description OpenID Connect UserInfo claims (Core section 5.1), by the token's scopes. */
+        OidcUserInfo: {
+            /** @description The user id, as a string. */
+            sub: string;
+            /** @description The user's name (`profile`). */
+            preferred_username?: string;
+            /** @description The large profile picture's address, or the default picture's when the user has none (`profile`). */
+            picture?: string;
+            /** @description When the profile's claims last changed, in SECONDS since the Unix epoch (`profile`). */
+            updated_at?: number;
+            /** @description The email address (`email`). */
+            email?: string;
+            /** @description Whether the address was proven by a link (`email`; always true, since the scope needs it). */
+            email_verified?: boolean;
+        };
+        /** @description A JWK Set (RFC 7517 section 5) of RSA public keys. */
+        Jwks: {
+            /** @description The published keys. */
+            keys: {
+                /**
+                 * @description Always `RSA`.
+                 * @enum {string}
+                 */
+                kty: "RSA";
+                /** @description The modulus, base64url. */
+                n: string;
+                /** @description The exponent, base64url. */
+                e: string;
+                /** @description The key id (its RFC 7638 thumbprint); ID tokens name it in their header. */
+                kid: string;
+                /**
+                 * @description Always `sig`.
+                 * @enum {string}
+                 */
+                use: "sig";
+                /**
+                 * @description Always `RS256`.
+                 * @enum {string}
+                 */
+                alg: "RS256";
+            }[];
+        };
+        /** @description A Bearer access token. Exactly these three fields, and `id_token` when the `openid` scope was granted. */
         TokenResponse: {
+            /**
+             * @description Only when the code was granted the `openid` scope: an OpenID Connect ID token, a JWT
+             *     signed with RS256 (the key's `kid` in its header, the key in `jwks_uri`). Claims:
+             *     `iss`, `sub` (the user id as a string), `aud` and `azp` (the client id), `iat`, `exp`
+             *     (600 seconds later), `auth_time` (when the person signed in), `nonce` (when the
+             *     authorization request had one); with `profile`: `preferred_username`, `picture`,
+             *     `updated_at`; with `email`: `email`, `email_verified`.
+             */
+            id_token?: string;
             /** @description The Bearer access token: 43 characters of base64url. Send it as `Authorization: Bearer <access_token>`. */
             access_token: string;
             /**
@@ -1554,6 +1763,44 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The claims of the token's scopes. */
+        OidcUserInfo: {
+            headers: {
+                /** @description Always `no-store`. */
+                "Cache-Control"?: "no-store";
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OidcUserInfo"];
+            };
+        };
+        /** @description Missing or malformed Authorization header, or an unknown, expired or revoked token. */
+        BearerUnauthorized: {
+            headers: {
+                /** @description A Bearer challenge (RFC 6750), with `error="invalid_token"` when a token was sent. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The token does not carry the `openid` scope. */
+        OpenIdScopeMissing: {
+            headers: {
+                /** @description A Bearer challenge with `error="insufficient_scope"`. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Access token lacks the openid scope"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Too many requests; retry after the number of seconds in Retry-After. */
         TooManyRequests: {
             headers: {
@@ -1603,11 +1850,19 @@ export interface components {
         CodeChallenge: string;
         /** @description `S256` (may be left out when a code_challenge is sent). */
         CodeChallengeMethod: string;
+        /** @description OpenID Connect's `nonce`, repeated in the ID token unchanged (at most 512 characters). */
+        Nonce: string;
         /**
-         * @description OpenID Connect's `prompt`: `consent` shows the consent page even for an app the user has
-         *     already granted the scopes; `none` never shows a page (`error=login_required` or
-         *     `error=consent_required` instead). Other values are ignored; `none` with any other value
-         *     is `error=invalid_request`.
+         * @description OpenID Connect's `max_age`: the most seconds since the person last signed in that the app
+         *     accepts; older, they sign in again first (with `prompt=none`: `error=login_required`).
+         */
+        MaxAge: string;
+        /**
+         * @description OpenID Connect's `prompt`: `login` asks the person to sign in again even when signed in
+         *     (the ID token's `auth_time` is then that sign-in); `consent` shows the consent page even
+         *     for an app the user has already granted the scopes; `none` never shows a page
+         *     (`error=login_required` or `error=consent_required` instead). Other values are ignored;
+         *     `none` with any other value is `error=invalid_request`.
          */
         Prompt: string;
     };
@@ -1659,13 +1914,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "access_token": "pV8c1kqUe0m3Rz6YbT2nW9sXa4Lh7Jf5Gd0iOy1uQwE",
-                     *       "token_type": "Bearer",
-                     *       "expires_in": 600
-                     *     }
-                     */
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
@@ -1922,13 +2170,20 @@ export interface operations {
                      *       "token_endpoint": "http://localhost:3000/api/oauth/token",
                      *       "revocation_endpoint": "http://localhost:3000/api/oauth/revoke",
                      *       "introspection_endpoint": "http://localhost:3000/api/oauth/introspect",
-                     *       "userinfo_endpoint": "http://localhost:3000/api/oauth/whois",
+                     *       "userinfo_endpoint": "http://localhost:3000/api/oauth/userinfo",
+                     *       "jwks_uri": "http://localhost:3000/.well-known/jwks.json",
+                     *       "end_session_endpoint": "http://localhost:3000/oauth/logout",
                      *       "scopes_supported": [
                      *         "userinfo",
-                     *         "email"
+                     *         "email",
+                     *         "openid",
+                     *         "profile"
                      *       ],
                      *       "response_types_supported": [
                      *         "code"
+                     *       ],
+                     *       "response_modes_supported": [
+                     *         "query"
                      *       ],
                      *       "grant_types_supported": [
                      *         "authorization_code"
@@ -1938,16 +2193,47 @@ export interface operations {
                      *       ],
                      *       "token_endpoint_auth_methods_supported": [
                      *         "client_secret_basic",
-                     *         "client_secret_post"
+                     *         "client_secret_post",
+                     *         "none"
                      *       ],
                      *       "revocation_endpoint_auth_methods_supported": [
                      *         "client_secret_basic",
-                     *         "client_secret_post"
+                     *         "client_secret_post",
+                     *         "none"
                      *       ],
                      *       "introspection_endpoint_auth_methods_supported": [
                      *         "client_secret_basic",
                      *         "client_secret_post"
                      *       ],
+                     *       "subject_types_supported": [
+                     *         "public"
+                     *       ],
+                     *       "id_token_signing_alg_values_supported": [
+                     *         "RS256"
+                     *       ],
+                     *       "claims_supported": [
+                     *         "iss",
+                     *         "sub",
+                     *         "aud",
+                     *         "exp",
+                     *         "iat",
+                     *         "auth_time",
+                     *         "nonce",
+                     *         "azp",
+                     *         "preferred_username",
+                     *         "picture",
+                     *         "updated_at",
+                     *         "email",
+                     *         "email_verified"
+                     *       ],
+                     *       "prompt_values_supported": [
+                     *         "none",
+                     *         "login",
+                     *         "consent"
+                     *       ],
+                     *       "claims_parameter_supported": false,
+                     *       "request_parameter_supported": false,
+                     *       "request_uri_parameter_supported": false,
                      *       "service_documentation": "http://localhost:3000/docs",
                      *       "authorization_response_iss_parameter_supported": true
                      *     }
@@ -1955,6 +2241,187 @@ export interface operations {
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getOpenIdConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    /**
+                     * @description Always `public, max-age=3600`.
+                     * @example public, max-age=3600
+                     */
+                    "Cache-Control"?: string;
+                    /**
+                     * @description Always `*`.
+                     * @example *
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "http://localhost:3000",
+                     *       "authorization_endpoint": "http://localhost:3000/oauth",
+                     *       "token_endpoint": "http://localhost:3000/api/oauth/token",
+                     *       "revocation_endpoint": "http://localhost:3000/api/oauth/revoke",
+                     *       "introspection_endpoint": "http://localhost:3000/api/oauth/introspect",
+                     *       "userinfo_endpoint": "http://localhost:3000/api/oauth/userinfo",
+                     *       "jwks_uri": "http://localhost:3000/.well-known/jwks.json",
+                     *       "end_session_endpoint": "http://localhost:3000/oauth/logout",
+                     *       "scopes_supported": [
+                     *         "userinfo",
+                     *         "email",
+                     *         "openid",
+                     *         "profile"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "response_modes_supported": [
+                     *         "query"
+                     *       ],
+                     *       "grant_types_supported": [
+                     *         "authorization_code"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "none"
+                     *       ],
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post",
+                     *         "none"
+                     *       ],
+                     *       "introspection_endpoint_auth_methods_supported": [
+                     *         "client_secret_basic",
+                     *         "client_secret_post"
+                     *       ],
+                     *       "subject_types_supported": [
+                     *         "public"
+                     *       ],
+                     *       "id_token_signing_alg_values_supported": [
+                     *         "RS256"
+                     *       ],
+                     *       "claims_supported": [
+                     *         "iss",
+                     *         "sub",
+                     *         "aud",
+                     *         "exp",
+                     *         "iat",
+                     *         "auth_time",
+                     *         "nonce",
+                     *         "azp",
+                     *         "preferred_username",
+                     *         "picture",
+                     *         "updated_at",
+                     *         "email",
+                     *         "email_verified"
+                     *       ],
+                     *       "prompt_values_supported": [
+                     *         "none",
+                     *         "login",
+                     *         "consent"
+                     *       ],
+                     *       "claims_parameter_supported": false,
+                     *       "request_parameter_supported": false,
+                     *       "request_uri_parameter_supported": false,
+                     *       "service_documentation": "http://localhost:3000/docs",
+                     *       "authorization_response_iss_parameter_supported": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set. */
+            200: {
+                headers: {
+                    /**
+                     * @description Always `public, max-age=300`.
+                     * @example public, max-age=300
+                     */
+                    "Cache-Control"?: string;
+                    /**
+                     * @description Always `*`.
+                     * @example *
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "RSA",
+                     *           "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw",
+                     *           "e": "AQAB",
+                     *           "kid": "Jv6zFQ3nVG8bxvhqydSj6Itef6oIuf4yW5f5kIntmtk",
+                     *           "use": "sig",
+                     *           "alg": "RS256"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Jwks"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getOidcUserInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OidcUserInfo"];
+            401: components["responses"]["BearerUnauthorized"];
+            403: components["responses"]["OpenIdScopeMissing"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    postOidcUserInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OidcUserInfo"];
+            401: components["responses"]["BearerUnauthorized"];
+            403: components["responses"]["OpenIdScopeMissing"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -2355,6 +2822,8 @@ export interface operations {
             query?: {
                 /** @description A path on this service to go back to after signing in (anything else is ignored). */
                 return_to?: components["parameters"]["ReturnTo"];
+                /** @description `login`: show the form even to a signed-in user. */
+                prompt?: "login";
             };
             header?: never;
             path?: never;
@@ -2733,12 +3202,20 @@ export interface operations {
                 /** @description `S256` (may be left out when a code_challenge is sent). */
                 code_challenge_method?: components["parameters"]["CodeChallengeMethod"];
                 /**
-                 * @description OpenID Connect's `prompt`: `consent` shows the consent page even for an app the user has
-                 *     already granted the scopes; `none` never shows a page (`error=login_required` or
-                 *     `error=consent_required` instead). Other values are ignored; `none` with any other value
-                 *     is `error=invalid_request`.
+                 * @description OpenID Connect's `prompt`: `login` asks the person to sign in again even when signed in
+                 *     (the ID token's `auth_time` is then that sign-in); `consent` shows the consent page even
+                 *     for an app the user has already granted the scopes; `none` never shows a page
+                 *     (`error=login_required` or `error=consent_required` instead). Other values are ignored;
+                 *     `none` with any other value is `error=invalid_request`.
                  */
                 prompt?: components["parameters"]["Prompt"];
+                /** @description OpenID Connect's `nonce`, repeated in the ID token unchanged (at most 512 characters). */
+                nonce?: components["parameters"]["Nonce"];
+                /**
+                 * @description OpenID Connect's `max_age`: the most seconds since the person last signed in that the app
+                 *     accepts; older, they sign in again first (with `prompt=none`: `error=login_required`).
+                 */
+                max_age?: components["parameters"]["MaxAge"];
             };
             header?: never;
             path?: never;
@@ -2790,6 +3267,8 @@ export interface operations {
                     code_challenge?: string;
                     /** @description `S256` (may be left out when a code_challenge is sent). */
                     code_challenge_method?: string;
+                    /** @description OpenID Connect's `nonce`, carried over from the consent page; repeated in the ID token. */
+                    nonce?: string;
                     /** @description The CSRF token of the consent page's form. */
                     _csrf?: string;
                 };
@@ -2797,6 +3276,107 @@ export interface operations {
         };
         responses: {
             302: components["responses"]["Found"];
+            400: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+        };
+    };
+    getLogout: {
+        parameters: {
+            query?: {
+                /** @description An ID token this service issued to the app (expired ones too). Its `aud` names the app; when its `sub` is the signed-in person, they are signed out without being asked. */
+                id_token_hint?: string;
+                /** @description Where to send the browser afterwards; must equal one of the app's registered `post_logout_redirect_uris`, and needs `id_token_hint` or `client_id` to name the app. */
+                post_logout_redirect_uri?: string;
+                /** @description The app's client id (must agree with the `id_token_hint`'s audience when both are sent). */
+                client_id?: string;
+                /** @description Opaque value returned to the client unchanged. */
+                state?: components["parameters"]["State"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+        };
+    };
+    postLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "id_token_hint": "eyJhbGciOiJSUzI1NiIsImtpZCI6Ikp2NnpGUTNuVkc4Ynh2aHF5ZFNqNkl0ZWY2b0l1ZjR5VzVmNWtJbnRtdGsiLCJ0eXAiOiJKV1QifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAiLCJzdWIiOiIxMiIsImF1ZCI6Ilh3M0FoMXBYOWtBIn0.c2lnbmF0dXJl",
+                 *       "post_logout_redirect_uri": "https://app.example/signed-out",
+                 *       "state": "af0ifjsldkj"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description As for `GET /oauth/logout`. */
+                    id_token_hint?: string;
+                    /** @description As for `GET /oauth/logout`. */
+                    post_logout_redirect_uri?: string;
+                    /** @description As for `GET /oauth/logout`. */
+                    client_id?: string;
+                    /** @description As for `GET /oauth/logout`. */
+                    state?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+        };
+    };
+    confirmLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "signout",
+                 *       "client_id": "Xw3Ah1pX9kA",
+                 *       "post_logout_redirect_uri": "https://app.example/signed-out",
+                 *       "state": "af0ifjsldkj",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description `signout` ends the session; `stay` keeps it.
+                     * @enum {string}
+                     */
+                    decision: "signout" | "stay";
+                    /** @description As for `GET /oauth/logout`. */
+                    id_token_hint?: string;
+                    /** @description As for `GET /oauth/logout`. */
+                    post_logout_redirect_uri?: string;
+                    /** @description As for `GET /oauth/logout`. */
+                    client_id?: string;
+                    /** @description As for `GET /oauth/logout`. */
+                    state?: string;
+                    /** @description The CSRF token of the page's form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
         };

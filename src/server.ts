@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   if (config.sessionSecretGenerated) {
-    logger.warn('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart');
+    logger.warn('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart and ID tokens get a new signing key at every start');
   }
   const store = openStoreAt(config.database);
   await store.migrate();
@@ -36,6 +36,8 @@ async function main(): Promise<void> {
 
   const metrics = config.metricsPort === undefined ? undefined : createMetrics();
   const { koa, deps } = await createApp({ config, store, logger, metrics });
+  // The ID token signing key: made at first start, then shared through the database.
+  await deps.keys.signingKey();
   const metricsServer = metrics && (await startMetricsListener(metrics, config.metricsPort!, config.metricsHost, logger));
   if (metricsServer) {
     const bound = metricsServer.address();

@@ -23,6 +23,8 @@ const code = (c: string): CodeRecord => ({
   scopes: ['userinfo'],
   redirectUri: null,
   codeChallenge: null,
+  nonce: null,
+  authTime: NOW,
   expiresAt: NOW + 300_000,
   usedAt: null,
   createdAt: NOW,

@@ -182,6 +182,8 @@ describe(`Store (${TEST_DATABASE})`, () => {
     scopes: ['userinfo', 'email'],
     redirectUri: 'https://a.example/cb',
     codeChallenge: null,
+    nonce: null,
+    authTime: NOW - 60_000,
     expiresAt: NOW + 300_000,
     usedAt: null,
     createdAt: NOW,

@@ -13,6 +13,7 @@ import { codeCommands } from './codes.js';
 import { createCliContext, type CliIo } from './context.js';
 import { databaseCommands } from './database.js';
 import { gameCommands } from './games.js';
+import { keyCommands } from './keys.js';
 import { pictureCommands } from './pictures.js';
 import { userCommands } from './users.js';
 
@@ -46,6 +47,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   codeCommands(program, cli);
   gameCommands(program, cli);
   pictureCommands(program, cli);
+  keyCommands(program, cli);
   databaseCommands(program, cli);
 
   try {

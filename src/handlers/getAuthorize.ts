@@ -5,6 +5,7 @@ import { parsePrompt, redirectWithIss, silentError } from '../oauth/prompt.js';
 import { consentEmailNotice } from '../pages/email-pages.js';
 import { consentPage } from '../pages/pages.js';
 import { allowPageSources } from '../security/headers.js';
+import { sessionAuthTime, takeFreshSignIn } from '../sessions/session.js';
 import type { Handler } from './types.js';
 import { pageContext, redirect, redirectToSignIn, sendHtml } from './web.js';
 
@@ -19,13 +20,30 @@ export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) =>
     if (prompt.none) return redirect(ctx, silentError(client, 'login_required', params.state, publicUrl), 302);
     return redirectToSignIn(ctx, `/oauth?${ctx.querystring}`, 302);
   }
+  // OpenID Connect: prompt=login, or a sign-in older than max_age, asks for a sign-in first;
+  // the sign-in it leads to is taken here once (src/sessions/session.ts, takeFreshSignIn).
+  const now = deps.now();
+  const authTime = sessionAuthTime(ctx) ?? now;
+  const fresh = takeFreshSignIn(ctx, now, `/oauth?${ctx.querystring}`);
+  const tooOld = params.max_age !== undefined && now - authTime > Number(params.max_age) * 1000;
+  if ((prompt.login || tooOld) && !fresh) {
+    if (prompt.none) return redirect(ctx, silentError(client, 'login_required', params.state, publicUrl), 302);
+    return redirect(ctx, `/signin?prompt=login&return_to=${encodeURIComponent(`/oauth?${ctx.querystring}`)}`, 302);
+  }
   const grant = checkGrant(params);
   if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, params.state, deps.config.publicUrl), 302);
 
   // Remembered consent: an app already granted these scopes gets its code without the page.
   const ask = { userId: page.user.id, clientId: client.app.clientId, scopes: grant.scopes };
   if (!prompt.consent && (await useRememberedGrant(deps, ask))) {
-    const { code } = await issueCode(deps, { ...ask, scope: grant.scopes.join(' '), redirectUri: client.redirectUri, codeChallenge: grant.codeChallenge });
+    const { code } = await issueCode(deps, {
+      ...ask,
+      scope: grant.scopes.join(' '),
+      redirectUri: client.redirectUri,
+      codeChallenge: grant.codeChallenge,
+      nonce: grant.nonce,
+      authTime,
+    });
     return redirect(ctx, redirectWithIss(client, { code }, params.state, publicUrl), 302);
   }
   if (prompt.none) return redirect(ctx, silentError(client, 'consent_required', params.state, publicUrl), 302);

@@ -5,6 +5,8 @@ import { pageContext, redirect, safeReturnTo, sendHtml } from './web.js';
 export const getSignIn: Handler<'getSignIn'> = async (input, ctx, deps) => {
   const returnTo = safeReturnTo(input.query.return_to);
   const page = await pageContext(ctx, deps, true);
-  if (page.user) return redirect(ctx, returnTo ?? '/account', 303);
+  // prompt=login: an app asked for a fresh sign-in (src/handlers/getAuthorize.ts), so the form
+  // is shown to a signed-in person too.
+  if (page.user && input.query.prompt !== 'login') return redirect(ctx, returnTo ?? '/account', 303);
   sendHtml(ctx, signInPage({ ...page, returnTo }));
 };

@@ -4,6 +4,10 @@ import { exchangeToken } from './exchangeToken.js';
 import { revokeToken } from './revokeToken.js';
 import { introspectToken } from './introspectToken.js';
 import { getAuthorizationServerMetadata } from './getAuthorizationServerMetadata.js';
+import { getOpenIdConfiguration } from './getOpenIdConfiguration.js';
+import { getJwks } from './getJwks.js';
+import { getOidcUserInfo, postOidcUserInfo } from './getOidcUserInfo.js';
+import { confirmLogout, getLogout, postLogout } from './logout.js';
 import { getContractJson } from './getContractJson.js';
 import { getContractYaml } from './getContractYaml.js';
 import { getDocs } from './getDocs.js';
@@ -65,6 +69,13 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   revokeToken,
   introspectToken,
   getAuthorizationServerMetadata,
+  getOpenIdConfiguration,
+  getJwks,
+  getOidcUserInfo,
+  postOidcUserInfo,
+  getLogout,
+  postLogout,
+  confirmLogout,
   getWhois,
   getUserInfo,
   getProfilePicture,

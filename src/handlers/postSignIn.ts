@@ -11,7 +11,7 @@ export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
     ctx,
     async () => {
       const user = await signIn(deps, { login: form.name, password: form.password }, ctx.ip);
-      await beginSignedInSession(ctx, deps, user.id, 'sign_in');
+      await beginSignedInSession(ctx, deps, user.id, 'sign_in', returnTo);
       redirect(ctx, returnTo ?? '/account', 303);
     },
     (error) => signInPage({ user: undefined, csrfToken: csrfToken(ctx), error, login: form.name, returnTo }),

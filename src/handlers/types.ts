@@ -9,6 +9,7 @@ import type { Mailer } from '../mail/mailer.js';
 import type { DefaultPictures } from '../pictures/defaults.js';
 import type { PictureFiles } from '../pictures/pictures.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { KeyRing } from '../oauth/keys.js';
 import type { Limits } from '../security/rate-limit.js';
 import type { Store, TokenWithUser, UserRecord } from '../store/types.js';
 
@@ -42,6 +43,8 @@ export interface AppDeps {
   mailer: Mailer;
   /** Prometheus metrics; undefined when METRICS_PORT is unset. */
   metrics: Metrics | undefined;
+  /** The ID token signing keys (src/oauth/keys.ts). */
+  keys: KeyRing;
 }
 
 type Parameters<Op extends keyof operations> = operations[Op]['parameters'];

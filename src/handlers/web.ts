@@ -26,9 +26,17 @@ export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<User
 /**
  * Signs this browser in as `userId` (a new session) and records it: an entry of the user's
  * sign-in history (the account page) and the audit line `event`. Sign-up signs in too.
+ * `returnTo`, where the browser goes next, is remembered as what this sign-in was for
+ * (takeFreshSignIn in src/sessions/session.ts).
  */
-export async function beginSignedInSession(ctx: Koa.Context, deps: AppDeps, userId: number, event: 'sign_in' | 'sign_up'): Promise<void> {
-  await startUserSession(ctx, userId, newCsrfSecret(), deps.now());
+export async function beginSignedInSession(
+  ctx: Koa.Context,
+  deps: AppDeps,
+  userId: number,
+  event: 'sign_in' | 'sign_up',
+  returnTo?: string,
+): Promise<void> {
+  await startUserSession(ctx, userId, newCsrfSecret(), deps.now(), returnTo);
   const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
   await recordSignIn(deps, userId, client);
   deps.audit(event, { userId, ...client });

@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import { createPublication } from '../docs/published.js';
 import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './error-responses.js';
 import { createAudit } from '../audit.js';
+import { KeyRing } from '../oauth/keys.js';
 import { createMailer } from '../mail/mailer.js';
 import type { AppDeps } from '../handlers/index.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -63,6 +64,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     audit: createAudit(options.logger, options.metrics),
     metrics: options.metrics,
     mailer: createMailer(options.config, options.logger),
+    keys: new KeyRing(options.store, options.config.sessionSecrets, options.now ?? Date.now, options.logger),
   };
   if (options.metrics) {
     const metrics = options.metrics;

@@ -22,6 +22,7 @@ export const AUTHORIZE_FIELDS = [
   'response_type',
   'code_challenge',
   'code_challenge_method',
+  'nonce',
 ] as const satisfies readonly (keyof AuthorizeParams)[];
 
 export interface ResolvedClient {
@@ -47,6 +48,8 @@ export async function resolveClient(store: Store, params: AuthorizeParams): Prom
 interface Grant {
   scopes: Scope[];
   codeChallenge: string | null;
+  /** OpenID Connect's nonce, for the ID token. */
+  nonce: string | null;
 }
 
 export interface GrantError {
@@ -75,7 +78,7 @@ export function checkGrant(params: AuthorizeParams): Grant | GrantError {
   if (challenge !== undefined && !S256_CHALLENGE.test(challenge)) {
     return { error: 'invalid_request', description: 'code_challenge must be an S256 challenge: 43 base64url characters' };
   }
-  return { scopes: parsed.scopes, codeChallenge: challenge ?? null };
+  return { scopes: parsed.scopes, codeChallenge: challenge ?? null, nonce: params.nonce ?? null };
 }
 
 /**
@@ -105,6 +108,8 @@ export async function decide(
     client: ResolvedClient;
     grant: Grant;
     userId: number;
+    /** When the person signed in (the ID token's auth_time). */
+    authTime: number;
     state: string | undefined;
     decision: 'authorize' | 'cancel';
     issuer: string;
@@ -120,6 +125,8 @@ export async function decide(
     scope: grant.scopes.join(' '),
     redirectUri: client.redirectUri,
     codeChallenge: grant.codeChallenge,
+    nonce: grant.nonce,
+    authTime: input.authTime,
   });
   return clientRedirect(client.redirectUri, { code }, state, issuer);
 }

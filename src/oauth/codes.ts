@@ -18,6 +18,10 @@ export interface CodeRequest {
   redirectUri: string | null;
   /** PKCE S256 challenge, or null. */
   codeChallenge: string | null;
+  /** The OpenID Connect request's nonce (at most 512 characters), or null. */
+  nonce?: string | null;
+  /** When the person signed in to the session asking (the ID token's auth_time); default now (the operator CLI). */
+  authTime?: number;
 }
 
 /**
@@ -49,6 +53,8 @@ export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: s
     scopes: parsed.scopes,
     redirectUri: req.redirectUri,
     codeChallenge: req.codeChallenge,
+    nonce: req.nonce ?? null,
+    authTime: req.authTime ?? now,
     expiresAt: now + CODE_TTL_MS,
     usedAt: null,
     createdAt: now,

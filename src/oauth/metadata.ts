@@ -1,10 +1,19 @@
-/** RFC 8414 authorization server metadata: what discovery-based client libraries start from. */
+/**
+ * RFC 8414 authorization server metadata, which is also the OpenID Provider metadata (OpenID
+ * Connect Discovery 1.0): one document at both well-known addresses, what discovery-based client
+ * libraries and relying parties start from.
+ */
 import type { components } from '../../generated/api.js';
 import { SCOPES } from './scopes.js';
 
 type AuthorizationServerMetadata = components['schemas']['AuthorizationServerMetadata'];
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
+/** Public apps authenticate with their client id alone (and PKCE): `none`. */
+const ANY_CLIENT_AUTH_METHODS = [...CLIENT_AUTH_METHODS, 'none'];
+
+/** Every claim an ID token or UserInfo answer may carry (src/oauth/claims.ts). */
+const CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'preferred_username', 'picture', 'updated_at', 'email', 'email_verified'];
 
 /** `issuer` is PUBLIC_URL as config.ts normalises it: no trailing slash, as RFC 8414 2 requires. */
 export function authorizationServerMetadata(issuer: string): AuthorizationServerMetadata {
@@ -14,14 +23,24 @@ export function authorizationServerMetadata(issuer: string): AuthorizationServer
     token_endpoint: `${issuer}/api/oauth/token`,
     revocation_endpoint: `${issuer}/api/oauth/revoke`,
     introspection_endpoint: `${issuer}/api/oauth/introspect`,
-    userinfo_endpoint: `${issuer}/api/oauth/whois`,
+    userinfo_endpoint: `${issuer}/api/oauth/userinfo`,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    end_session_endpoint: `${issuer}/oauth/logout`,
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
+    response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
-    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    token_endpoint_auth_methods_supported: ANY_CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: ANY_CLIENT_AUTH_METHODS,
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    claims_supported: CLAIMS,
+    prompt_values_supported: ['none', 'login', 'consent'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
     service_documentation: `${issuer}/docs`,
     authorization_response_iss_parameter_supported: true,
   };

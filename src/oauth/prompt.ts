@@ -10,16 +10,18 @@ interface Prompt {
   none: boolean;
   /** Show the consent page even when consent is remembered. */
   consent: boolean;
+  /** Ask the person to sign in again even when signed in. */
+  login: boolean;
 }
 
-/** Reads `prompt` (space-separated); values other than none and consent are ignored. */
+/** Reads `prompt` (space-separated); values other than none, login and consent are ignored. */
 export function parsePrompt(raw: string | undefined): Prompt | GrantError {
   const values = (raw ?? '').split(' ').filter((v) => v !== '');
   const none = values.includes('none');
   if (none && values.length > 1) {
     return { error: 'invalid_request', description: 'prompt=none cannot be combined with other prompt values' };
   }
-  return { none, consent: values.includes('consent') };
+  return { none, consent: values.includes('consent'), login: values.includes('login') };
 }
 
 function issuerOf(publicUrl: string): string {

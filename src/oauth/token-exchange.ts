@@ -1,6 +1,8 @@
 import { InvalidGrant, InvalidInput } from '../domain/errors.js';
 import type { CodeRecord } from '../store/types.js';
+import { idTokenClaims } from './claims.js';
 import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
+import type { KeyRing } from './keys.js';
 import { hashSecret, randomSecret, s256, TOKEN_BYTES } from './secrets.js';
 
 /** Access tokens live 600 seconds (the interface's expires_in; docs/decisions.md#token-endpoint). */
@@ -17,6 +19,13 @@ interface TokenResult {
   access_token: string;
   token_type: 'Bearer';
   expires_in: 600;
+  /** Only when the code was granted `openid`. */
+  id_token?: string;
+}
+
+interface ExchangeDeps extends Deps {
+  keys: KeyRing;
+  config: { publicUrl: string };
 }
 
 /**
@@ -24,7 +33,7 @@ interface TokenResult {
  * a second redemption fails and revokes every token issued from it (RFC 6749 4.1.2).
  */
 export async function exchangeCode(
-  deps: Deps,
+  deps: ExchangeDeps,
   params: TokenParams,
   authorization: string | undefined,
 ): Promise<TokenResult> {
@@ -77,7 +86,26 @@ export async function exchangeCode(
     if ((await deps.store.getCode(codeHash))?.usedAt === null) throw new InvalidGrant('Authorization code has expired');
     return replayed(deps, code, now);
   }
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS };
+  const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS };
+  if (code.scopes.includes('openid')) result.id_token = await idToken(deps, code, now);
+  return result;
+}
+
+/** The ID token of a code granted `openid` (OpenID Connect Core 3.1.3.3), signed with the current key. */
+async function idToken(deps: ExchangeDeps, code: CodeRecord, now: number): Promise<string> {
+  const user = await deps.store.getUser(code.userId);
+  // Deleting a user deletes their codes and tokens: only a deletion racing this exchange gets here.
+  if (!user) throw new InvalidGrant('Invalid authorization code');
+  const claims = idTokenClaims({
+    user,
+    scopes: code.scopes,
+    clientId: code.clientId,
+    issuer: deps.config.publicUrl,
+    authTime: code.authTime,
+    nonce: code.nonce,
+    now,
+  });
+  return deps.keys.sign(claims);
 }
 
 /** A second redemption of a code: revoke what the first one got, record it, refuse. */

@@ -1,5 +1,5 @@
 /** The server-rendered pages. Every value is escaped by `html`; scripts are files in assets/. */
-import { BASE_SCOPE, SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../oauth/scopes.js';
+import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../oauth/scopes.js';
 import type { SignInRecord } from '../store/types.js';
 import { accountControlSections } from './account-control.js';
 import { html, layout, type PageUser, type SafeHtml } from './html.js';
@@ -150,7 +150,7 @@ export function appsPage(o: Common & { user: PageUser }): string {
 </form>
 <h2>Registered apps</h2>
 <div id="apps"><p>Loading…</p></div>
-<template id="scope-choices">${SCOPES.map((s) => html`<label><input type="checkbox" class="scope-${s}" value="${s}"${s === BASE_SCOPE ? html` checked disabled` : ''}> ${s}</label> `)}</template>`,
+<template id="scope-choices">${SCOPES.map((s) => html`<label><input type="checkbox" class="scope-${s}" value="${s}"${s === 'userinfo' ? html` checked` : ''}> ${s}</label> `)}</template>`,
   });
 }
 

@@ -153,7 +153,7 @@ export async function removePicture(deps: PictureDeps, userId: number): Promise<
     const user = await deps.store.getUser(userId);
     if (!user) throw new NotFound(`User ${userId} not found`);
     if (user.pfpTimestamp === null) return;
-    if (await deps.store.swapPfpTimestamp(userId, user.pfpTimestamp, null)) {
+    if (await deps.store.swapPfpTimestamp(userId, user.pfpTimestamp, null, deps.now())) {
       await deps.files.removeAll(userId, user.pfpTimestamp);
       return;
     }

@@ -18,6 +18,12 @@ interface SessionData {
   csrfSecret?: string;
   /** What the account page lists of a signed-in session (also written to its own columns). */
   meta?: SessionMeta;
+  /**
+   * Set by a sign-in made on the way to an address (its return_to), taken by the next
+   * authorization request (takeFreshSignIn): what tells /oauth that the sign-in `prompt=login`
+   * or `max_age` asked for has happened.
+   */
+  freshSignIn?: { at: number; for: string };
 }
 
 /**
@@ -84,12 +90,34 @@ export function writeSession(ctx: Koa.Context, patch: Partial<SessionData>): voi
  * Signs a user in under a fresh session id and a fresh CSRF secret, so an id or token planted
  * before sign-in (session fixation) is worth nothing after it.
  */
-export async function startUserSession(ctx: Koa.Context, userId: number, csrfSecret: string, now = Date.now()): Promise<void> {
+export async function startUserSession(ctx: Koa.Context, userId: number, csrfSecret: string, now = Date.now(), returnTo?: string): Promise<void> {
   const session = sessionOf(ctx);
   session.userId = userId;
   session.csrfSecret = csrfSecret;
   session.meta = newMeta(ctx, now);
+  if (returnTo !== undefined) session.freshSignIn = { at: now, for: returnTo };
   await session.regenerate();
+}
+
+/** How long a sign-in counts as the fresh one an authorization request asked for. */
+const FRESH_SIGN_IN_MS = 10 * 60 * 1000;
+
+/**
+ * Whether the session signed in, within the last 10 minutes, on its way to exactly `address`
+ * (this authorization request), and no request has taken that sign-in yet. Any authorization
+ * request takes it, so it counts once.
+ */
+export function takeFreshSignIn(ctx: Koa.Context, now: number, address: string): boolean {
+  const session = sessionOf(ctx);
+  const fresh = session.freshSignIn;
+  if (fresh === undefined) return false;
+  delete session.freshSignIn;
+  return fresh.for === address && now - fresh.at < FRESH_SIGN_IN_MS;
+}
+
+/** When the person signed in to this session (OpenID Connect's auth_time), if it is signed in. */
+export function sessionAuthTime(ctx: Koa.Context): number | undefined {
+  return sessionOf(ctx).meta?.startedAt;
 }
 
 function newMeta(ctx: Koa.Context, now: number): SessionMeta {

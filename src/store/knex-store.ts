@@ -10,6 +10,7 @@ import {
   TOKEN_WITH_USER_COLUMNS,
   toApp,
   toCode,
+  toSigningKey,
   toEmailLink,
   toGame,
   toGrant,
@@ -42,6 +43,7 @@ import {
   type PurgeCounts,
   type RateLimitRule,
   type SignInRecord,
+  type SigningKeyRecord,
   type Store,
   type TokenRecord,
   type TokenWithUser,
@@ -138,6 +140,7 @@ export class KnexStore implements Store {
             email: user.email,
             password_hash: user.passwordHash,
             email_verified_at: user.emailVerifiedAt ?? null,
+            profile_updated_at: now,
             created_at: now,
           })
           .returning<Row[]>('*');
@@ -196,13 +199,15 @@ export class KnexStore implements Store {
     return this.getUser(id);
   }
 
-  async swapPfpTimestamp(id: number, expected: number | null, next: number | null): Promise<boolean> {
+  async swapPfpTimestamp(id: number, expected: number | null, next: number | null, at?: number): Promise<boolean> {
     if (!isRowId(id)) return false;
     const query = this.knex('users').where({ id });
     if (expected === null) query.whereNull('pfp_timestamp');
     else query.where({ pfp_timestamp: expected });
     // Callers pick `next` above the high-water mark, so it becomes the new mark.
     const row: Row = next === null ? { pfp_timestamp: null } : { pfp_timestamp: next, pfp_high_water: next };
+    const updatedAt = at ?? next;
+    if (updatedAt !== null) row.profile_updated_at = updatedAt;
     return (await query.update(row)) === 1;
   }
 
@@ -271,6 +276,39 @@ export class KnexStore implements Store {
     });
   }
 
+  async listSigningKeys(): Promise<SigningKeyRecord[]> {
+    const rows = (await this.knex('signing_keys').orderByRaw('case when retired_at is null then 0 else 1 end, created_at desc, kid desc')) as Row[];
+    return rows.map(toSigningKey);
+  }
+
+  async addSigningKey(key: SigningKeyRecord, retireOthersAt: number | null): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      if (retireOthersAt !== null) await trx('signing_keys').whereNull('retired_at').update({ retired_at: retireOthersAt });
+      await trx('signing_keys').insert({
+        kid: key.kid,
+        alg: key.alg,
+        public_jwk: key.publicJwk,
+        private_jwe: key.privateJwe,
+        created_at: key.createdAt,
+        retired_at: key.retiredAt,
+      });
+    });
+  }
+
+  async retireSigningKey(kid: string, at: number): Promise<boolean> {
+    if (!isRowKey(kid)) return false;
+    return (await this.knex('signing_keys').where({ kid }).whereNull('retired_at').update({ retired_at: at })) === 1;
+  }
+
+  async dropSigningKeys(retiredBy: number): Promise<string[]> {
+    return this.knex.transaction(async (trx) => {
+      const rows = (await trx('signing_keys').whereNotNull('retired_at').where('retired_at', '<=', retiredBy).select('kid')) as Row[];
+      const kids = rows.map((r) => String(r.kid));
+      if (kids.length > 0) await trx('signing_keys').whereIn('kid', kids).delete();
+      return kids;
+    });
+  }
+
   async createCode(code: CodeRecord): Promise<void> {
     await this.knex('auth_codes').insert({
       code_hash: code.codeHash,
@@ -279,6 +317,8 @@ export class KnexStore implements Store {
       scopes: code.scopes.join(' '),
       redirect_uri: code.redirectUri,
       code_challenge: code.codeChallenge,
+      nonce: code.nonce,
+      auth_time: code.authTime,
       expires_at: code.expiresAt,
       used_at: code.usedAt,
       created_at: code.createdAt,

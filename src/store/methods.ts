@@ -39,6 +39,12 @@ export const STORE_METHODS = [
   'getTokenWithUser',
   'revokeToken',
 
+  // SigningKeyStore
+  'listSigningKeys',
+  'addSigningKey',
+  'retireSigningKey',
+  'dropSigningKeys',
+
   // GameStore
   'createGame',
   'getGame',

@@ -14,6 +14,7 @@ import type {
   PublicUserRecord,
   SessionMeta,
   SignInRecord,
+  SigningKeyRecord,
   TokenRecord,
   TokenWithUser,
   UserRecord,
@@ -63,6 +64,7 @@ export function toUser(r: Row): UserRecord {
     passwordHash: String(r.password_hash),
     pfpHighWater: num(r.pfp_high_water),
     emailVerifiedAt: numOrNull(r.email_verified_at),
+    profileUpdatedAt: num(r.profile_updated_at ?? r.created_at),
     createdAt: num(r.created_at),
   };
 }
@@ -86,9 +88,22 @@ export function toCode(r: Row): CodeRecord {
     scopes: scopesOf(r.scopes),
     redirectUri: (r.redirect_uri as string | null) ?? null,
     codeChallenge: (r.code_challenge as string | null) ?? null,
+    nonce: (r.nonce as string | null) ?? null,
+    authTime: num(r.auth_time ?? r.created_at),
     expiresAt: num(r.expires_at),
     usedAt: numOrNull(r.used_at),
     createdAt: num(r.created_at),
+  };
+}
+
+export function toSigningKey(r: Row): SigningKeyRecord {
+  return {
+    kid: String(r.kid),
+    alg: 'RS256',
+    publicJwk: String(r.public_jwk),
+    privateJwe: String(r.private_jwe),
+    createdAt: num(r.created_at),
+    retiredAt: numOrNull(r.retired_at),
   };
 }
 

@@ -30,6 +30,8 @@ export interface UserRecord {
   pfpHighWater: number;
   /** When the current email address was proven by a link (ms since epoch); null while it is not. */
   emailVerifiedAt: number | null;
+  /** When a claim of the OpenID `profile` scope last changed (the picture; names never change). */
+  profileUpdatedAt: number;
   createdAt: number;
 }
 
@@ -85,6 +87,10 @@ export interface CodeRecord {
   scopes: string[];
   redirectUri: string | null;
   codeChallenge: string | null;
+  /** The OpenID Connect request's nonce, repeated in the ID token; null when it sent none. */
+  nonce: string | null;
+  /** When the person signed in to the session the code was issued in (the ID token's auth_time). */
+  authTime: number;
   expiresAt: number;
   usedAt: number | null;
   createdAt: number;
@@ -115,6 +121,19 @@ export type NewGame = Omit<GameRecord, 'id'>;
 /** A game with its author's name, as lists and pages show it. */
 export interface GameWithAuthor extends GameRecord {
   authorName: string;
+}
+
+/** An ID token signing key (src/oauth/keys.ts): its public half as a JWK, its private half only encrypted. */
+export interface SigningKeyRecord {
+  kid: string;
+  alg: 'RS256';
+  /** The public JWK, as JSON text. */
+  publicJwk: string;
+  /** The private JWK, encrypted: a compact JWE. */
+  privateJwe: string;
+  createdAt: number;
+  /** When a newer key took over signing; null while this one signs. */
+  retiredAt: number | null;
 }
 
 /** A token together with the user it belongs to: what whois needs (and no more), in one read. */
@@ -224,10 +243,11 @@ export interface UserStore {
   recordHeartbeat(id: number, expected: number, now: number, addMinutes: number): Promise<UserRecord | undefined>;
   /**
    * Sets pfpTimestamp to `next` only if it is still `expected` (compare-and-set), so two
-   * concurrent picture changes cannot both believe they won; raises pfpHighWater to `next`.
+   * concurrent picture changes cannot both believe they won; raises pfpHighWater to `next`, and
+   * sets profileUpdatedAt to `at` (default: `next`; unchanged when both are null).
    * Returns whether it was set.
    */
-  swapPfpTimestamp(id: number, expected: number | null, next: number | null): Promise<boolean>;
+  swapPfpTimestamp(id: number, expected: number | null, next: number | null, at?: number): Promise<boolean>;
   /** Replaces the password hash; false when there is no such user. */
   setUserPassword(id: number, passwordHash: string): Promise<boolean>;
   /**
@@ -264,6 +284,21 @@ export interface AppStore {
    * call revoked it.
    */
   revokeToken(tokenHash: string, clientId: string, now: number): Promise<boolean>;
+}
+
+/** The ID token signing keys every instance shares. */
+export interface SigningKeyStore {
+  /** Every key: those still signing first, then the retired; newest first within each. */
+  listSigningKeys(): Promise<SigningKeyRecord[]>;
+  /**
+   * Adds a key; with `retireOthersAt`, in the same transaction every other key still signing is
+   * retired at that instant (a rotation).
+   */
+  addSigningKey(key: SigningKeyRecord, retireOthersAt: number | null): Promise<void>;
+  /** Retires a key that still signs (one no secret can decrypt any more); false if none was. */
+  retireSigningKey(kid: string, at: number): Promise<boolean>;
+  /** Deletes the keys retired at or before `retiredBy`; returns their kids. */
+  dropSigningKeys(retiredBy: number): Promise<string[]>;
 }
 
 /** The games users registered. */
@@ -356,6 +391,7 @@ export interface Store
   extends StoreLifecycle,
     UserStore,
     AppStore,
+    SigningKeyStore,
     GameStore,
     GrantStore,
     SessionStore,

@@ -1,0 +1,69 @@
+/**
+ * OpenID Connect RP-Initiated Logout 1.0 (docs/oauth.md#signing-out-rp-initiated-logout): which
+ * app asks, whether its ID token hint names the signed-in person, and where the browser goes
+ * afterwards. Every check fails with a 400 error page, never a redirect.
+ */
+import { compactVerify, createLocalJWKSet } from 'jose';
+import { InvalidInput } from '../domain/errors.js';
+import type { AppRecord, AppStore } from '../store/types.js';
+import type { KeyRing } from './keys.js';
+
+export interface LogoutParams {
+  id_token_hint?: string;
+  post_logout_redirect_uri?: string;
+  client_id?: string;
+  state?: string;
+}
+
+/** The parameters that travel from the "Sign out?" page's form back to the confirmation. */
+export const LOGOUT_FIELDS = ['id_token_hint', 'post_logout_redirect_uri', 'client_id', 'state'] as const satisfies readonly (keyof LogoutParams)[];
+
+export interface LogoutRequest {
+  /** The app that asks (from the hint's audience or client_id), if any. */
+  app: AppRecord | undefined;
+  /** The user id the hint names (its `sub`), if a hint came. */
+  hintUserId: number | undefined;
+  /** Where to go afterwards, with the state; undefined: the "signed out" page. */
+  redirectTo: string | undefined;
+}
+
+const BAD_HINT = 'The id_token_hint is not an ID token this service issued';
+
+interface Deps {
+  store: AppStore;
+  keys: KeyRing;
+  issuer: string;
+}
+
+/** The hint's audience and subject, once its signature is one of the published keys' (expired hints count). */
+async function readHint(deps: Deps, hint: string): Promise<{ clientId: string; userId: number }> {
+  let payload: Record<string, unknown>;
+  try {
+    const verified = await compactVerify(hint, createLocalJWKSet(await deps.keys.jwks()));
+    payload = JSON.parse(new TextDecoder().decode(verified.payload)) as Record<string, unknown>;
+  } catch {
+    throw new InvalidInput(BAD_HINT);
+  }
+  const aud = Array.isArray(payload.aud) ? (payload.aud[0] as unknown) : payload.aud;
+  const userId = Number(payload.sub);
+  if (payload.iss !== deps.issuer || typeof aud !== 'string' || !Number.isSafeInteger(userId)) throw new InvalidInput(BAD_HINT);
+  return { clientId: aud, userId };
+}
+
+export async function resolveLogout(deps: Deps, params: LogoutParams): Promise<LogoutRequest> {
+  const hint = params.id_token_hint ? await readHint(deps, params.id_token_hint) : undefined;
+  if (hint && params.client_id !== undefined && params.client_id !== hint.clientId) {
+    throw new InvalidInput('client_id does not match the audience of the id_token_hint');
+  }
+  const clientId = hint?.clientId ?? params.client_id;
+  const app = clientId === undefined ? undefined : await deps.store.getApp(clientId);
+  if (clientId !== undefined && !app) throw new InvalidInput('Unknown client: no app has this client_id');
+  const uri = params.post_logout_redirect_uri;
+  if (uri === undefined) return { app, hintUserId: hint?.userId, redirectTo: undefined };
+  if (!app) throw new InvalidInput('A post_logout_redirect_uri needs an id_token_hint or a client_id that names the app');
+  // MERGE(i23-public): AppRecord.postLogoutRedirectUris comes with public clients.
+  if (!((app as AppRecord & { postLogoutRedirectUris?: string[] }).postLogoutRedirectUris ?? []).includes(uri)) throw new InvalidInput('The post_logout_redirect_uri is not registered for this app');
+  const target = new URL(uri);
+  if (params.state !== undefined) target.searchParams.set('state', params.state);
+  return { app, hintUserId: hint?.userId, redirectTo: target.toString() };
+}

@@ -1,0 +1,36 @@
+/** The pages of OpenID Connect RP-initiated logout (src/handlers/logout.ts). */
+import { html, layout, type PageUser } from './html.js';
+
+interface Common {
+  user: PageUser | undefined;
+  csrfToken: string;
+}
+
+/** Asked when an app wants the signed-in person signed out without naming them (no matching id_token_hint). */
+export function logoutConfirmPage(o: Common & { user: PageUser; appName: string | undefined; fields: Record<string, string> }): string {
+  return layout({
+    ...o,
+    title: 'Sign out?',
+    body: html`<section class="consent">
+<h1>Sign out?</h1>
+<p>${o.appName ? html`<strong id="app-name">${o.appName}</strong> asks to sign you out of this service.` : 'An app asks to sign you out of this service.'} You are signed in as <strong>${o.user.name}</strong>.</p>
+<form method="post" action="/oauth/logout/confirm" class="actions">
+<input type="hidden" name="_csrf" value="${o.csrfToken}">
+${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit" name="decision" value="signout" id="signout">Sign out</button>
+<button type="submit" name="decision" value="stay" id="stay" class="secondary">Stay signed in</button>
+</form>
+</section>`,
+  });
+}
+
+/** Where a logout without a post_logout_redirect_uri ends. */
+export function signedOutPage(o: Common & { signedOut: boolean }): string {
+  return layout({
+    ...o,
+    title: o.signedOut ? 'Signed out' : 'Still signed in',
+    body: html`<h1>${o.signedOut ? 'You are signed out' : 'You are still signed in'}</h1>
+<p id="notice">${o.signedOut ? 'You can close this page, or sign in again.' : 'Nothing was changed.'}</p>
+<p><a href="${o.signedOut ? '/signin' : '/account'}">${o.signedOut ? 'Sign in' : 'Your account'}</a></p>`,
+  });
+}
