@@ -85,14 +85,15 @@ export async function authorizeOverHttp(agent: Agent, authorizationUrl: URL | st
 export const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
- * The claims of the `profile` scope for `user` (docs: the design of issue 23): the picture's large
- * size under the issuer, with the picture's timestamp when the user has one.
+ * The claims of the `profile` scope for `user` (docs/oauth.md#openid-connect): the picture's large
+ * size under the issuer, with the picture's timestamp when the user has one; updated_at is when
+ * the picture last changed (or the account was made).
  */
-export function profileClaims(issuer: string, user: Pick<UserRecord, 'id' | 'name' | 'pfpTimestamp'>): Record<string, unknown> {
+export function profileClaims(issuer: string, user: Pick<UserRecord, 'id' | 'name' | 'pfpTimestamp' | 'profileUpdatedAt'>): Record<string, unknown> {
   return {
     preferred_username: user.name,
     picture: user.pfpTimestamp === null ? `${issuer}/pfp/large/${user.id}.webp` : `${issuer}/pfp/large/${user.id}-${user.pfpTimestamp}.webp`,
-    updated_at: expect.any(Number),
+    updated_at: seconds(user.profileUpdatedAt),
   };
 }
 

@@ -359,7 +359,7 @@ describe('passport-openidconnect against discovery', () => {
       client_id: app.client_id,
       redirect_uri: `${rpOrigin}/callback`,
       scope: 'openid profile email',
-      nonce: expect.stringMatching(/^\w{20}$/),
+      nonce: expect.stringMatching(/^[\w+/]{20}$/),
       state: expect.any(String),
     });
     expect(verified).toHaveLength(1);
