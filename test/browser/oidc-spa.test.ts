@@ -46,7 +46,7 @@ let page: Page;
 /** Problems the app's pages reported (not the provider's): uncaught errors and console errors. */
 const pageProblems: string[] = [];
 /** The app's fetches to the provider, in order. */
-const providerFetches: { method: string; url: string; authorization: string | null; origin: string | null; status?: number }[] = [];
+const providerFetches: { method: string; url: string; authorization: string | null; origin: string | null; body: string | null; status?: number }[] = [];
 
 /** An operator command over the server's database and clock: exit 0, one JSON line. */
 async function admin<T>(...argv: string[]): Promise<T> {
@@ -97,6 +97,7 @@ async function newPage(): Promise<Page> {
         url: request.url(),
         authorization: headers.authorization ?? null,
         origin: headers.origin ?? null,
+        body: request.postData(),
         status: (await request.response())?.status(),
       });
     })();
@@ -257,16 +258,25 @@ describe.skipIf(!hasChromium)('a single-page app signs in with oidc-client-ts as
       ...emailClaims(user),
     });
 
-    // What the app fetched from the provider, from its own origin: discovery on each page load,
-    // the code exchange (no secret: a public client), then UserInfo with the access token.
+    // What the app fetched from the provider: discovery on each page load (the second may come
+    // from the browser's cache), the code exchange from the app's origin with the client id and
+    // the PKCE verifier and no secret (a public client), then UserInfo with the access token.
     await expect.poll(() => providerFetches.length).toBe(4);
-    const seen = providerFetches.map(({ method, url, authorization: auth, origin, status }) => ({ method, path: new URL(url).pathname, auth, origin, status }));
+    const seen = providerFetches.map(({ method, url, authorization: auth, origin, body, status }) => ({
+      method,
+      path: new URL(url).pathname,
+      auth,
+      ...(url.endsWith('/openid-configuration') ? {} : { origin }),
+      body: body === null ? null : Object.keys(Object.fromEntries(new URLSearchParams(body))).sort(),
+      status,
+    }));
     expect(seen).toEqual([
-      { method: 'GET', path: '/.well-known/openid-configuration', auth: null, origin: spaOrigin, status: 200 },
-      { method: 'GET', path: '/.well-known/openid-configuration', auth: null, origin: spaOrigin, status: 200 },
-      { method: 'POST', path: '/api/oauth/token', auth: null, origin: spaOrigin, status: 200 },
-      { method: 'GET', path: '/api/oauth/userinfo', auth: `Bearer ${result!.access_token as string}`, origin: spaOrigin, status: 200 },
+      { method: 'GET', path: '/.well-known/openid-configuration', auth: null, body: null, status: 200 },
+      { method: 'GET', path: '/.well-known/openid-configuration', auth: null, body: null, status: 200 },
+      { method: 'POST', path: '/api/oauth/token', auth: null, origin: spaOrigin, body: ['client_id', 'code', 'code_verifier', 'grant_type', 'redirect_uri'], status: 200 },
+      { method: 'GET', path: '/api/oauth/userinfo', auth: `Bearer ${result!.access_token as string}`, origin: spaOrigin, body: null, status: 200 },
     ]);
+    expect(new URLSearchParams(providerFetches[2]!.body!).get('client_id')).toBe(app.client_id);
     expect(pageProblems).toEqual([]);
   });
 
