@@ -44,7 +44,7 @@ export async function registerApp(
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 
 /** The hidden fields of the consent form (src/pages/pages.ts consentPage), unescaped. */
-export function consentFields(page: string): Record<string, string> {
+function consentFields(page: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const [, name, value] of page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
     fields[name!] = value!.replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!);
@@ -82,7 +82,7 @@ export async function authorizeOverHttp(agent: Agent, authorizationUrl: URL | st
 }
 
 /** A time in the server's clock as a JWT NumericDate (whole seconds). */
-export const seconds = (ms: number): number => Math.floor(ms / 1000);
+const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
  * The claims of the `profile` scope for `user` (docs/oauth.md#openid-connect): the picture's large
