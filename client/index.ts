@@ -21,6 +21,8 @@ export type PublicUser = components['schemas']['PublicUser'];
 export type UserInfoResponse = components['schemas']['UserInfoResponse'];
 export type PictureSize = paths['/pfp/{size}/{file}']['get']['parameters']['path']['size'];
 export type Scope = components['schemas']['Scope'];
+export type OidcUserInfo = components['schemas']['OidcUserInfo'];
+export type Jwks = components['schemas']['Jwks'];
 
 export const PICTURE_SIZES: Readonly<Record<PictureSize, number>> = { large: 256, medium: 64, small: 16 };
 
@@ -40,7 +42,11 @@ export class IdentityServiceError extends Error {
 export interface IdentityClientOptions {
   /** The service's address, e.g. `https://id.example.com` (no trailing slash needed). */
   baseUrl: string;
-  /** Your app's client id and secret, for the token exchange. Keep the secret on your backend. */
+  /**
+   * Your app's client id and secret, for the token exchange. Keep the secret on your backend. A
+   * public app (a browser or native app, registered as public) has no secret: give the client id
+   * alone, and redeem codes with their PKCE verifier.
+   */
   clientId?: string;
   clientSecret?: string;
   /**
@@ -91,12 +97,18 @@ export interface AuthorizeUrlParams {
   clientId: string;
   /** Exactly one of the redirect URIs registered for the app. */
   redirectUri: string;
-  /** `['userinfo']` or `['userinfo', 'email']` (or the space-separated string). */
+  /** E.g. `['userinfo']`, `['userinfo', 'email']`, `['openid', 'profile', 'email']` (or the space-separated string). */
   scope: Scope[] | string;
   /** An unguessable value; check it when the browser comes back (createState()). */
   state: string;
-  /** The S256 challenge of a PKCE pair (createPkcePair()); recommended. */
+  /** The S256 challenge of a PKCE pair (createPkcePair()); required for public apps, recommended for all. */
   codeChallenge?: string;
+  /** OpenID Connect: a value the ID token repeats (check it there). */
+  nonce?: string;
+  /** OpenID Connect: `login` asks for a fresh sign-in, `consent` for the consent page, `none` for no page. */
+  prompt?: 'none' | 'login' | 'consent';
+  /** OpenID Connect: the oldest sign-in, in seconds, the app accepts. */
+  maxAge?: number;
 }
 
 /**
@@ -117,6 +129,9 @@ export function authorizeUrl(baseUrl: string, params: AuthorizeUrlParams): strin
     query.set('code_challenge', params.codeChallenge);
     query.set('code_challenge_method', 'S256');
   }
+  if (params.nonce !== undefined) query.set('nonce', params.nonce);
+  if (params.prompt !== undefined) query.set('prompt', params.prompt);
+  if (params.maxAge !== undefined) query.set('max_age', String(params.maxAge));
   return `${trimBase(baseUrl)}/oauth?${query.toString()}`;
 }
 
@@ -212,6 +227,12 @@ export interface IdentityClient {
   introspectToken(token: string, options?: ClientAuthOptions): Promise<IntrospectionResponse>;
   /** GET /.well-known/oauth-authorization-server (RFC 8414): the service's endpoints and features. */
   metadata(): Promise<AuthorizationServerMetadata>;
+  /** GET /.well-known/openid-configuration: the same document, where OpenID Connect looks for it. */
+  openIdConfiguration(): Promise<AuthorizationServerMetadata>;
+  /** GET /.well-known/jwks.json: the public keys ID tokens are signed with. */
+  jwks(): Promise<Jwks>;
+  /** GET /api/oauth/userinfo: the OpenID Connect claims of a token with the `openid` scope. */
+  oidcUserInfo(accessToken: string): Promise<OidcUserInfo>;
   /** GET /api/users/info?id=N: a user's public profile, no authentication. */
   userInfo(id: number): Promise<PublicUser>;
   /** The picture address of a user (whois identity or public profile) at one of the three sizes. */
@@ -231,10 +252,13 @@ export function createIdentityClient(options: IdentityClientOptions): IdentityCl
   function authenticated(operation: string, form: Record<string, string>, auth: ClientAuthOptions = {}) {
     const clientId = auth.clientId ?? options.clientId;
     const clientSecret = auth.clientSecret ?? options.clientSecret;
-    if (!clientId || !clientSecret) throw new TypeError(`${operation} needs clientId and clientSecret`);
+    if (!clientId) throw new TypeError(`${operation} needs clientId`);
+    if (!clientSecret && operation === 'introspectToken') throw new TypeError('introspectToken needs clientId and clientSecret (a public app cannot introspect)');
     const method = auth.clientAuth ?? options.clientAuth ?? 'body';
     const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' };
-    if (method === 'basic') headers.Authorization = basicCredentials(clientId, clientSecret);
+    // A public app (no secret) names itself with client_id alone.
+    if (!clientSecret) Object.assign(form, { client_id: clientId });
+    else if (method === 'basic') headers.Authorization = basicCredentials(clientId, clientSecret);
     else Object.assign(form, { client_id: clientId, client_secret: clientSecret });
     return { form, headers, bodySerializer: (body: unknown) => new URLSearchParams(body as Record<string, string>).toString() };
   }
@@ -267,6 +291,24 @@ export function createIdentityClient(options: IdentityClientOptions): IdentityCl
 
     async metadata() {
       const { data, error, response } = await http.GET('/.well-known/oauth-authorization-server');
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      return data;
+    },
+
+    async openIdConfiguration() {
+      const { data, error, response } = await http.GET('/.well-known/openid-configuration');
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      return data;
+    },
+
+    async jwks() {
+      const { data, error, response } = await http.GET('/.well-known/jwks.json');
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      return data;
+    },
+
+    async oidcUserInfo(accessToken) {
+      const { data, error, response } = await http.GET('/api/oauth/userinfo', { headers: { Authorization: `Bearer ${accessToken}` } });
       if (error !== undefined || data === undefined) throw failure(response, error);
       return data;
     },

@@ -319,6 +319,8 @@ async function main() {
   const codes = issueCodes(small.db, Math.min(600_000, (warmup + duration * repeat) * 15_000 + 1000));
   // whois's tokens come from real exchanges of codes of their own, never from the exchange case's.
   const whoisCodes = codes.splice(0, 20);
+  // The same exchange with `openid profile email`: the ID token (a user read, an RS256 signature) is what it adds.
+  const openidCodes = issueCodes(small.db, Math.min(200_000, (warmup + duration * repeat) * 4000 + 1000), 'userinfo email openid profile');
   // Live tokens for revocation (one each; after the last, the same tokens again, already revoked).
   const tokens = issueTokens(small.db, Math.min(400_000, (warmup + duration * repeat) * 12_000 + 1000));
   const pgServer = process.env.TEST_POSTGRES_URL;
@@ -361,6 +363,7 @@ async function main() {
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
   const pictureFile = `/medium/${seeded.pictureUserId}-${seeded.pictureTs}.webp`;
   const codesFile = valuesFile(dir, 'codes', codes);
+  const openidCodesFile = valuesFile(dir, 'openid-codes', openidCodes);
   const tokensFile = valuesFile(dir, 'tokens', tokens);
   const pgCodesFile = pgBench ? valuesFile(dir, 'pg-codes', pgBench.codes) : undefined;
   const exchange = (file: string): LoadSpec['feed'] => ({
@@ -394,6 +397,7 @@ async function main() {
       target: 0.8,
     },
     { name: 'token exchange (fresh code each)', kind: 'service', url: service, feed: exchange(codesFile), baseline: 'baseline: bare Koa JSON', target: 0.25 },
+    { name: 'token exchange with openid (ID token)', kind: 'service', url: service, feed: exchange(openidCodesFile), baseline: 'token exchange (fresh code each)' },
     ...(servicePg && pgCodesFile
       ? [{ name: 'token exchange, PostgreSQL (fresh code each)', kind: 'service' as const, url: servicePg, feed: exchange(pgCodesFile), baseline: 'baseline: bare Koa JSON' }]
       : []),

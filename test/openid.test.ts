@@ -178,7 +178,7 @@ describe('scope rules', () => {
     const flow = await setup();
     const cases: [string, string][] = [
       ['userinfo profile', 'The profile scope requires the openid scope'],
-      ['email', 'The email scope requires the userinfo or openid scope'],
+      ['email', 'The email scope requires the userinfo scope'],
       ['profile', 'The profile scope requires the openid scope'],
     ];
     for (const [scope, description] of cases) {

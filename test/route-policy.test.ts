@@ -113,7 +113,7 @@ function sample(type: string): string {
 describe('each operation behaves as its contract entry says', () => {
   it('the table covers every operation', () => {
     expect(rows.length).toBeGreaterThanOrEqual(36);
-    expect(rows.filter((r) => r.publicCors).map((r) => r.operationId).sort()).toEqual(['getAuthorizationServerMetadata', 'getProfilePicture', 'getUserInfo']);
+    expect(rows.filter((r) => r.publicCors).map((r) => r.operationId).sort()).toEqual(['getAuthorizationServerMetadata', 'getJwks', 'getOpenIdConfiguration', 'getProfilePicture', 'getUserInfo']);
   });
 
   for (const row of rows) {

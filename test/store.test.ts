@@ -261,6 +261,27 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getSession(hash('S'), NOW)).toBeUndefined();
   });
 
+  it('keeps signing keys: adds (retiring the others in the same step), lists those signing first, retires one, drops the long retired', async () => {
+    const key = (kid: string, createdAt: number) => ({ kid, alg: 'RS256' as const, publicJwk: `{"kid":"${kid}"}`, privateJwe: `jwe-${kid}`, createdAt, retiredAt: null });
+    expect(await store.listSigningKeys()).toEqual([]);
+    await store.addSigningKey(key('k1', NOW), null);
+    await store.addSigningKey(key('k2', NOW + 1), null);
+    expect((await store.listSigningKeys()).map((k) => [k.kid, k.retiredAt])).toEqual([['k2', null], ['k1', null]]);
+    await store.addSigningKey(key('k3', NOW + 2), NOW + 2);
+    expect(await store.listSigningKeys()).toEqual([
+      key('k3', NOW + 2),
+      { ...key('k2', NOW + 1), retiredAt: NOW + 2 },
+      { ...key('k1', NOW), retiredAt: NOW + 2 },
+    ]);
+    expect(await store.retireSigningKey('k3', NOW + 3)).toBe(true);
+    expect(await store.retireSigningKey('k3', NOW + 4)).toBe(false);
+    expect(await store.retireSigningKey('k3\u0000', NOW + 4)).toBe(false);
+    expect(await store.dropSigningKeys(NOW + 1)).toEqual([]);
+    expect((await store.dropSigningKeys(NOW + 2)).sort()).toEqual(['k1', 'k2']);
+    expect((await store.listSigningKeys()).map((k) => [k.kid, k.retiredAt])).toEqual([['k3', NOW + 3]]);
+    expect(await store.dropSigningKeys(NOW + 3)).toEqual(['k3']);
+  });
+
   it('deletes an app with its codes and tokens', async () => {
     expect(await store.deleteApp('app-a')).toBe(true);
     expect(await store.getApp('app-a')).toBeUndefined();

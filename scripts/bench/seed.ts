@@ -61,10 +61,10 @@ export async function seedDatabase(file: string, picturesDir: string, users: num
 }
 
 /** Pre-issues `count` authorization codes (userinfo) for the bench client; returns the plain codes. */
-export function issueCodes(file: string, count: number): string[] {
+export function issueCodes(file: string, count: number, scope = 'userinfo'): string[] {
   const db = new Database(file);
   const insert = db.prepare(
-    `insert into auth_codes (code_hash, client_id, user_id, scopes, expires_at, created_at) values (?, ?, ?, 'userinfo', ?, ?)`,
+    `insert into auth_codes (code_hash, client_id, user_id, scopes, expires_at, created_at, auth_time) values (?, ?, ?, '${scope}', ?, ?, ?)`,
   );
   const codes: string[] = [];
   const now = Date.now();
@@ -73,7 +73,7 @@ export function issueCodes(file: string, count: number): string[] {
       const code = randomSecret(32);
       codes.push(code);
       // Valid for an hour: the benchmark must not measure expiry.
-      insert.run(hashSecret(code), BENCH_CLIENT.id, 1 + (i % 1000), now + 3_600_000, now);
+      insert.run(hashSecret(code), BENCH_CLIENT.id, 1 + (i % 1000), now + 3_600_000, now, now);
     }
   })();
   db.close();

@@ -23,9 +23,8 @@ export function keyCommands(program: Command, cli: CliContext): void {
     .description('List the signing keys, newest first (never their private halves)')
     .action(async () => {
       const ring = await keyRing(cli);
-      cli.print(
-        (await ring.list()).map((k) => ({ kid: k.kid, alg: k.alg, created_at: k.createdAt, retired_at: k.retiredAt, drops_at: k.dropsAt })),
-      );
+      const keys = (await ring.list()).map((k) => ({ kid: k.kid, alg: k.alg, created_at: k.createdAt, retired_at: k.retiredAt, drops_at: k.dropsAt }));
+      cli.print({ keys });
     });
   keys
     .command('rotate')

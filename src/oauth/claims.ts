@@ -7,9 +7,9 @@ import { ID_TOKEN_TTL_SECONDS } from './keys.js';
 import type { Scope } from './scopes.js';
 
 /** The user fields the claims are made of. */
-export type ClaimsUser = Pick<UserRecord, 'id' | 'name' | 'email' | 'emailVerifiedAt' | 'pfpTimestamp' | 'profileUpdatedAt'>;
+type ClaimsUser = Pick<UserRecord, 'id' | 'name' | 'email' | 'emailVerifiedAt' | 'pfpTimestamp' | 'profileUpdatedAt'>;
 
-export interface UserClaims {
+interface UserClaims {
   sub: string;
   preferred_username?: string;
   picture?: string;
@@ -21,7 +21,7 @@ export interface UserClaims {
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /** The large picture's address, or the default picture's plain address when the user has none. */
-export function pictureUrl(issuer: string, user: Pick<UserRecord, 'id' | 'pfpTimestamp'>): string {
+function pictureUrl(issuer: string, user: Pick<UserRecord, 'id' | 'pfpTimestamp'>): string {
   const file = user.pfpTimestamp === null ? `${user.id}` : `${user.id}-${user.pfpTimestamp}`;
   return `${issuer}/pfp/large/${file}.webp`;
 }

@@ -45,7 +45,7 @@ interface SigningKey {
   privateKey: PrivateKey;
 }
 
-export interface Rotation {
+interface Rotation {
   /** The key that signs from now on. */
   kid: string;
   /** Keys this rotation retired (published until they are dropped). */

@@ -40,7 +40,8 @@ export function parseScopes(raw: string): { scopes: Scope[] } | { error: string 
     if (!(SCOPES as readonly string[]).includes(part)) return { error: `Unknown scope "${part}"` };
   }
   const based = BASE_SCOPES.some((s) => parts.includes(s));
-  if (parts.includes('email') && !based) return { error: 'The email scope requires the userinfo or openid scope' };
+  // The seed's words, kept: adding `userinfo` does make such a request valid (so does `openid`).
+  if (parts.includes('email') && !based) return { error: 'The email scope requires the userinfo scope' };
   if (parts.includes('profile') && !parts.includes('openid')) return { error: 'The profile scope requires the openid scope' };
   if (parts.length > 0 && !based) return { error: 'The request needs the userinfo or openid scope' };
   return { scopes: knownScopes(parts) };

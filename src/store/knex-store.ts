@@ -277,7 +277,7 @@ export class KnexStore implements Store {
   }
 
   async listSigningKeys(): Promise<SigningKeyRecord[]> {
-    const rows = (await this.knex('signing_keys').orderByRaw('case when retired_at is null then 0 else 1 end, created_at desc, kid desc')) as Row[];
+    const rows = await this.knex<Row>('signing_keys').orderByRaw('case when retired_at is null then 0 else 1 end, created_at desc, kid desc');
     return rows.map(toSigningKey);
   }
 
@@ -302,7 +302,7 @@ export class KnexStore implements Store {
 
   async dropSigningKeys(retiredBy: number): Promise<string[]> {
     return this.knex.transaction(async (trx) => {
-      const rows = (await trx('signing_keys').whereNotNull('retired_at').where('retired_at', '<=', retiredBy).select('kid')) as Row[];
+      const rows = await trx<Row>('signing_keys').whereNotNull('retired_at').where('retired_at', '<=', retiredBy).select('kid');
       const kids = rows.map((r) => String(r.kid));
       if (kids.length > 0) await trx('signing_keys').whereIn('kid', kids).delete();
       return kids;

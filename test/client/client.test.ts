@@ -231,3 +231,38 @@ describe('traditional flow helpers', () => {
     expect(createState()).not.toBe(createState());
   });
 });
+
+describe('OpenID Connect', () => {
+  it('exchanges an openid code for an ID token too, reads UserInfo, the JWKS and the discovery document', async () => {
+    const user = await makeUser(t);
+    const tokens = await client().exchangeToken({ code: await makeCode(t, { userId: user.id, clientId: app.clientId, scope: 'openid profile' }) });
+    expect(Object.keys(tokens).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'token_type']);
+    expect(await client().oidcUserInfo(tokens.access_token)).toEqual({
+      sub: String(user.id),
+      preferred_username: user.name,
+      picture: `${t.config.publicUrl}/pfp/large/${user.id}.webp`,
+      updated_at: Math.floor(user.createdAt / 1000),
+    });
+    const { keys } = await client().jwks();
+    const header = JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString()) as { kid: string };
+    expect(keys.map((k) => k.kid)).toContain(header.kid);
+    expect(await client().openIdConfiguration()).toEqual(await client().metadata());
+    const plain = await client().exchangeToken({ code: await makeCode(t, { userId: user.id, clientId: app.clientId, scope: 'userinfo' }) });
+    const refused = await rejection(client().oidcUserInfo(plain.access_token));
+    expect([refused.status, refused.message]).toEqual([403, 'Access token lacks the openid scope']);
+  });
+
+  it('builds the authorize URL with nonce, prompt and max_age', () => {
+    const url = new URL(authorizeUrl('https://id.example.com', { clientId: 'c', redirectUri: 'https://app.example/cb', scope: ['openid', 'profile'], state: 's', nonce: 'n', prompt: 'login', maxAge: 300 }));
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      response_type: 'code',
+      client_id: 'c',
+      redirect_uri: 'https://app.example/cb',
+      scope: 'openid profile',
+      state: 's',
+      nonce: 'n',
+      prompt: 'login',
+      max_age: '300',
+    });
+  });
+});
