@@ -19,8 +19,12 @@ export interface paths {
          *     The body is a URL-encoded form whatever the Content-Type header says
          *     (`application/x-www-form-urlencoded`, `text/plain` or none); a JSON object is accepted too.
          *
-         *     The client authenticates with `client_id` and `client_secret` in the body, or with an
-         *     HTTP Basic `Authorization` header (RFC 6749 section 2.3.1), not both.
+         *     A confidential client authenticates with `client_id` and `client_secret` in the body, or
+         *     with an HTTP Basic `Authorization` header (RFC 6749 section 2.3.1), not both. A **public
+         *     client** (an app registered with `public: true`) has no secret: it sends `client_id` in
+         *     the body and no secret and no `Authorization` header (a public app that sends a secret is
+         *     refused with 401); every code it holds carries a PKCE challenge, so its `code_verifier`
+         *     is always required.
          *     If the code was issued for a `redirect_uri`, a `redirect_uri` sent here must equal it.
          *     If the code carries a PKCE challenge (S256), `code_verifier` is required and checked; a
          *     `code_verifier` sent for a code issued without a challenge is refused (the PKCE downgrade
@@ -28,6 +32,13 @@ export interface paths {
          *
          *     A code can be redeemed once. Redeeming it again fails and revokes every token issued
          *     from it. Codes expire 5 minutes after they are issued.
+         *
+         *     **CORS** (`x-cors: client`): a browser app may call this endpoint from another origin.
+         *     Preflights are answered for any origin. An actual response carries
+         *     `Access-Control-Allow-Origin: <origin>` (with `Vary: Origin`) when the request's `Origin`
+         *     is an origin of the PUBLIC app involved (of its http(s) redirect URIs, or of the games its
+         *     owner wrote); error responses (4xx) carry it for any origin. Without an `Origin` header no
+         *     CORS header is sent. Never with credentials.
          */
         post: operations["exchangeToken"];
         delete?: never;
@@ -48,6 +59,13 @@ export interface paths {
          * @description Returns the user the Bearer token was issued for. Requires the `userinfo` scope.
          *     `email` is present only when the token carries the `email` scope; `pfpTimestamp` is
          *     absent when the user has no profile picture.
+         *
+         *     **CORS** (`x-cors: client`): a browser app may call this endpoint from another origin.
+         *     Preflights are answered for any origin. An actual response carries
+         *     `Access-Control-Allow-Origin: <origin>` (with `Vary: Origin`) when the request's `Origin`
+         *     is an origin of the PUBLIC app the token was issued to (of its http(s) redirect URIs, or of the games its
+         *     owner wrote); error responses (4xx) carry it for any origin. Without an `Origin` header no
+         *     CORS header is sent. Never with credentials.
          */
         get: operations["getWhois"];
         put?: never;
@@ -74,13 +92,21 @@ export interface paths {
          *     URL-encoded form (any Content-Type, as on the token endpoint; JSON is accepted too).
          *
          *     The client authenticates exactly as on the token endpoint: `client_id` and
-         *     `client_secret` in the body, or HTTP Basic, not both.
+         *     `client_secret` in the body, or HTTP Basic, not both; a public app with `client_id`
+         *     alone.
          *
          *     The answer is 200 with an empty body when the token was this client's (it is now
          *     revoked), and also when the token is unknown, expired or already revoked (RFC 7009
          *     section 2.2: the client cannot tell these apart, and does not need to). A token issued to
          *     another client is not revoked: 403. `token_type_hint` may be `access_token`; any other
          *     value is ignored, as RFC 7009 section 2.1 allows.
+         *
+         *     **CORS** (`x-cors: client`): a browser app may call this endpoint from another origin.
+         *     Preflights are answered for any origin. An actual response carries
+         *     `Access-Control-Allow-Origin: <origin>` (with `Vary: Origin`) when the request's `Origin`
+         *     is an origin of the PUBLIC app involved (of its http(s) redirect URIs, or of the games its
+         *     owner wrote); error responses (4xx) carry it for any origin. Without an `Origin` header no
+         *     CORS header is sent. Never with credentials.
          */
         post: operations["revokeToken"];
         delete?: never;
@@ -111,6 +137,9 @@ export interface paths {
          *
          *     Everything else (unknown, expired, revoked, or issued to another client) is exactly
          *     `{"active": false}`: nothing is told about other clients' tokens.
+         *
+         *     Confidential apps only: a public app has no secret to authenticate with, and is refused
+         *     (401).
          */
         post: operations["introspectToken"];
         delete?: never;
@@ -1095,6 +1124,13 @@ export interface paths {
          * Register an app
          * @description 1 to 10 redirect URIs, matched exactly; https, or http on localhost. The client secret is
          *     in this response only; only its hash is kept.
+         *
+         *     A **public** app (`public: true`: a browser or native app that cannot keep a secret) gets
+         *     no client secret at all: the response has no `client_secret`, it authenticates at the
+         *     token and revocation endpoints with `client_id` alone, every authorization request for it
+         *     must carry a PKCE `code_challenge` (S256), and it cannot use introspection or rotate a
+         *     secret. `post_logout_redirect_uris` are where the end-session endpoint may send the
+         *     browser after signing out (exact match).
          */
         post: operations["registerApp"];
         delete?: never;
@@ -1134,7 +1170,8 @@ export interface paths {
         put?: never;
         /**
          * Rotate an app's client secret
-         * @description The old secret stops working at once; the new one is in this response only.
+         * @description The old secret stops working at once; the new one is in this response only. A public app
+         *     has no secret to rotate: 400.
          */
         post: operations["rotateAppSecret"];
         delete?: never;
@@ -1179,7 +1216,8 @@ export interface paths {
          * An app as the play page's consent dialog shows it
          * @description The app's name and owner, when the app may ask for codes from this game: its owner must
          *     be the game's author. 403 otherwise. `granted` tells the play page whether the signed-in
-         *     player has already granted the app (then it answers the game without the dialog).
+         *     player has already granted the app the scopes the game asks for (`scope`; then it answers
+         *     the game without the dialog).
          */
         get: operations["getGameApp"];
         put?: never;
@@ -1202,7 +1240,12 @@ export interface paths {
         /**
          * Game flow: issue an authorization code
          * @description Called by the play page after the player consents. The app's owner must be the game's
-         *     author, and the scopes exactly `["userinfo"]`. The code is bound to no redirect_uri.
+         *     author, and the scopes some of `userinfo`, `openid` and `profile` (never `email`). The
+         *     code is bound to no redirect_uri; its `auth_time` is when the player signed in.
+         *
+         *     `code_challenge` (with `code_challenge_method: S256`) binds the code to a PKCE verifier,
+         *     which the token request must then send. A public app's code requires it (400 without).
+         *     `nonce` is passed on to the ID token of an `openid` grant.
          */
         post: operations["issueGameCode"];
         delete?: never;
@@ -1231,7 +1274,7 @@ export interface components {
          * @enum {string}
          */
         Scope: "userinfo" | "email" | "openid" | "profile";
-        /** @description Token request parameters. `client_id` and `client_secret` may be left out when sent as HTTP Basic credentials. */
+        /** @description Token request parameters. `client_id` and `client_secret` may be left out when sent as HTTP Basic credentials; a public app sends `client_id` and no `client_secret`. */
         TokenRequest: {
             /**
              * @description Always `authorization_code`.
@@ -1242,11 +1285,11 @@ export interface components {
             code: string;
             /** @description The client id of the app. */
             client_id?: string;
-            /** @description The client secret of the app. */
+            /** @description The client secret of a confidential app; a public app has none and must not send one. */
             client_secret?: string;
             /** @description Must equal the redirect_uri the code was issued for, when sent. */
             redirect_uri?: string;
-            /** @description PKCE verifier (RFC 7636), required when the code was issued with a code_challenge, and refused when it was issued without one. */
+            /** @description PKCE verifier (RFC 7636), required when the code was issued with a code_challenge (always, for a public app's code), and refused when it was issued without one. */
             code_verifier?: string;
         };
         /** @description The token a client revokes or asks about, with its client credentials (left out when sent as HTTP Basic). */
@@ -1257,7 +1300,7 @@ export interface components {
             token_type_hint?: string;
             /** @description The client id of the app. */
             client_id?: string;
-            /** @description The client secret of the app. */
+            /** @description The client secret of a confidential app; a public app has none and must not send one. */
             client_secret?: string;
         };
         /**
@@ -1514,21 +1557,29 @@ export interface components {
             client_id: string;
             /** @description App name, 1-64 characters; shown on the consent page. */
             name: string;
+            /** @description A public client (no secret; PKCE required); false for a confidential one. */
+            public: boolean;
             /** @description The registered redirect URIs (1-10), each https or http on localhost; the authorize endpoint accepts exactly these. */
             redirect_uris: string[];
+            /** @description Where the end-session endpoint may send the browser after signing out (0-10, exact match). */
+            post_logout_redirect_uris: string[];
             /** @description ms since the Unix epoch. */
             created_at: number;
         };
-        /** @description A newly registered app with its client secret. */
+        /** @description A newly registered app with its client secret (confidential apps only). */
         AppWithSecret: {
             /** @description The app's client id: 11 characters of base64url, not secret. */
             client_id: string;
-            /** @description Shown only in this response. */
-            client_secret: string;
+            /** @description Shown only in this response: 43 characters of base64url. Present for a confidential app, absent for a public one (it has no secret). */
+            client_secret?: string;
             /** @description App name, 1-64 characters; shown on the consent page. */
             name: string;
+            /** @description A public client (no secret; PKCE required); false for a confidential one. */
+            public: boolean;
             /** @description The registered redirect URIs (1-10), each https or http on localhost; the authorize endpoint accepts exactly these. */
             redirect_uris: string[];
+            /** @description Where the end-session endpoint may send the browser after signing out (0-10, exact match). */
+            post_logout_redirect_uris: string[];
             /** @description Registration time, ms since the Unix epoch. */
             created_at: number;
         };
@@ -1551,7 +1602,7 @@ export interface components {
             /** @description App name, 1-64 characters; shown in the consent dialog. */
             name: string;
             owner: components["schemas"]["UserRef"];
-            /** @description Whether the signed-in player has already granted this app the `userinfo` scope (false when signed out). */
+            /** @description Whether the signed-in player has already granted this app the scopes asked for (`scope`; false when signed out). */
             granted?: boolean;
         };
         /** @description Health of the service. */
@@ -1846,7 +1897,7 @@ export interface components {
         State: string;
         /** @description `code` (the only response type; may be left out). */
         ResponseType: string;
-        /** @description PKCE challenge (RFC 7636), S256 only. */
+        /** @description PKCE challenge (RFC 7636), S256 only. Required for a public app: without it the browser is redirected back with `error=invalid_request`. */
         CodeChallenge: string;
         /** @description `S256` (may be left out when a code_challenge is sent). */
         CodeChallengeMethod: string;
@@ -1890,14 +1941,6 @@ export interface operations {
                  *     }
                  */
                 "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
-                /**
-                 * @example {
-                 *       "grant_type": "authorization_code",
-                 *       "code": "Q0hBTkdFLU1FLXRoaXMtaXMtYW4tZXhhbXBsZS1jb2Rl",
-                 *       "client_id": "Xw3Ah1pX9kA",
-                 *       "client_secret": "2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM"
-                 *     }
-                 */
                 "application/json": components["schemas"]["TokenRequest"];
                 /** @example grant_type=authorization_code&code=Q0hBTkdFLU1FLXRoaXMtaXMtYW4tZXhhbXBsZS1jb2Rl&client_id=Xw3Ah1pX9kA&client_secret=2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM */
                 "text/plain": string;
@@ -1926,7 +1969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing client credentials, unknown client or wrong client secret. */
+            /** @description Missing client credentials, unknown client, wrong client secret, or a secret sent by a public app. */
             401: {
                 headers: {
                     /** @description `Basic realm="oauth"` when the client tried HTTP Basic authentication. */
@@ -2037,7 +2080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing client credentials, unknown client or wrong client secret. */
+            /** @description Missing client credentials, unknown client, wrong client secret, or a secret sent by a public app. */
             401: {
                 headers: {
                     /** @description `Basic realm="oauth"` when the client tried HTTP Basic authentication. */
@@ -2122,7 +2165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing client credentials, unknown client or wrong client secret. */
+            /** @description Missing client credentials, unknown client, wrong client secret, or a public app (it has no secret). */
             401: {
                 headers: {
                     /** @description `Basic realm="oauth"` when the client tried HTTP Basic authentication. */
@@ -3197,7 +3240,7 @@ export interface operations {
                 state?: components["parameters"]["State"];
                 /** @description `code` (the only response type; may be left out). */
                 response_type?: components["parameters"]["ResponseType"];
-                /** @description PKCE challenge (RFC 7636), S256 only. */
+                /** @description PKCE challenge (RFC 7636), S256 only. Required for a public app: without it the browser is redirected back with `error=invalid_request`. */
                 code_challenge?: components["parameters"]["CodeChallenge"];
                 /** @description `S256` (may be left out when a code_challenge is sent). */
                 code_challenge_method?: components["parameters"]["CodeChallengeMethod"];
@@ -3263,7 +3306,7 @@ export interface operations {
                     state?: string;
                     /** @description `code` (the only response type; may be left out). */
                     response_type?: string;
-                    /** @description PKCE challenge (RFC 7636), S256 only: 43 base64url characters. Optional; when sent, the token exchange requires the matching `code_verifier`. */
+                    /** @description PKCE challenge (RFC 7636), S256 only: 43 base64url characters. Optional (required for a public app); when sent, the token exchange requires the matching `code_verifier`. */
                     code_challenge?: string;
                     /** @description `S256` (may be left out when a code_challenge is sent). */
                     code_challenge_method?: string;
@@ -3947,9 +3990,11 @@ export interface operations {
                      *         {
                      *           "client_id": "Xw3Ah1pX9kA",
                      *           "name": "Ada's Chess",
+                     *           "public": false,
                      *           "redirect_uris": [
                      *             "https://chess.example/callback"
                      *           ],
+                     *           "post_logout_redirect_uris": [],
                      *           "created_at": 1733600000000
                      *         }
                      *       ],
@@ -4018,10 +4063,24 @@ export interface operations {
                      *         {
                      *           "client_id": "Xw3Ah1pX9kA",
                      *           "name": "Ada's Chess",
+                     *           "public": false,
                      *           "redirect_uris": [
                      *             "https://chess.example/callback"
                      *           ],
+                     *           "post_logout_redirect_uris": [],
                      *           "created_at": 1733707565493
+                     *         },
+                     *         {
+                     *           "client_id": "Pb7Kq2mW4sE",
+                     *           "name": "Ada's Chess (browser)",
+                     *           "public": true,
+                     *           "redirect_uris": [
+                     *             "https://chess.example/spa/callback"
+                     *           ],
+                     *           "post_logout_redirect_uris": [
+                     *             "https://chess.example/spa/"
+                     *           ],
+                     *           "created_at": 1733707600000
                      *         }
                      *       ]
                      *     }
@@ -4044,14 +4103,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "name": "Ada's Chess",
-                 *       "redirect_uris": [
-                 *         "https://chess.example/callback"
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
                     /** @description App name, 1-64 characters once surrounding whitespace is trimmed; shown on the consent page. */
                     name: string;
@@ -4061,41 +4112,38 @@ export interface operations {
                      *     Duplicates are dropped. The authorize endpoint accepts exactly these.
                      */
                     redirect_uris: string[];
+                    /**
+                     * @description A public client: no client secret is issued, and every authorization code
+                     *     needs a PKCE challenge (S256). Default false (a confidential client with a
+                     *     secret).
+                     * @default false
+                     */
+                    public?: boolean;
+                    /**
+                     * @description 0-10 addresses the end-session endpoint may send the browser to after signing
+                     *     out (exact match), with the same rules as `redirect_uris`. Duplicates are
+                     *     dropped. Default none.
+                     */
+                    post_logout_redirect_uris?: string[];
                 };
             };
         };
         responses: {
-            /** @description The app, with its client secret (shown only now). */
+            /** @description The app, with its client secret (shown only now) when it is confidential; a public app has none. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "client_id": "Xw3Ah1pX9kA",
-                     *       "client_secret": "2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM",
-                     *       "name": "Ada's Chess",
-                     *       "redirect_uris": [
-                     *         "https://chess.example/callback"
-                     *       ],
-                     *       "created_at": 1733707565493
-                     *     }
-                     */
                     "application/json": components["schemas"]["AppWithSecret"];
                 };
             };
-            /** @description Bad name or redirect URIs. */
+            /** @description Bad name, redirect URIs or post-logout redirect URIs. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Redirect URI must use https (http is allowed on localhost only): http://chess.example/cb"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4165,6 +4213,20 @@ export interface operations {
                         /** @description The new client secret: 43 characters of base64url. Shown only in this response; only its hash is kept. */
                         client_secret: string;
                     };
+                };
+            };
+            /** @description The app is public: it has no client secret. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A public app has no client secret"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["SignInRequired"];
@@ -4282,7 +4344,10 @@ export interface operations {
     };
     getGameApp: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The scopes the game asks for, space-separated, by the game flow's rule (`userinfo` when left out); another list is a 400. */
+                scope?: string;
+            };
             header?: never;
             path: {
                 /**
@@ -4320,6 +4385,20 @@ export interface operations {
                     "application/json": components["schemas"]["GameApp"];
                 };
             };
+            /** @description A `scope` the game flow does not grant. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The game flow grants \"userinfo\", \"openid\" and \"profile\" (never \"email\"), in this order, and needs \"userinfo\" or \"openid\""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             403: components["responses"]["NotGameAuthorsApp"];
             /** @description No such game or app. */
             404: {
@@ -4347,19 +4426,20 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "client_id": "Xw3Ah1pX9kA",
-                 *       "scopes": [
-                 *         "userinfo"
-                 *       ]
-                 *     }
-                 */
                 "application/json": {
                     /** @description Client id of the app the code is for; the app's owner must be the game's author. */
                     client_id: string;
-                    /** @description The scopes asked for; must be exactly `["userinfo"]`. */
+                    /** @description The scopes asked for: some of `userinfo`, `openid`, `profile`, in that order, with `userinfo` or `openid` (`["userinfo"]`, as the seed asks; `["openid", "profile"]` for an ID token). Never `email`. */
                     scopes: string[];
+                    /** @description PKCE challenge (RFC 7636): the base64url SHA-256 of the verifier, 43 characters. Required for a public app. */
+                    code_challenge?: string;
+                    /**
+                     * @description The PKCE method: only `S256`. Requires `code_challenge`.
+                     * @enum {string}
+                     */
+                    code_challenge_method?: "S256";
+                    /** @description The relying party's nonce, repeated in the ID token of an `openid` grant. */
+                    nonce?: string;
                 };
             };
         };
@@ -4387,17 +4467,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description The scopes are not exactly `["userinfo"]`. */
+            /** @description The scopes are not exactly `["userinfo"]`, a bad PKCE challenge, or a public app without one. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "The game flow grants exactly the scopes [\"userinfo\"]"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

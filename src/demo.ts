@@ -52,9 +52,11 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
   await store.createApp({
     clientId: DEMO.app.clientId,
     secretHash: hashSecret(DEMO.app.clientSecret),
+    public: false,
     ownerId: user.id,
     name: DEMO.app.name,
     redirectUris: [DEMO.app.redirectUri],
+    postLogoutRedirectUris: [],
     createdAt: now(),
   });
   const game = await store.createGame({ authorId: user.id, title: DEMO.game.title, url: DEMO.game.url, createdAt: now() });

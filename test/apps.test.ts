@@ -38,7 +38,9 @@ describe('registerApp', () => {
       client_id: expect.stringMatching(/^[\w-]{11}$/),
       client_secret: expect.stringMatching(/^[\w-]{43}$/),
       name: 'Chess',
+      public: false,
       redirect_uris: ['https://chess.example/cb'],
+      post_logout_redirect_uris: [],
       created_at: t.clock.now(),
     });
     expect((await t.store.getApp(app.client_id))?.ownerId).toBe(user.id);

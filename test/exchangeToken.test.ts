@@ -119,29 +119,35 @@ describe('POST /api/oauth/token: success', () => {
     await expectSuccess(res);
   });
 
-  it('sends no CORS headers, even when the request carries an Origin', async () => {
+  it("sends no Access-Control-Allow-Origin on a confidential app's success, even when the request carries an Origin", async () => {
     const s = await setup();
-    const res = await tokenRequest(t, s.params, { Origin: 'https://evil.example' });
+    const res = await tokenRequest(t, s.params, { Origin: 'https://client.example' });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     await expectSuccess(res);
   });
 
-  it('sends no CORS headers on an error response with an Origin either', async () => {
+  // x-cors: client (docs/decisions.md#cors; the public-client cases are in public-clients.test.ts).
+  it('lets any origin read an error (no data in it, no credentials)', async () => {
     const s = await setup();
     const res = await tokenRequest(t, { ...s.params, client_secret: 'wrong' }, { Origin: 'https://evil.example' });
-    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://evil.example');
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(res.headers.get('vary')).toBe('Origin');
     await expectError(res, 401, MSG.wrongSecret);
   });
 
-  it('answers a CORS preflight without any Access-Control-Allow-Origin', async () => {
+  it('answers a CORS preflight from any origin: POST, Authorization and Content-Type, 600 s, no credentials', async () => {
     const res = await fetch(`${t.baseUrl}/api/oauth/token`, {
       method: 'OPTIONS',
       headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
     });
-    expect(res.headers.get('access-control-allow-origin')).toBeNull();
-    expect(res.headers.get('access-control-allow-methods')).toBeNull();
-    await expectError(res, 405, 'Method OPTIONS is not allowed on /api/oauth/token');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://evil.example');
+    expect(res.headers.get('access-control-allow-methods')).toBe('POST');
+    expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type');
+    expect(res.headers.get('access-control-max-age')).toBe('600');
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
   it('issues a different token for each code', async () => {

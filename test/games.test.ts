@@ -74,13 +74,42 @@ describe('issueGameCode', () => {
     expect(await whois.json()).toEqual({ id: user.id, name: user.name });
   });
 
-  it('grants exactly ["userinfo"]: anything else is 400', async () => {
+  it('grants userinfo, openid and profile, never email: anything else is 400', async () => {
     const { game, client } = await authoredGame();
     const { agent } = await signedInAgent(t);
-    for (const scopes of [['userinfo', 'email'], ['email'], [], ['userinfo', 'userinfo']]) {
+    const rule = 'The game flow grants "userinfo", "openid" and "profile" (never "email"), in this order, and needs "userinfo" or "openid"';
+    for (const scopes of [['userinfo', 'email'], ['email'], [], ['userinfo', 'userinfo'], ['profile'], ['userinfo', 'profile'], ['openid', 'userinfo'], ['openid', 'email'], ['x']]) {
       const res = await agent.json('POST', `/api/games/${game.id}/codes`, { client_id: client.clientId, scopes });
-      expect([res.status, await res.json()]).toEqual([400, { message: 'The game flow grants exactly the scopes ["userinfo"]' }]);
+      expect([res.status, await res.json()]).toEqual([400, { message: rule }]);
+      const app = await agent.fetch(`/api/games/${game.id}/apps/${client.clientId}?scope=${encodeURIComponent(scopes.join(' '))}`);
+      expect([app.status, await app.json()]).toEqual([400, { message: rule }]);
     }
+    for (const scopes of [['userinfo'], ['openid'], ['openid', 'profile'], ['userinfo', 'openid', 'profile']]) {
+      const res = await agent.json('POST', `/api/games/${game.id}/codes`, { client_id: client.clientId, scopes });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  it('an openid game code gives an ID token with the nonce and the sign-in time; granted follows the scopes asked for', async () => {
+    const { game, client } = await authoredGame();
+    const user = await makeUser(t);
+    const agent = new Agent(t);
+    const signedInAt = t.clock.now();
+    await agent.signIn(user);
+    const before = await agent.fetch(`/api/games/${game.id}/apps/${client.clientId}?scope=openid%20profile`);
+    expect(((await before.json()) as { granted: boolean }).granted).toBe(false);
+    t.clock.advance(5000);
+    const res = await agent.json('POST', `/api/games/${game.id}/codes`, { client_id: client.clientId, scopes: ['openid', 'profile'], nonce: 'game-nonce' });
+    const { code } = (await res.json()) as { code: string };
+    const token = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: client.clientId, client_secret: client.clientSecret });
+    const { id_token } = (await token.json()) as { id_token: string };
+    const claims = JSON.parse(Buffer.from(id_token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+    expect(claims).toMatchObject({ sub: String(user.id), aud: client.clientId, nonce: 'game-nonce', auth_time: Math.floor(signedInAt / 1000), preferred_username: user.name });
+    const after = await agent.fetch(`/api/games/${game.id}/apps/${client.clientId}?scope=openid%20profile`);
+    expect(((await after.json()) as { granted: boolean }).granted).toBe(true);
+    // The grant covers what was granted, not more: userinfo was never asked for.
+    const seed = await agent.fetch(`/api/games/${game.id}/apps/${client.clientId}`);
+    expect(((await seed.json()) as { granted: boolean }).granted).toBe(false);
   });
 
   it("enforces app owner == game author on the server (403), unknown app 404, signed out 401, no CSRF 403", async () => {

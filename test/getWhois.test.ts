@@ -174,7 +174,8 @@ describe('GET /api/oauth/whois: 403', () => {
 });
 
 describe('CORS', () => {
-  it('whois sends no CORS headers', async () => {
+  // x-cors: client: only a public app's origins read a success (test/public-clients.test.ts).
+  it("whois sends no Access-Control-Allow-Origin for a confidential app's token", async () => {
     const { user, token } = await makeToken(t, 'userinfo');
     const res = await whois(`Bearer ${token}`, { Origin: 'https://game.example' });
     expect(res.status).toBe(200);
@@ -183,13 +184,14 @@ describe('CORS', () => {
     expect(await res.json()).toEqual({ id: user.id, name: user.name });
   });
 
-  it('whois errors send no CORS headers either', async () => {
+  it('whois errors are readable from any origin (no data, no credentials)', async () => {
     const res = await whois(undefined, { Origin: 'https://game.example' });
-    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://game.example');
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     await expect401(res, 'Missing Authorization header');
   });
 
-  it('the token endpoint sends no CORS headers', async () => {
+  it("the token endpoint sends no Access-Control-Allow-Origin for a confidential app's success", async () => {
     const user = await makeUser(t);
     const client = await makeClient(t, user.id);
     const code = await makeCode(t, { userId: user.id, clientId: client.clientId, scope: 'userinfo' });

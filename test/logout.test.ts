@@ -1,5 +1,6 @@
 /** OpenID Connect RP-initiated logout: GET and POST /oauth/logout, and the person's confirmation. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerOAuthApp } from '../src/oauth/clients.js';
 import { Agent, makeClient, makeUser, startServer, tokenRequest, type TestClient, type TestServer } from './helpers.js';
 import type { UserRecord } from '../src/store/types.js';
 
@@ -117,6 +118,59 @@ describe('GET /oauth/logout', () => {
       'The post_logout_redirect_uri is not registered for this app',
     );
     expect(await signedIn(agent)).toBe(true);
+  });
+});
+
+describe('post_logout_redirect_uri', () => {
+  const BYE = 'https://client.example/signed-out?from=idp';
+
+  async function appWithLogoutUri(): Promise<{ clientId: string; clientSecret: string }> {
+    const owner = await makeUser(t);
+    const { app, clientSecret } = await registerOAuthApp(
+      { store: t.store, now: t.clock.now },
+      { ownerId: owner.id, name: 'Logout App', redirectUris: ['https://client.example/callback'], postLogoutRedirectUris: [BYE] },
+    );
+    return { clientId: app.clientId, clientSecret };
+  }
+
+  it('sends the browser to the registered address with the state, after signing out the person the hint names', async () => {
+    const app = await appWithLogoutUri();
+    const user = await makeUser(t);
+    const agent = new Agent(t);
+    await agent.signIn(user);
+    const res = await agent.form('/oauth', { client_id: app.clientId, redirect_uri: 'https://client.example/callback', scope: 'openid', decision: 'authorize' });
+    const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
+    const token = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: app.clientId, client_secret: app.clientSecret });
+    const { id_token } = (await token.json()) as { id_token: string };
+    const out = await agent.fetch(logoutUrl({ id_token_hint: id_token, post_logout_redirect_uri: BYE, state: 'st 1' }));
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('https://client.example/signed-out?from=idp&state=st+1');
+    expect(await signedIn(agent)).toBe(false);
+  });
+
+  it('asks first without a hint, then redirects either way; the page may post to the app (form-action)', async () => {
+    const app = await appWithLogoutUri();
+    const { agent } = { agent: new Agent(t) };
+    await agent.signIn(await makeUser(t));
+    const page = await agent.fetch(logoutUrl({ client_id: app.clientId, post_logout_redirect_uri: BYE }));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://client.example;");
+    const stay = await agent.form('/oauth/logout/confirm', { decision: 'stay', client_id: app.clientId, post_logout_redirect_uri: BYE });
+    expect([stay.status, stay.headers.get('location')]).toEqual([303, BYE]);
+    expect(await signedIn(agent)).toBe(true);
+    const out = await agent.form('/oauth/logout/confirm', { decision: 'signout', client_id: app.clientId, post_logout_redirect_uri: BYE, state: 'x' });
+    expect([out.status, out.headers.get('location')]).toEqual([303, `${BYE}&state=x`]);
+    expect(await signedIn(agent)).toBe(false);
+    // Signed out, the request redirects at once.
+    const again = await agent.fetch(logoutUrl({ client_id: app.clientId, post_logout_redirect_uri: BYE }));
+    expect([again.status, again.headers.get('location')]).toEqual([303, BYE]);
+  });
+
+  it('refuses an address registered as a redirect URI but not as a post-logout one, or differing in any character', async () => {
+    const app = await appWithLogoutUri();
+    for (const uri of ['https://client.example/callback', 'https://client.example/signed-out', `${BYE}&x=1`, BYE.toUpperCase()]) {
+      await errorPage(await new Agent(t).fetch(logoutUrl({ client_id: app.clientId, post_logout_redirect_uri: uri })), 'The post_logout_redirect_uri is not registered for this app');
+    }
   });
 });
 

@@ -163,7 +163,7 @@ describe('revokeToken: client authentication and bad requests', () => {
     expect((await whois(token))[0]).toBe(200);
   });
 
-  it('sends no CORS headers (it is for a client backend, like the token endpoint)', async () => {
+  it("sends no Access-Control-Allow-Origin for a confidential app's revocation (its backend calls it)", async () => {
     const { client, token } = await makeToken(t);
     const res = await revoke(withCredentials(client, token), { Origin: 'https://evil.example' });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();

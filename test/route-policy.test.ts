@@ -29,6 +29,7 @@ interface Row {
   method: string;
   path: string;
   publicCors: boolean;
+  clientCors: boolean;
   session: boolean;
   bodyTypes: string[];
   page: boolean;
@@ -48,6 +49,7 @@ const rows: Row[] = Object.entries(doc.paths as Record<string, Record<string, No
       method: method.toUpperCase(),
       path: path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(example(parameters.find((p) => p.name === name)!))),
       publicCors: op['x-cors'] === 'public',
+      clientCors: op['x-cors'] === 'client',
       session: ((op.security ?? []) as Node[]).some((r) => 'session' in r || 'csrf' in r),
       bodyTypes: Object.keys((deref(op.requestBody ?? {}).content ?? {})),
       page: responses.some((r) => 'text/html' in ((r.content ?? {}) as Node)),
@@ -114,19 +116,23 @@ describe('each operation behaves as its contract entry says', () => {
   it('the table covers every operation', () => {
     expect(rows.length).toBeGreaterThanOrEqual(36);
     expect(rows.filter((r) => r.publicCors).map((r) => r.operationId).sort()).toEqual(['getAuthorizationServerMetadata', 'getJwks', 'getOpenIdConfiguration', 'getProfilePicture', 'getUserInfo']);
+    expect(rows.filter((r) => r.clientCors).map((r) => r.operationId)).toEqual(expect.arrayContaining(['exchangeToken', 'getWhois', 'revokeToken']));
   });
 
   for (const row of rows) {
-    it(`${row.operationId} (${row.method} ${row.path}): cors ${row.publicCors ? 'public' : 'none'}, session ${row.session ? 'read' : 'not read'}, body ${row.bodyTypes.join('+') || 'none'}, ${row.page ? 'page' : 'API'} headers`, async () => {
+    it(`${row.operationId} (${row.method} ${row.path}): cors ${row.publicCors ? 'public' : row.clientCors ? 'client' : 'none'}, session ${row.session ? 'read' : 'not read'}, body ${row.bodyTypes.join('+') || 'none'}, ${row.page ? 'page' : 'API'} headers`, async () => {
       const { agent } = await signedInAgent(t);
       const plain = await send(agent, row);
       const what = `${row.operationId} -> ${plain.status} ${plain.text.slice(0, 200)}`;
 
-      // CORS, on the actual request and on a preflight.
-      expect(plain.headers['access-control-allow-origin'], what).toBe(row.publicCors ? '*' : undefined);
+      // CORS, on the actual request and on a preflight. A client operation's request here has no
+      // client credentials, so it is an error, which any origin may read.
+      if (row.clientCors) expect(plain.status, what).toBeGreaterThanOrEqual(400);
+      expect(plain.headers['access-control-allow-origin'], what).toBe(row.publicCors ? '*' : row.clientCors ? ORIGIN : undefined);
       const preflight = await send(agent, row, { method: 'OPTIONS', headers: { 'Access-Control-Request-Method': row.method } });
-      expect(preflight.headers['access-control-allow-origin'], `${row.operationId} preflight`).toBe(row.publicCors ? '*' : undefined);
-      if (row.publicCors) expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin'], `${row.operationId} preflight`).toBe(row.publicCors ? '*' : row.clientCors ? ORIGIN : undefined);
+      if (row.publicCors || row.clientCors) expect(preflight.status).toBe(204);
+      if (row.clientCors) expect(String(preflight.headers['access-control-allow-methods']).split(','), `${row.operationId} preflight`).toContain(row.method);
 
       // The session cookie (sent on every request here) is read only where the contract names it.
       if (row.session) expect(plain.sessionReads, what).toBeGreaterThan(0);

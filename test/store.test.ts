@@ -156,16 +156,32 @@ describe(`Store (${TEST_DATABASE})`, () => {
   });
 
   it('stores apps, lists a user\'s oldest first, and changes a secret', async () => {
-    await store.createApp({ clientId: 'app-b', secretHash: hash('1'), ownerId: alice.id, name: 'B', redirectUris: ['https://b.example/cb'], createdAt: NOW + 5 });
-    await store.createApp({ clientId: 'app-a', secretHash: hash('2'), ownerId: alice.id, name: 'A', redirectUris: ['https://a.example/cb', 'http://localhost:1/cb'], createdAt: NOW });
+    await store.createApp({ clientId: 'app-b', secretHash: hash('1'), public: false, ownerId: alice.id, name: 'B', redirectUris: ['https://b.example/cb'], postLogoutRedirectUris: [], createdAt: NOW + 5 });
+    await store.createApp({ clientId: 'app-a', secretHash: hash('2'), public: false, ownerId: alice.id, name: 'A', redirectUris: ['https://a.example/cb', 'http://localhost:1/cb'], postLogoutRedirectUris: [], createdAt: NOW });
     expect(await store.getApp('app-a')).toEqual({
       clientId: 'app-a',
       secretHash: hash('2'),
+      public: false,
       ownerId: alice.id,
       name: 'A',
       redirectUris: ['https://a.example/cb', 'http://localhost:1/cb'],
+      postLogoutRedirectUris: [],
       createdAt: NOW,
     });
+    // A public app: no secret (null), its post-logout addresses kept in order.
+    await store.createApp({ clientId: 'app-p', secretHash: null, public: true, ownerId: bob.id, name: 'P', redirectUris: ['https://p.example/cb'], postLogoutRedirectUris: ['https://p.example/bye', 'http://localhost:2/bye'], createdAt: NOW + 7 });
+    expect(await store.getApp('app-p')).toEqual({
+      clientId: 'app-p',
+      secretHash: null,
+      public: true,
+      ownerId: bob.id,
+      name: 'P',
+      redirectUris: ['https://p.example/cb'],
+      postLogoutRedirectUris: ['https://p.example/bye', 'http://localhost:2/bye'],
+      createdAt: NOW + 7,
+    });
+    expect(await store.listAppsByOwner(bob.id)).toEqual([await store.getApp('app-p')]);
+    expect(await store.deleteApp('app-p')).toBe(true);
     expect((await store.listAppsByOwner(alice.id)).map((a) => a.clientId)).toEqual(['app-a', 'app-b']);
     expect(await store.listAppsByOwner(bob.id)).toEqual([]);
     expect(await store.setAppSecret('app-a', hash('3'))).toBe(true);
@@ -311,7 +327,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
   });
 
   it("lists a user's grants with their app and its owner, oldest first", async () => {
-    await store.createApp({ clientId: 'app-g', secretHash: hash('4'), ownerId: bob.id, name: 'G', redirectUris: ['https://g.example/cb'], createdAt: NOW + 6 });
+    await store.createApp({ clientId: 'app-g', secretHash: hash('4'), public: false, ownerId: bob.id, name: 'G', redirectUris: ['https://g.example/cb'], postLogoutRedirectUris: [], createdAt: NOW + 6 });
     await store.saveGrant({ userId: alice.id, clientId: 'app-g', scopes: ['userinfo'] }, NOW + 50);
     expect(await store.listGrants(alice.id)).toEqual([
       { userId: alice.id, clientId: 'app-g', scopes: ['userinfo'], createdAt: NOW + 50, lastUsedAt: NOW + 50, appName: 'G', ownerId: bob.id, ownerName: 'bob' },
@@ -554,7 +570,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     await store.createEmailLink(link('c', { userId: carol.id, email: 'carol@example.com' }));
     const game = await store.createGame({ authorId: carol.id, title: 'Carol', url: 'https://games.example/c', createdAt: NOW + 40 });
     // Carol's app, and bob's grant, token and code for it: they go with the app.
-    await store.createApp({ clientId: 'app-c', secretHash: hash('5'), ownerId: carol.id, name: 'C', redirectUris: ['https://c.example/cb'], createdAt: NOW + 40 });
+    await store.createApp({ clientId: 'app-c', secretHash: hash('5'), public: false, ownerId: carol.id, name: 'C', redirectUris: ['https://c.example/cb'], postLogoutRedirectUris: [], createdAt: NOW + 40 });
     await store.saveGrant({ userId: bob.id, clientId: 'app-c', scopes: ['userinfo'] }, NOW + 40);
     await store.createCode(code('Q', { userId: bob.id, clientId: 'app-c' }));
     expect(await store.redeemCode(hash('Q'), NOW + 41, token('Q', hash('Q'), { userId: bob.id, clientId: 'app-c' }))).toBe(true);

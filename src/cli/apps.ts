@@ -8,13 +8,21 @@ export function appCommands(program: Command, cli: CliContext): void {
   const app = program.command('app').description('Manage apps (OAuth clients)');
   app
     .command('create')
-    .description('Register an app; prints its client id and its secret (shown only now)')
+    .description('Register an app; prints its client id and its secret (shown only now; a public app has none)')
     .requiredOption('--owner <userId>', 'id of the owning user', int('--owner'))
     .requiredOption('--name <name>', 'app name, 1-64 characters')
     .requiredOption('--redirect-uri <uri>', 'allowed redirect URI (repeat for up to 10)', collect)
-    .action(async (o: { owner: number; name: string; redirectUri: string[] }) => {
-      const created = await registerOAuthApp(await cli.deps(), { ownerId: o.owner, name: o.name, redirectUris: o.redirectUri });
-      cli.print({ client_id: created.app.clientId, client_secret: created.clientSecret });
+    .option('--public', 'a public client: no secret, PKCE required')
+    .option('--post-logout-redirect-uri <uri>', 'allowed post-logout redirect URI (repeat for up to 10)', collect)
+    .action(async (o: { owner: number; name: string; redirectUri: string[]; public?: true; postLogoutRedirectUri?: string[] }) => {
+      const created = await registerOAuthApp(await cli.deps(), {
+        ownerId: o.owner,
+        name: o.name,
+        redirectUris: o.redirectUri,
+        public: o.public === true,
+        postLogoutRedirectUris: o.postLogoutRedirectUri ?? [],
+      });
+      cli.print(created.clientSecret === undefined ? { client_id: created.app.clientId } : { client_id: created.app.clientId, client_secret: created.clientSecret });
     });
   app
     .command('rotate-secret')

@@ -2,18 +2,25 @@ import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
 /**
  * Games and the game flow's server side (docs/decisions.md#game-flow): a game is hosted at its own address and
  * framed by /play/<id>; an app may get codes through a game only when its owner is the game's
- * author, and only for the scopes ["userinfo"].
+ * author, and only for the scopes gameScopesProblem allows (userinfo, openid, profile; never email).
  */
 import type { components } from '../../generated/api.js';
 import type { Deps } from '../oauth/clients.js';
 import { webAddressProblem } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
-import type { Scope } from '../oauth/scopes.js';
+import { gameScopesProblem, knownScopes, type Scope } from '../oauth/scopes.js';
 import type { AppRecord, AppStore, GameStore, GameWithAuthor, UserRecord, UserStore } from '../store/types.js';
 import { CONTROL_CHARACTER } from '../domain/text.js';
 
-/** The only scopes the game flow grants. */
-export const GAME_SCOPES = ['userinfo'] as const satisfies readonly Scope[];
+/** The scopes the game flow may grant (a request takes some of them, in this order). */
+export const GAME_SCOPES = ['userinfo', 'openid', 'profile'] as const satisfies readonly Scope[];
+
+/** The game flow's scope rule (src/oauth/scopes.ts), as a 400; the scopes, typed, when they pass. */
+export function gameScopes(scopes: readonly string[]): Scope[] {
+  const problem = gameScopesProblem(scopes);
+  if (problem) throw new InvalidInput(problem);
+  return knownScopes(scopes);
+}
 
 export async function registerGame(
   deps: Deps,
@@ -56,21 +63,37 @@ export async function gameApp(
   return { game, app, owner };
 }
 
-/** Issues a game-flow code: exactly the userinfo scope, bound to no redirect_uri. */
+/**
+ * Issues a game-flow code: the requested game scopes, bound to no redirect_uri, and to the PKCE
+ * challenge when one is sent (a public app must send one: issueCode refuses its code without).
+ */
 export async function issueGameCode(
   deps: Deps,
-  input: { gameId: number; clientId: string; scopes: string[]; userId: number },
+  input: {
+    gameId: number;
+    clientId: string;
+    scopes: string[];
+    userId: number;
+    /** When the player signed in (the ID token's auth_time). */
+    authTime: number;
+    codeChallenge?: string;
+    codeChallengeMethod?: 'S256';
+    nonce?: string;
+  },
 ): Promise<string> {
-  if (input.scopes.length !== GAME_SCOPES.length || input.scopes.some((s, i) => s !== GAME_SCOPES[i])) {
-    throw new InvalidInput(`The game flow grants exactly the scopes ${JSON.stringify(GAME_SCOPES)}`);
+  const scopes = gameScopes(input.scopes);
+  if (input.codeChallengeMethod !== undefined && input.codeChallenge === undefined) {
+    throw new InvalidInput('code_challenge_method was sent without a code_challenge');
   }
   const { app } = await gameApp(deps.store, input.gameId, input.clientId);
   const { code } = await issueCode(deps, {
     userId: input.userId,
     clientId: app.clientId,
-    scope: GAME_SCOPES.join(' '),
+    scope: scopes.join(' '),
     redirectUri: null,
-    codeChallenge: null,
+    codeChallenge: input.codeChallenge ?? null,
+    nonce: input.nonce ?? null,
+    authTime: input.authTime,
   });
   return code;
 }

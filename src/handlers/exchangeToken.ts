@@ -9,6 +9,8 @@ export const exchangeToken: Handler<'exchangeToken'> = async (input, ctx, deps) 
   ctx.set('Pragma', 'no-cache');
   const exchange = exchangeCode(deps, input.body, ctx.get('Authorization') || undefined);
   const body: JsonBody<'exchangeToken', 200> = await (deps.metrics ? counted(deps.metrics, exchange) : exchange);
+  // The client was authenticated: a body client_id is its id (a public client always sends one).
+  ctx.state.corsApp = input.body.client_id;
   ctx.body = body;
 };
 

@@ -30,7 +30,7 @@ export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) =>
     if (prompt.none) return redirect(ctx, silentError(client, 'login_required', params.state, publicUrl), 302);
     return redirect(ctx, `/signin?prompt=login&return_to=${encodeURIComponent(`/oauth?${ctx.querystring}`)}`, 302);
   }
-  const grant = checkGrant(params);
+  const grant = checkGrant(params, client.app);
   if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, params.state, deps.config.publicUrl), 302);
 
   // Remembered consent: an app already granted these scopes gets its code without the page.

@@ -1,4 +1,4 @@
-import { gameApp, GAME_SCOPES } from '../games/games.js';
+import { gameApp, gameScopes } from '../games/games.js';
 import { covers } from '../oauth/grants.js';
 import type { Handler, JsonBody } from './types.js';
 import { currentUser } from './web.js';
@@ -7,7 +7,9 @@ export const getGameApp: Handler<'getGameApp'> = async (input, ctx, deps) => {
   const { gameId, clientId } = input.path;
   const { app, owner } = await gameApp(deps.store, Number(gameId), clientId);
   const user = await currentUser(ctx, deps);
-  const granted = user !== undefined && covers(await deps.store.getGrant(user.id, app.clientId), GAME_SCOPES);
+  // The scopes the game asks for (`scope`, space-separated; the seed's `userinfo` by default).
+  const scopes = gameScopes((input.query.scope ?? 'userinfo').split(' ').filter((s) => s !== ''));
+  const granted = user !== undefined && covers(await deps.store.getGrant(user.id, app.clientId), scopes);
   const body: JsonBody<'getGameApp', 200> = { client_id: app.clientId, name: app.name, owner: { id: owner.id, name: owner.name }, granted };
   // Whether this player granted the app is personal.
   if (user) ctx.set('Cache-Control', 'no-store');

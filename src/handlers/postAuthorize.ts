@@ -13,7 +13,7 @@ export const postAuthorize: Handler<'postAuthorize'> = async (input, ctx, deps) 
     for (const name of AUTHORIZE_FIELDS) if (form[name] !== undefined) query.set(name, form[name]);
     return redirectToSignIn(ctx, `/oauth?${query.toString()}`, 302);
   }
-  const grant = checkGrant(form);
+  const grant = checkGrant(form, client.app);
   if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, form.state, deps.config.publicUrl), 302);
   const authTime = sessionAuthTime(ctx) ?? deps.now();
   const location = await decide(deps, { client, grant, userId: user.id, authTime, state: form.state, decision: form.decision, issuer: deps.config.publicUrl });

@@ -22,6 +22,12 @@ declare module 'koa' {
     user?: UserRecord;
     /** The session user's lookup, shared by the security handler and the page (currentUser). */
     currentUser?: { id: number; record: Promise<UserRecord | undefined> };
+    /**
+     * The client id of the app a successful `x-cors: client` response is about, set by its
+     * handler once the client is authenticated (src/http/client-cors.ts; a bearer token's app
+     * is taken from `bearer` without this).
+     */
+    corsApp?: string;
   }
 }
 

@@ -17,6 +17,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { errorPage } from '../pages/pages.js';
 import { DefaultPictures } from '../pictures/defaults.js';
 import { PictureFiles } from '../pictures/pictures.js';
+import { clientCors, clientPreflight } from './client-cors.js';
 import { policyOf } from './policy.js';
 import { securityHeaders, staticCorsHeaders } from '../security/headers.js';
 import { compileSerializers, serializeBody } from './serializers.js';
@@ -89,6 +90,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const session: Layer = sessionMiddleware(koa, { store: deps.store, now: deps.now, secrets: options.config.sessionSecrets });
   const preflightIsPublic = publicPreflight(api);
+  const corsForClients = clientCors(deps.store);
   const parseBody = bodyMiddleware(policy);
   const dispatchRequest = requestAdapter(api);
   const dispatch = createDispatcher(api);
@@ -104,14 +106,23 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
   const parseThenRoute = (ctx: Koa.Context) => parseBody(ctx, () => route(ctx));
   // The last layer: the session (for operations whose security names it) or the preflight answer
-  // of a public operation, then the body (for operations that declare one), then the operation.
+  // of a public or client operation, or the CORS layer of a client operation's cross-origin
+  // request, then the body (for operations that declare one), then the operation.
   // One Koa layer instead of three, so what runs before an operation reads in one place (its
   // cost per request measured within the noise of the instruction counts).
   koa.use((ctx): Promise<void> => {
-    if (policy(ctx).session) return session(ctx, () => parseThenRoute(ctx));
+    const routePolicy = policy(ctx);
+    if (routePolicy.session) return session(ctx, () => parseThenRoute(ctx));
     // Public operations get their CORS headers on actual requests with the security headers
-    // above; @koa/cors itself answers their preflights (an OPTIONS request matches no operation).
-    if (ctx.method === 'OPTIONS' && preflightIsPublic(ctx.path)) return publicCors(ctx, () => parseThenRoute(ctx));
+    // above; @koa/cors itself answers their preflights (an OPTIONS request matches no operation),
+    // and those of client operations (src/http/client-cors.ts).
+    if (ctx.method === 'OPTIONS') {
+      if (preflightIsPublic(ctx.path)) return publicCors(ctx, () => parseThenRoute(ctx));
+      const preflight = ctx.get('Origin') ? clientPreflight(api, ctx.path) : undefined;
+      if (preflight) return preflight(ctx, () => parseThenRoute(ctx));
+    }
+    // Without an Origin header a client operation's response is exactly what it always was.
+    if (routePolicy.cors === 'client' && ctx.get('Origin')) return corsForClients(ctx, () => parseThenRoute(ctx));
     return parseThenRoute(ctx);
   });
   return { koa, api, deps };

@@ -61,22 +61,26 @@ const HTTP_MESSAGES: Record<number, string> = {
 /** Renders an error as an HTML page when the request was for one; undefined means JSON. */
 export type HtmlErrorRenderer = (ctx: Koa.Context, status: number, message: string) => Promise<string | undefined>;
 
+/** The status, message and headers an error is answered with: 500 for anything unexpected. */
+function answerOf(err: unknown): HttpError {
+  const expected = httpErrorOf(err);
+  if (expected) return expected;
+  if (isClientHttpError(err)) return { status: err.status, message: HTTP_MESSAGES[err.status] ?? err.message, headers: {} };
+  return { status: 500, message: 'Internal server error', headers: {} };
+}
+
+/** The status errorMiddleware will answer this error with (for layers between it and the route). */
+export function errorStatus(err: unknown): number {
+  return answerOf(err).status;
+}
+
 export function errorMiddleware(logger: Logger, renderHtml?: HtmlErrorRenderer): Koa.Middleware {
   return async function renderErrors(ctx, next) {
     try {
       await next();
     } catch (err) {
-      let status = 500;
-      let message = 'Internal server error';
-      const expected = httpErrorOf(err);
-      if (expected) {
-        status = expected.status;
-        message = expected.message;
-        ctx.set(expected.headers);
-      } else if (isClientHttpError(err)) {
-        status = err.status;
-        message = HTTP_MESSAGES[status] ?? err.message;
-      }
+      const { status, message, headers } = answerOf(err);
+      ctx.set(headers);
       if (status >= 500) {
         logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
       }

@@ -5,7 +5,9 @@
  *
  * | policy  | from the contract                                                                 |
  * |---------|-----------------------------------------------------------------------------------|
- * | cors    | `x-cors: public`: any origin may read it (no credentials); otherwise no CORS      |
+ * | cors    | `x-cors: public`: any origin may read it (no credentials); `x-cors: client`: the  |
+ * |         | origins of the public app involved may read it, any origin its 4xx errors         |
+ * |         | (src/http/client-cors.ts); otherwise no CORS                                      |
  * | session | its `security` names the `session` or `csrf` scheme (in any alternative; the CSRF |
  * |         | token is made from a secret kept in the session): the session cookie is read      |
  * | upload  | its request body may be `multipart/form-data`: streamed by the handler            |
@@ -17,7 +19,7 @@
 import type { Operation } from 'openapi-backend';
 
 export interface RoutePolicy {
-  cors: 'public' | 'none';
+  cors: 'public' | 'client' | 'none';
   session: boolean;
   upload: boolean;
   body: boolean;
@@ -37,14 +39,19 @@ function mediaTypes(content: MediaMap): string[] {
 
 function compile(operation: Operation): RoutePolicy {
   const cors = (operation as { 'x-cors'?: unknown })['x-cors'];
-  if (cors !== undefined && cors !== 'public') {
-    throw new Error(`${operation.operationId}: x-cors must be "public" when present, got ${JSON.stringify(cors)}`);
+  if (cors !== undefined && cors !== 'public' && cors !== 'client') {
+    throw new Error(`${operation.operationId}: x-cors must be "public" or "client" when present, got ${JSON.stringify(cors)}`);
+  }
+  const session = (operation.security ?? []).some((requirement) => Object.keys(requirement).some((s) => SESSION_SCHEMES.has(s)));
+  if (cors === 'client' && session) {
+    // Cross-origin reads never carry credentials: a cookie-authenticated operation cannot be one.
+    throw new Error(`${operation.operationId}: x-cors: client cannot be combined with the session or csrf scheme`);
   }
   const body = operation.requestBody as { content?: MediaMap } | undefined;
   const responses = Object.values(operation.responses ?? {}) as { content?: MediaMap }[];
   return {
-    cors: cors === 'public' ? 'public' : 'none',
-    session: (operation.security ?? []).some((requirement) => Object.keys(requirement).some((s) => SESSION_SCHEMES.has(s))),
+    cors: cors === 'public' || cors === 'client' ? cors : 'none',
+    session,
     upload: mediaTypes(body?.content).includes('multipart/form-data'),
     body: body !== undefined,
     page: responses.some((r) => mediaTypes(r.content).includes('text/html')),

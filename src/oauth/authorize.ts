@@ -6,7 +6,7 @@ import { InvalidInput } from '../domain/errors.js';
  */
 import type { operations } from '../../generated/api.js';
 import type { AppRecord, Store, UserRecord } from '../store/types.js';
-import { redirectUriMatches, type Deps } from './clients.js';
+import { PUBLIC_CLIENT_NEEDS_PKCE, redirectUriMatches, type Deps } from './clients.js';
 import { issueCode } from './codes.js';
 import { parseScopes, type Scope } from './scopes.js';
 
@@ -59,8 +59,12 @@ export interface GrantError {
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
-/** Checks what is asked for; an error here is reported to the client by redirect. */
-export function checkGrant(params: AuthorizeParams): Grant | GrantError {
+/**
+ * Checks what is asked for; an error here is reported to the client by redirect. A public app
+ * must send a PKCE challenge: without a secret, the verifier is what ties the code to the app
+ * instance that asked for it (RFC 9700 2.1.1).
+ */
+export function checkGrant(params: AuthorizeParams, app: Pick<AppRecord, 'public'>): Grant | GrantError {
   if (params.response_type !== undefined && params.response_type !== 'code') {
     return { error: 'unsupported_response_type', description: 'Only response_type=code is supported' };
   }
@@ -78,6 +82,7 @@ export function checkGrant(params: AuthorizeParams): Grant | GrantError {
   if (challenge !== undefined && !S256_CHALLENGE.test(challenge)) {
     return { error: 'invalid_request', description: 'code_challenge must be an S256 challenge: 43 base64url characters' };
   }
+  if (app.public && challenge === undefined) return { error: 'invalid_request', description: PUBLIC_CLIENT_NEEDS_PKCE };
   return { scopes: parsed.scopes, codeChallenge: challenge ?? null, nonce: params.nonce ?? null };
 }
 

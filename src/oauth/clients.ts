@@ -13,6 +13,12 @@ export interface Deps {
 }
 
 const MAX_REDIRECT_URIS = 10;
+const MAX_POST_LOGOUT_REDIRECT_URIS = 10;
+
+/** The refusals of public clients (docs/oauth.md#public-clients). */
+const PUBLIC_APP_HAS_NO_SECRET = 'A public app has no client secret';
+export const PUBLIC_CLIENT_NEEDS_PKCE = 'A public client must send a PKCE code_challenge (S256)';
+const PUBLIC_APP_NO_INTROSPECTION = 'A public app cannot use introspection: it has no secret';
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
@@ -59,7 +65,7 @@ export function redirectUriMatches(registered: string, requested: string): boole
   return reg[1] === req[1] && (reg[3] ?? '') === (req[3] ?? '');
 }
 
-function validateAppInput(name: string, redirectUris: string[]): void {
+function validateAppInput(name: string, redirectUris: string[], postLogoutRedirectUris: string[]): void {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 64) throw new InvalidInput('App name must be 1 to 64 characters');
   if (CONTROL_CHARACTER.test(name)) throw new InvalidInput('App name must not contain control characters');
@@ -70,30 +76,53 @@ function validateAppInput(name: string, redirectUris: string[]): void {
     const problem = redirectUriProblem(uri);
     if (problem) throw new InvalidInput(problem);
   }
+  if (postLogoutRedirectUris.length > MAX_POST_LOGOUT_REDIRECT_URIS) {
+    throw new InvalidInput(`An app has at most ${MAX_POST_LOGOUT_REDIRECT_URIS} post-logout redirect URIs`);
+  }
+  for (const uri of postLogoutRedirectUris) {
+    const problem = webAddressProblem(uri, 'Post-logout redirect URI');
+    if (problem) throw new InvalidInput(problem);
+  }
 }
 
-/** Registers an app. The client secret is returned once and only its hash is kept. */
-export async function registerOAuthApp(
-  deps: Deps,
-  input: { ownerId: number; name: string; redirectUris: string[] },
-): Promise<{ app: AppRecord; clientSecret: string }> {
-  validateAppInput(input.name, input.redirectUris);
+/**
+ * Registers an app. A confidential app's client secret is returned once and only its hash is
+ * kept; a public app gets no secret at all (secretHash null, clientSecret undefined).
+ */
+interface AppInput {
+  ownerId: number;
+  name: string;
+  redirectUris: string[];
+  public?: boolean;
+  postLogoutRedirectUris?: string[];
+}
+export async function registerOAuthApp(deps: Deps, input: AppInput & { public?: false }): Promise<{ app: AppRecord; clientSecret: string }>;
+export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ app: AppRecord; clientSecret: string | undefined }>;
+export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ app: AppRecord; clientSecret: string | undefined }> {
+  const postLogoutRedirectUris = input.postLogoutRedirectUris ?? [];
+  validateAppInput(input.name, input.redirectUris, postLogoutRedirectUris);
   if (!(await deps.store.getUser(input.ownerId))) throw new NotFound(`User ${input.ownerId} not found`);
-  const clientSecret = randomSecret(CLIENT_SECRET_BYTES);
+  const isPublic = input.public === true;
+  const clientSecret = isPublic ? undefined : randomSecret(CLIENT_SECRET_BYTES);
   const app: AppRecord = {
     clientId: randomSecret(CLIENT_ID_BYTES),
-    secretHash: hashSecret(clientSecret),
+    secretHash: clientSecret === undefined ? null : hashSecret(clientSecret),
+    public: isPublic,
     ownerId: input.ownerId,
     name: input.name.trim(),
     redirectUris: [...new Set(input.redirectUris)],
+    postLogoutRedirectUris: [...new Set(postLogoutRedirectUris)],
     createdAt: deps.now(),
   };
   await deps.store.createApp(app);
   return { app, clientSecret };
 }
 
-/** Replaces the app's secret; the old one stops working at once. */
+/** Replaces the app's secret; the old one stops working at once. A public app has none: 400. */
 export async function rotateSecret(deps: Deps, clientId: string): Promise<string> {
+  const app = await deps.store.getApp(clientId);
+  if (!app) throw new NotFound(`App ${clientId} not found`);
+  if (app.public) throw new InvalidInput(PUBLIC_APP_HAS_NO_SECRET);
   const clientSecret = randomSecret(CLIENT_SECRET_BYTES);
   if (!(await deps.store.setAppSecret(clientId, hashSecret(clientSecret)))) {
     throw new NotFound(`App ${clientId} not found`);
@@ -113,15 +142,22 @@ export async function deleteApp(store: Store, clientId: string): Promise<void> {
   if (!(await store.deleteApp(clientId))) throw new NotFound(`App ${clientId} not found`);
 }
 
-/** Checks client credentials; 401 for an unknown client or a wrong secret. */
-async function authenticateClient(
-  store: Store,
-  clientId: string,
-  clientSecret: string,
-  challenge?: string,
-): Promise<AppRecord> {
+/**
+ * Checks client credentials; 401 for an unknown client or a wrong secret. A public app has no
+ * secret: one sent for it is refused (it shows the client confused about what it is, and a
+ * secret a public client holds is not secret), and without one it is the client_id alone.
+ */
+async function authenticateClient(store: Store, client: ClientCredentials): Promise<AppRecord> {
+  const { clientId, clientSecret, challenge } = client;
   const app = await store.getApp(clientId);
+  if (clientSecret === undefined) {
+    // Only a public app may leave the secret out; for anything else the message stays the one a
+    // confidential client always got, whether or not the client exists.
+    if (app?.public) return app;
+    throw new Unauthenticated('client_secret is required');
+  }
   if (!app) throw new Unauthenticated('Unknown client', challenge);
+  if (app.public || app.secretHash === null) throw new Unauthenticated(PUBLIC_APP_HAS_NO_SECRET, challenge);
   if (!digestsEqual(hashSecret(clientSecret), app.secretHash)) {
     throw new Unauthenticated('Invalid client secret', challenge);
   }
@@ -130,7 +166,35 @@ async function authenticateClient(
 
 /** An app as the JSON API shows it (never its secret hash). */
 export function appView(app: AppRecord): components['schemas']['App'] {
-  return { client_id: app.clientId, name: app.name, redirect_uris: app.redirectUris, created_at: app.createdAt };
+  return {
+    client_id: app.clientId,
+    name: app.name,
+    public: app.public,
+    redirect_uris: app.redirectUris,
+    post_logout_redirect_uris: app.postLogoutRedirectUris,
+    created_at: app.createdAt,
+  };
+}
+
+/**
+ * Whether a browser page at `origin` may read a response about this app (`x-cors: client`,
+ * docs/decisions.md#cors): only for a public app, and only from the origins of its http(s)
+ * redirect URIs or of the games its owner wrote (the pages the app runs in).
+ */
+export async function corsOriginAllowed(store: Store, clientId: string, origin: string): Promise<boolean> {
+  const app = await store.getApp(clientId);
+  if (!app?.public) return false;
+  const originOf = (uri: string): string | undefined => {
+    try {
+      const url = new URL(uri);
+      return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  if (app.redirectUris.some((uri) => originOf(uri) === origin)) return true;
+  const games = await store.listGamesByAuthor(app.ownerId);
+  return games.some((game) => originOf(game.url) === origin);
 }
 
 /** The client credentials a token, revocation or introspection request may carry in its body. */
@@ -141,7 +205,8 @@ export interface ClientAuthParams {
 
 interface ClientCredentials {
   clientId: string;
-  clientSecret: string;
+  /** Absent: the body named a client_id and no secret (a public client, if it is one). */
+  clientSecret: string | undefined;
   /** The challenge to send with a 401: Basic when the client tried Basic. */
   challenge: string | undefined;
 }
@@ -180,19 +245,25 @@ function clientCredentials(params: ClientAuthParams, authorization: string | und
   }
   if (!inBody) throw new Unauthenticated('Client authentication is required: send client_id and client_secret', BASIC_CHALLENGE);
   if (params.client_id === undefined) throw new Unauthenticated('client_id is required');
-  if (params.client_secret === undefined) throw new Unauthenticated('client_secret is required');
   return { clientId: params.client_id, clientSecret: params.client_secret, challenge: undefined };
 }
 
 /**
  * Authenticates the client of a token, revocation or introspection request (RFC 6749 2.3.1): body
- * credentials or HTTP Basic, not both; 401 for unknown clients and wrong secrets.
+ * credentials or HTTP Basic, not both; 401 for unknown clients and wrong secrets. A public app
+ * identifies itself with `client_id` alone in the body (RFC 6749 2.3, 3.2.1) and never with a
+ * secret, unless `publicApps: 'refuse'` (introspection: confidential clients only).
  */
 export async function authenticateClientRequest(
   store: Store,
   params: ClientAuthParams,
   authorization: string | undefined,
+  options: { publicApps?: 'allow' | 'refuse' } = {},
 ): Promise<AppRecord> {
   const client = clientCredentials(params, authorization);
-  return authenticateClient(store, client.clientId, client.clientSecret, client.challenge);
+  if (options.publicApps === 'refuse') {
+    const app = await store.getApp(client.clientId);
+    if (app?.public) throw new Unauthenticated(PUBLIC_APP_NO_INTROSPECTION, client.challenge);
+  }
+  return authenticateClient(store, client);
 }

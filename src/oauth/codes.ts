@@ -1,5 +1,5 @@
 import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
-import { redirectUriMatches, type Deps } from './clients.js';
+import { PUBLIC_CLIENT_NEEDS_PKCE, redirectUriMatches, type Deps } from './clients.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { CODE_BYTES, hashSecret, randomSecret } from './secrets.js';
 
@@ -44,6 +44,8 @@ export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: s
   if (req.codeChallenge !== null && !S256_CHALLENGE.test(req.codeChallenge)) {
     throw new InvalidInput('code_challenge must be an S256 challenge: 43 base64url characters');
   }
+  // Every code of a public app carries a challenge, whichever path issues it (docs/oauth.md#public-clients).
+  if (app.public && req.codeChallenge === null) throw new InvalidInput(PUBLIC_CLIENT_NEEDS_PKCE);
   const code = randomSecret(CODE_BYTES);
   const now = deps.now();
   await deps.store.createCode({

@@ -61,8 +61,7 @@ export async function resolveLogout(deps: Deps, params: LogoutParams): Promise<L
   const uri = params.post_logout_redirect_uri;
   if (uri === undefined) return { app, hintUserId: hint?.userId, redirectTo: undefined };
   if (!app) throw new InvalidInput('A post_logout_redirect_uri needs an id_token_hint or a client_id that names the app');
-  // MERGE(i23-public): AppRecord.postLogoutRedirectUris comes with public clients.
-  if (!((app as AppRecord & { postLogoutRedirectUris?: string[] }).postLogoutRedirectUris ?? []).includes(uri)) throw new InvalidInput('The post_logout_redirect_uri is not registered for this app');
+  if (!app.postLogoutRedirectUris.includes(uri)) throw new InvalidInput('The post_logout_redirect_uri is not registered for this app');
   const target = new URL(uri);
   if (params.state !== undefined) target.searchParams.set('state', params.state);
   return { app, hintUserId: hint?.userId, redirectTo: target.toString() };

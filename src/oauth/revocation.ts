@@ -63,7 +63,8 @@ export async function introspectAccessToken(
   params: TokenReferenceParams,
   authorization: string | undefined,
 ): Promise<Introspection> {
-  const app = await authenticateClientRequest(deps.store, params, authorization);
+  // A public app has no secret, so anyone could introspect its tokens in its name: refused.
+  const app = await authenticateClientRequest(deps.store, params, authorization, { publicApps: 'refuse' });
   if (!params.token) throw new InvalidInput('token is required');
   const found = await deps.store.getTokenWithUser(hashSecret(params.token));
   const now = deps.now();

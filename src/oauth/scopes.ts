@@ -53,7 +53,7 @@ export function parseScopes(raw: string): { scopes: Scope[] } | { error: string 
  * as a request. `["userinfo"]`, the seed's only choice, is one of them.
  */
 export function gameScopesProblem(scopes: readonly string[]): string | undefined {
-  const rule = 'The game flow grants "userinfo", "openid" and "profile" (never "email"), in that order, with "userinfo" or "openid"';
+  const rule = 'The game flow grants "userinfo", "openid" and "profile" (never "email"), in this order, and needs "userinfo" or "openid"';
   const canonical = knownScopes(scopes);
   if (scopes.length === 0 || canonical.length !== scopes.length || canonical.some((s, i) => s !== scopes[i])) return rule;
   if (canonical.includes('email')) return rule;

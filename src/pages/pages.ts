@@ -146,6 +146,8 @@ export function appsPage(o: Common & { user: PageUser }): string {
 <h2>Register an app</h2>
 <label>Name <input name="name" id="app-name" required maxlength="64"></label>
 <label>Redirect URIs <small>one per line, 1 to 10, matched exactly; https, or http on localhost</small><textarea id="redirect-uris" name="redirect_uris" rows="3" required></textarea></label>
+<label>Post-logout redirect URIs <small>optional; one per line, up to 10, matched exactly: where signing out may return to</small><textarea id="post-logout-redirect-uris" name="post_logout_redirect_uris" rows="2"></textarea></label>
+<label><input type="checkbox" id="app-public" name="public"> Public client (no secret; PKCE required) <small>for a browser or native app that cannot keep a secret</small></label>
 <button type="submit" id="register">Register</button>
 </form>
 <h2>Registered apps</h2>

@@ -243,9 +243,11 @@ export class KnexStore implements Store {
     await this.knex('apps').insert({
       client_id: app.clientId,
       secret_hash: app.secretHash,
+      public: app.public,
       owner_id: app.ownerId,
       name: app.name,
       redirect_uris: JSON.stringify(app.redirectUris),
+      post_logout_redirect_uris: JSON.stringify(app.postLogoutRedirectUris),
       created_at: app.createdAt,
     });
   }

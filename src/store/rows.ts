@@ -72,10 +72,13 @@ export function toUser(r: Row): UserRecord {
 export function toApp(r: Row): AppRecord {
   return {
     clientId: String(r.client_id),
-    secretHash: String(r.secret_hash),
+    secretHash: (r.secret_hash as string | null) ?? null,
+    // SQLite has no boolean: 0 or 1.
+    public: r.public === true || r.public === 1,
     ownerId: num(r.owner_id),
     name: String(r.name),
     redirectUris: JSON.parse(String(r.redirect_uris)) as string[],
+    postLogoutRedirectUris: JSON.parse(String(r.post_logout_redirect_uris)) as string[],
     createdAt: num(r.created_at),
   };
 }

@@ -73,10 +73,15 @@ export type UserPatch = Partial<
 
 export interface AppRecord {
   clientId: string;
-  secretHash: string;
+  /** SHA-256 of the client secret; null for a public app, which has none. */
+  secretHash: string | null;
+  /** A public client (no secret; every code needs a PKCE challenge). */
+  public: boolean;
   ownerId: number;
   name: string;
   redirectUris: string[];
+  /** Where the end-session endpoint may send the browser after signing out (exact match). */
+  postLogoutRedirectUris: string[];
   createdAt: number;
 }
 

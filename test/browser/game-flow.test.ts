@@ -2,6 +2,7 @@
  * The game flow in Chromium: the bundled example game (examples/game/index.html), served from
  * another origin, is framed by /play/<id> and asks for codes by postMessage.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerGame } from '../../src/games/games.js';
+import { registerOAuthApp } from '../../src/oauth/clients.js';
 import type { UserRecord } from '../../src/store/types.js';
 import { makeClient, makeUser, startServer, tokenRequest, type TestClient, type TestServer, TEST_PASSWORD } from '../helpers.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
@@ -170,7 +172,55 @@ describe.skipIf(!hasChromium)('game flow in Chromium', () => {
     }
   });
 
-  it('scopes other than exactly ["userinfo"]: invalid_scopes', async () => {
+  describe('a public app (no secret; PKCE)', () => {
+    let publicClientId: string;
+    beforeAll(async () => {
+      const { app } = await registerOAuthApp({ store: t.store, now: t.clock.now }, { ownerId: author.id, name: 'Public Game App', redirectUris: ['https://public.example/cb'], public: true });
+      publicClientId = app.clientId;
+    });
+
+    it('passes code_challenge on; the game redeems the code from its own origin with client_id and the verifier (CORS)', async () => {
+      const verifier = randomBytes(32).toString('base64url');
+      const challenge = createHash('sha256').update(verifier).digest('base64url');
+      const { close, page, game } = await openPlay(await makeUser(t));
+      await game.evaluate((m) => window.ask(m), authorize(publicClientId, { code_challenge: challenge, code_challenge_method: 'S256', nonce: 'n1' }));
+      await page.waitForSelector('#consent[open]');
+      await page.click('#consent-authorize');
+      const reply = await answer(game, 1);
+      expect(reply).toEqual({ type: 'authorized', error: false, code: expect.stringMatching(/^[\w-]{43}$/) });
+      // The browser itself, on the game's origin, calls the token endpoint and whois: no backend.
+      const result = await game.evaluate(
+        async ({ service, code, clientId, codeVerifier }) => {
+          const token = await fetch(`${service}/api/oauth/token`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: clientId, code_verifier: codeVerifier }),
+          });
+          const { access_token } = (await token.json()) as { access_token: string };
+          const whois = await fetch(`${service}/api/oauth/whois`, { headers: { Authorization: `Bearer ${access_token}` } });
+          return { token: token.status, whois: whois.status };
+        },
+        { service: t.baseUrl, code: reply.code!, clientId: publicClientId, codeVerifier: verifier },
+      );
+      expect(result).toEqual({ token: 200, whois: 200 });
+      await close();
+    });
+
+    it('without a code_challenge: invalid_request; a malformed one: invalid_request without a dialog', async () => {
+      const first = await openPlay(await makeUser(t));
+      await first.game.evaluate((m) => window.ask(m), authorize(publicClientId));
+      await first.page.waitForSelector('#consent[open]');
+      await first.page.click('#consent-authorize');
+      expect(await answer(first.game, 1)).toEqual({ type: 'authorized', error: true, message: 'invalid_request' });
+      await first.close();
+      const second = await openPlay(player);
+      expect(await ask(second.game, authorize(publicClientId, { code_challenge: 'x', code_challenge_method: 'plain' }))).toEqual({ type: 'authorized', error: true, message: 'invalid_request' });
+      expect(await second.page.isVisible('#consent[open]')).toBe(false);
+      await second.close();
+    });
+  });
+
+  it('scopes the game flow does not grant (email, or no base scope): invalid_scopes', async () => {
     const { close, game } = await openPlay(player);
     expect(await ask(game, authorize(client.clientId, { scopes: ['userinfo', 'email'] }))).toEqual({ type: 'authorized', error: true, message: 'invalid_scopes' });
     await close();

@@ -69,6 +69,27 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'apps-page.png'), fullPage: true });
   });
 
+  it('registers a public app: no secret shown, no rotate button, its post-logout address listed', async () => {
+    await page.goto(`${t.baseUrl}/apps`);
+    await page.fill('#app-name', 'Browser Client');
+    await page.fill('#redirect-uris', callbackUrl);
+    await page.fill('#post-logout-redirect-uris', `${new URL(callbackUrl).origin}/bye`);
+    await page.check('#app-public');
+    await page.click('#register');
+    await expect.poll(() => page.textContent('#status')).toBe('Registered Browser Client (public client: no secret; use PKCE)');
+    expect(await page.isVisible('#new-secret')).toBe(false);
+    const card = page.locator('section.app', { hasText: 'Browser Client' });
+    await card.waitFor();
+    expect(await card.locator('.client-type').textContent()).toBe('Public client: no secret; every sign-in needs PKCE (S256)');
+    expect(await card.locator('.post-logout-uris').textContent()).toBe(`Post-logout redirect URIs: ${new URL(callbackUrl).origin}/bye`);
+    expect(await card.locator('button.rotate').count()).toBe(0);
+    expect(await card.locator('button.delete').count()).toBe(1);
+    // The confidential app keeps its rotate button.
+    expect(await page.locator(`section.app[data-client-id="${app.clientId}"] button.rotate`).count()).toBe(1);
+    const clientId = (await card.getAttribute('data-client-id'))!;
+    expect(await t.store.getApp(clientId)).toMatchObject({ public: true, secretHash: null });
+  });
+
   async function generatedLink(withEmail: boolean): Promise<string> {
     await page.goto(`${t.baseUrl}/apps`);
     const card = page.locator(`section.app[data-client-id="${app.clientId}"]`);

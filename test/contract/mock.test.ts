@@ -206,10 +206,10 @@ describe('npm run mock', () => {
     }
 
     for (const [name, example] of Object.entries(media?.examples ?? {})) {
-      it(`${op.operationId}: answers 200 with the "${name}" example on Prefer: example=${name}`, async () => {
+      it(`${op.operationId}: answers ${successStatus} with the "${name}" example on Prefer: example=${name}`, async () => {
         const { url, init } = requestFor(route, method, op);
         const res = await fetch(`${mock.url}${url}`, { ...init, headers: { ...init.headers, Prefer: `example=${name}` } });
-        expect(res.status).toBe(200);
+        expect(res.status).toBe(Number(successStatus));
         expect(await res.json()).toEqual(example.value);
       });
     }

@@ -34,6 +34,7 @@
     for (const input of [uri, ...scopes, state]) input.addEventListener('input', update);
     update();
     return el('fieldset', { class: 'builder' }, el('legend', { text: 'Sign-in link (traditional flow)' }),
+      app.public ? el('p', { class: 'pkce-note', text: 'A public client adds its own code_challenge and code_challenge_method=S256 to this link.' }) : null,
       el('label', { text: 'Redirect URI ' }, uri),
       choices,
       el('label', { text: 'State ' }, state),
@@ -45,10 +46,13 @@
     list.replaceChildren(...apps.map((app) => el('section', { class: 'card app', 'data-client-id': app.client_id },
       el('h3', { text: app.name }),
       el('p', {}, 'client_id ', el('code', { class: 'client-id', text: app.client_id })),
+      el('p', { class: 'client-type', text: app.public ? 'Public client: no secret; every sign-in needs PKCE (S256)' : 'Confidential client (has a secret)' }),
       el('p', { text: `Redirect URIs: ${app.redirect_uris.join(', ')}` }),
+      app.post_logout_redirect_uris.length ? el('p', { class: 'post-logout-uris', text: `Post-logout redirect URIs: ${app.post_logout_redirect_uris.join(', ')}` }) : null,
       linkBuilder(app),
       el('div', { class: 'actions' },
-        el('button', { type: 'button', class: 'rotate secondary', text: 'Rotate secret', onclick: () => rotate(app) }),
+        // A public app has no secret to rotate.
+        app.public ? null : el('button', { type: 'button', class: 'rotate secondary', text: 'Rotate secret', onclick: () => rotate(app) }),
         el('button', { type: 'button', class: 'delete danger', text: 'Delete', onclick: () => remove(app) })))));
   }
 
@@ -77,11 +81,15 @@
   document.getElementById('register-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const name = document.getElementById('app-name').value;
-    const uris = document.getElementById('redirect-uris').value.split('\n').map((s) => s.trim()).filter(Boolean);
-    const res = await api('POST', '/api/apps', { name, redirect_uris: uris });
+    const lines = (id) => document.getElementById(id).value.split('\n').map((s) => s.trim()).filter(Boolean);
+    const body = { name, redirect_uris: lines('redirect-uris'), post_logout_redirect_uris: lines('post-logout-redirect-uris') };
+    if (document.getElementById('app-public').checked) body.public = true;
+    const res = await api('POST', '/api/apps', body);
     if (!res.ok) return failed(res, 'Registering the app');
-    showSecret(res.data.name, res.data.client_id, res.data.client_secret);
-    status(`Registered ${res.data.name}`);
+    // A public app has no secret: nothing to show but a note.
+    if (res.data.client_secret === undefined) document.getElementById('new-secret').hidden = true;
+    else showSecret(res.data.name, res.data.client_id, res.data.client_secret);
+    status(res.data.public ? `Registered ${res.data.name} (public client: no secret; use PKCE)` : `Registered ${res.data.name}`);
     e.target.reset();
     load();
   });

@@ -9,8 +9,16 @@
   const origin = frame.dataset.origin;
   const gameId = Number(frame.dataset.gameId);
   const loggedIn = frame.dataset.loggedIn === 'true';
-  // The only scopes a game may ask for, exactly and in this order (the server's list).
+  // The scopes a game may ask for, in this order (the server's list); the server checks the rule again.
   const grantable = frame.dataset.scopes.split(' ');
+  // Some of them, each once, in order, with userinfo or openid; profile only with openid.
+  function validScopes(scopes) {
+    if (!Array.isArray(scopes) || scopes.length === 0) return false;
+    const positions = scopes.map((s) => grantable.indexOf(s));
+    if (positions.some((p, i) => p < 0 || (i > 0 && p <= positions[i - 1]))) return false;
+    if (!scopes.includes('userinfo') && !scopes.includes('openid')) return false;
+    return !scopes.includes('profile') || scopes.includes('openid');
+  }
   const dialog = document.getElementById('consent');
   let requested = false;
 
@@ -23,9 +31,32 @@
 
   const STATUS_MESSAGES = { 400: 'invalid_scopes', 401: 'no_account', 403: 'invalid_app', 404: 'invalid_app' };
 
-  function ask(app) {
+  // The optional PKCE and OpenID parameters of the authorize message, passed on to the server as
+  // they are; undefined when malformed (the server checks them again, and requires a challenge
+  // from a public app).
+  const PKCE_FIELDS = ['code_challenge', 'code_challenge_method', 'nonce'];
+  function pkceParameters(request) {
+    const out = {};
+    for (const name of PKCE_FIELDS) {
+      if (request[name] === undefined) continue;
+      if (typeof request[name] !== 'string' || request[name] === '') return undefined;
+      if (request[name].length > (name === 'nonce' ? 512 : 128)) return undefined;
+      out[name] = request[name];
+    }
+    if (out.code_challenge_method !== undefined && out.code_challenge_method !== 'S256') return undefined;
+    if (out.code_challenge_method !== undefined && out.code_challenge === undefined) return undefined;
+    return out;
+  }
+
+  // A 400 about PKCE (a public app without a challenge, a malformed one) is the request's fault,
+  // not the scopes'.
+  const isPkceRefusal = (res) => res.status === 400 && typeof res.data?.message === 'string' && /code_challenge|PKCE/.test(res.data.message);
+
+  function ask(app, scopes) {
     document.getElementById('consent-app').textContent = app.name;
     document.getElementById('consent-owner').textContent = app.owner.name;
+    // The dialog lists every grantable scope; it shows those asked for.
+    for (const item of dialog.querySelectorAll('li[data-scope]')) item.hidden = !scopes.includes(item.dataset.scope);
     return new Promise((resolve) => {
       dialog.addEventListener('close', () => resolve(dialog.returnValue === 'authorize'), { once: true });
       dialog.returnValue = '';
@@ -36,14 +67,17 @@
   async function authorize(request) {
     if (!loggedIn) return refusal('no_account');
     const scopes = request.scopes;
-    if (!Array.isArray(scopes) || scopes.length !== grantable.length || !grantable.every((s, i) => scopes[i] === s)) return refusal('invalid_scopes');
+    if (!validScopes(scopes)) return refusal('invalid_scopes');
     if (typeof request.client_id !== 'string' || request.client_id === '') return refusal('invalid_app');
-    const path = `/api/games/${gameId}/apps/${encodeURIComponent(request.client_id)}`;
+    const pkce = pkceParameters(request);
+    if (!pkce) return refusal('invalid_request');
+    const path = `/api/games/${gameId}/apps/${encodeURIComponent(request.client_id)}?scope=${encodeURIComponent(scopes.join(' '))}`;
     const app = await api('GET', path);
     if (!app.ok) return refusal(STATUS_MESSAGES[app.status] || 'server_error');
     // A remembered grant needs no dialog (the server records and checks grants; docs/account.md).
-    if (!app.data.granted && !(await ask(app.data))) return refusal('access_denied');
-    const res = await api('POST', `/api/games/${gameId}/codes`, { client_id: request.client_id, scopes });
+    if (!app.data.granted && !(await ask(app.data, scopes))) return refusal('access_denied');
+    const res = await api('POST', `/api/games/${gameId}/codes`, { client_id: request.client_id, scopes, ...pkce });
+    if (isPkceRefusal(res)) return refusal('invalid_request');
     if (!res.ok) return refusal(STATUS_MESSAGES[res.status] || 'server_error');
     return { type: 'authorized', error: false, code: res.data.code };
   }

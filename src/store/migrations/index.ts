@@ -7,6 +7,7 @@ import * as m006 from './006_account_control.js';
 import * as m007 from './007_email_links.js';
 import * as m008 from './008_sign_ins.js';
 import * as m009 from './009_code_token.js';
+import * as m010 from './010_public_clients.js';
 import * as m011 from './011_openid.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
@@ -19,6 +20,7 @@ const migrations: Record<string, Knex.Migration> = {
   '007_email_links': m007,
   '008_sign_ins': m008,
   '009_code_token': m009,
+  '010_public_clients': m010,
   '011_openid': m011,
 };
 
