@@ -47,7 +47,7 @@ interface ListedKey {
   retired_at: number | null;
   drops_at: number | null;
 }
-const listKeys = () => admin<ListedKey[]>('keys', 'list');
+const listKeys = async () => (await admin<{ keys: ListedKey[] }>('keys', 'list')).keys;
 
 async function jwksKids(): Promise<string[]> {
   const res = await fetch(`${issuer}/.well-known/jwks.json`);
