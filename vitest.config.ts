@@ -16,6 +16,7 @@ const SLOW = [
   'test/picture-disk-full.test.ts',
   'test/trust-proxy.test.ts',
   'test/session-keys.test.ts',
+  'test/oidc-key-rotation.test.ts',
 ];
 
 /**
