@@ -109,9 +109,10 @@ describe('openid-client v6, OpenID Connect mode', () => {
     expect(metadata.claims_supported).toEqual(
       expect.arrayContaining(['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'preferred_username', 'picture', 'updated_at', 'email', 'email_verified']),
     );
-    // The RFC 8414 document is the same object.
-    const rfc8414 = await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json();
-    expect(rfc8414).toEqual(await (await fetch(`${issuer}/.well-known/openid-configuration`)).json());
+    // The RFC 8414 document is the same object, but for the field OAuth clients read whois from.
+    const rfc8414 = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    const openid = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(rfc8414).toEqual({ ...openid, userinfo_endpoint: `${issuer}/api/oauth/whois` });
   });
 
   it('code flow with PKCE, state and nonce: the ID token is checked by the library, its signature by the JWKS; UserInfo answers for the subject', async () => {
