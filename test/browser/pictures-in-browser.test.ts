@@ -1,10 +1,11 @@
 /** A page on another origin shows profile pictures and reads users/info, as a game would. */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { makeUser, startServer, type TestServer } from '../helpers.js';
+import { makeClient, makeCode, makeUser, startServer, type TestServer } from '../helpers.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
 
 let t: TestServer;
@@ -49,18 +50,29 @@ describe.skipIf(!hasChromium)('in Chromium, from another origin', () => {
     await tab.close();
   });
 
-  it('cannot read the token endpoint from another origin (no CORS headers there)', async () => {
+  it("cannot read a confidential app's tokens from another origin; only the errors (x-cors: client)", async () => {
+    const user = await makeUser(t);
+    const client = await makeClient(t, user.id);
+    const code = await makeCode(t, { userId: user.id, clientId: client.clientId });
     const tab = await browser.newPage();
     await tab.goto(pageUrl);
-    const outcome = await tab.evaluate(async (base) => {
-      try {
-        await fetch(`${base}/api/oauth/token`, { method: 'POST', body: 'grant_type=authorization_code&code=x' });
-        return 'readable';
-      } catch {
-        return 'blocked';
-      }
-    }, t.baseUrl);
-    expect(outcome).toBe('blocked');
+    const outcome = await tab.evaluate(
+      async ({ base, body }) => {
+        const attempt = async (form: string) => {
+          try {
+            const res = await fetch(`${base}/api/oauth/token`, { method: 'POST', body: form });
+            return res.status;
+          } catch {
+            return 'blocked';
+          }
+        };
+        return { success: await attempt(body), error: await attempt('grant_type=authorization_code&code=x') };
+      },
+      { base: t.baseUrl, body: `grant_type=authorization_code&code=${code}&client_id=${client.clientId}&client_secret=${client.clientSecret}` },
+    );
+    // The exchange itself happened (the code is used), but the page may not read its answer.
+    expect(outcome).toEqual({ success: 'blocked', error: 401 });
+    expect((await t.store.getCode(createHash('sha256').update(code).digest('hex')))?.usedAt).not.toBeNull();
     await tab.close();
   });
 });
