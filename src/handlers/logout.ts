@@ -3,20 +3,11 @@ import type Koa from 'koa';
 import { LOGOUT_FIELDS, resolveLogout, type LogoutParams, type LogoutRequest } from '../oauth/logout.js';
 import { logoutConfirmPage, signedOutPage } from '../pages/logout-pages.js';
 import { allowPageSources } from '../security/headers.js';
-import { endSession, readSession } from '../sessions/session.js';
 import type { AppDeps, Handler } from './types.js';
-import { pageContext, redirect, sendHtml } from './web.js';
+import { pageContext, redirect, sendHtml, signOutSession } from './web.js';
 
 function resolve(deps: AppDeps, params: LogoutParams): Promise<LogoutRequest> {
   return resolveLogout({ store: deps.store, keys: deps.keys, issuer: deps.config.publicUrl }, params);
-}
-
-function signOut(ctx: Koa.Context, deps: AppDeps): boolean {
-  const userId = readSession(ctx).userId;
-  if (userId === undefined) return false;
-  endSession(ctx);
-  deps.audit('sign_out', { userId, ip: ctx.ip });
-  return true;
 }
 
 /** Where the browser goes once the session is ended (or kept). */
@@ -30,7 +21,7 @@ async function logout(ctx: Koa.Context, deps: AppDeps, params: LogoutParams): Pr
   const request = await resolve(deps, params);
   const page = await pageContext(ctx, deps);
   // Signed out already, or the hint names the signed-in person: nobody else's session is at stake.
-  if (!page.user || request.hintUserId === page.user.id) return finish(ctx, deps, request, signOut(ctx, deps) || !page.user);
+  if (!page.user || request.hintUserId === page.user.id) return finish(ctx, deps, request, signOutSession(ctx, deps) || !page.user);
   const fields: Record<string, string> = {};
   for (const name of LOGOUT_FIELDS) if (params[name] !== undefined) fields[name] = params[name];
   // Both buttons end in a redirect to the app: the form may go there.
@@ -45,6 +36,6 @@ export const postLogout: Handler<'postLogout'> = async (input, ctx, deps) => log
 export const confirmLogout: Handler<'confirmLogout'> = async (input, ctx, deps) => {
   const { decision, ...params } = input.body;
   const request = await resolve(deps, params);
-  const signedOut = decision === 'signout' && signOut(ctx, deps);
+  const signedOut = decision === 'signout' && signOutSession(ctx, deps);
   await finish(ctx, deps, request, signedOut);
 };

@@ -4,7 +4,7 @@ import { recordSignIn } from '../accounts/sign-ins.js';
 import { httpErrorOf } from '../http/error-responses.js';
 import type { PageUser } from '../pages/html.js';
 import { csrfToken, existingCsrfToken, newCsrfSecret } from '../sessions/csrf.js';
-import { noteActivity, readSession, startUserSession } from '../sessions/session.js';
+import { endSession, noteActivity, readSession, startUserSession } from '../sessions/session.js';
 import type { UserRecord } from '../store/types.js';
 import type { AppDeps } from './types.js';
 
@@ -99,4 +99,16 @@ export async function formAction(ctx: Koa.Context, action: () => Promise<void>, 
     ctx.set(expected.headers);
     sendHtml(ctx, showForm(expected.message), expected.status);
   }
+}
+
+/**
+ * Ends this browser's session and records it (the audit line `sign_out`): the sign-out button and
+ * OpenID Connect's RP-initiated logout alike. Returns whether a signed-in session ended.
+ */
+export function signOutSession(ctx: Koa.Context, deps: AppDeps): boolean {
+  const userId = readSession(ctx).userId;
+  endSession(ctx);
+  if (userId === undefined) return false;
+  deps.audit('sign_out', { userId, ip: ctx.ip });
+  return true;
 }

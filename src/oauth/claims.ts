@@ -2,6 +2,7 @@
  * OpenID Connect claims (docs/oauth.md#openid-connect): what the ID token and the UserInfo
  * endpoint say about a user, by scope. One function for both, so they never disagree.
  */
+import type { components } from '../../generated/api.js';
 import type { UserRecord } from '../store/types.js';
 import { ID_TOKEN_TTL_SECONDS } from './keys.js';
 import type { Scope } from './scopes.js';
@@ -9,16 +10,11 @@ import type { Scope } from './scopes.js';
 /** The user fields the claims are made of. */
 type ClaimsUser = Pick<UserRecord, 'id' | 'name' | 'email' | 'emailVerifiedAt' | 'pfpTimestamp' | 'profileUpdatedAt'>;
 
-interface UserClaims {
-  sub: string;
-  preferred_username?: string;
-  picture?: string;
-  updated_at?: number;
-  email?: string;
-  email_verified?: boolean;
-}
+/** The contract's UserInfo answer: `sub` and the claims of the scopes. */
+type UserClaims = components['schemas']['OidcUserInfo'];
 
-const seconds = (ms: number): number => Math.floor(ms / 1000);
+/** ms since the epoch as a JWT NumericDate: whole seconds (ID tokens, UserInfo, introspection). */
+export const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /** The large picture's address, or the default picture's plain address when the user has none. */
 function pictureUrl(issuer: string, user: Pick<UserRecord, 'id' | 'pfpTimestamp'>): string {

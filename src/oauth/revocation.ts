@@ -1,6 +1,7 @@
 /** RFC 7009 token revocation and RFC 7662 introspection: what a client may do with a token it holds. */
 import { Forbidden, InvalidInput } from '../domain/errors.js';
 import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
+import { seconds } from './claims.js';
 import { hashSecret } from './secrets.js';
 
 interface TokenReferenceParams extends ClientAuthParams {
@@ -51,7 +52,6 @@ type Introspection =
       username: string;
     };
 
-const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
  * RFC 7662: the token's state for its own client. Anything else, another client's token included,
