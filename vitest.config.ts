@@ -8,6 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const SLOW = [
   'test/browser/**/*.test.ts',
   'test/contract/**/*.test.ts',
+  'test/client/mock.test.ts',
   'test/server.test.ts',
   'test/example.test.ts',
   'test/concurrency.test.ts',

@@ -2,14 +2,13 @@
  * `npm run mock` (scripts/mock.ts: Prism's mock of openapi.yaml with real WebP pictures) answers
  * every operation of the contract: the success example by default, each named example on
  * `Prefer: example=<name>`, and each declared error example on `Prefer: code=N`. The typed
- * client works against it as against the real service.
+ * client's suite runs against it as against the real service: test/client/mock.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createIdentityClient, IdentityServiceError } from '../../client/index.js';
 import { startMock, type Prism } from './prism.js';
 
 interface MediaType {
@@ -264,39 +263,5 @@ describe('npm run mock', () => {
     const badSize = await fetch(`${mock.url}/pfp/huge/12.webp`);
     expect(badSize.status).toBe(422);
     expect(badSize.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  });
-});
-
-describe('the typed client against the mock', () => {
-  const client = () => createIdentityClient({ baseUrl: mock.url, clientId: 'Xw3Ah1pX9kA', clientSecret: 'demo-secret' });
-
-  it('goes code -> token -> whois -> users/info -> picture with the contract examples', async () => {
-    const token = await client().exchangeToken({ code: 'any-code' });
-    expect(token).toEqual({ access_token: 'pV8c1kqUe0m3Rz6YbT2nW9sXa4Lh7Jf5Gd0iOy1uQwE', token_type: 'Bearer', expires_in: 600 });
-    const basic = await client().exchangeToken({ code: 'any-code', clientAuth: 'basic' });
-    expect(basic.token_type).toBe('Bearer');
-    const me = await client().whois(token.access_token);
-    expect(me).toEqual({ id: 12, name: 'ada_l', pfpTimestamp: 1733707565493, email: 'ada@example.com' });
-    const profile = await client().userInfo(me.id);
-    expect(profile).toMatchObject({ id: 12, name: 'ada_l', pfpTimestamp: 1733707565493 });
-    const bytes = await client().fetchPicture(profile, 'medium');
-    expect((await sharp(bytes).metadata()).width).toBe(64);
-  });
-
-  it('revokes, introspects and discovers with the contract examples', async () => {
-    await expect(client().revokeToken('any-token')).resolves.toBeUndefined();
-    expect(await client().introspectToken('any-token')).toMatchObject({ active: true, token_type: 'Bearer', sub: '12', username: 'ada_l' });
-    expect((await client().metadata()).issuer).toBe('http://localhost:3000');
-    const refused = createIdentityClient({ baseUrl: mock.url, clientId: 'i', clientSecret: 's', headers: { Prefer: 'code=403' } });
-    expect(await refused.revokeToken('t').catch((e: unknown) => e)).toMatchObject({ status: 403, message: 'This token was issued to another client' });
-  });
-
-  it("surfaces the mock's error examples as IdentityServiceError (Prefer: code=401)", async () => {
-    const failing = createIdentityClient({ baseUrl: mock.url, clientId: 'i', clientSecret: 's', headers: { Prefer: 'code=401' } });
-    const err = await failing.whois('token').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(IdentityServiceError);
-    expect(err).toMatchObject({ status: 401, message: 'Missing Authorization header' });
-    const tokenErr = await failing.exchangeToken({ code: 'c' }).catch((e: unknown) => e);
-    expect(tokenErr).toMatchObject({ status: 401, message: 'Unknown client' });
   });
 });

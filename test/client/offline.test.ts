@@ -1,0 +1,79 @@
+/** The typed client's parts that need no service: addresses, PKCE, state, and the calls it refuses to make. */
+import { describe, expect, it } from 'vitest';
+import { authorizeUrl, createIdentityClient, createPkcePair, createState, pictureUrl, pkceChallenge, type PictureSize } from '../../client/index.js';
+
+describe('pictureUrl', () => {
+  it('builds both address forms', () => {
+    expect(pictureUrl('https://id.example.com/', { id: 12, pfpTimestamp: 1733707565493 }, 'large')).toBe('https://id.example.com/pfp/large/12-1733707565493.webp');
+    expect(pictureUrl('https://id.example.com', { id: 13 }, 'small')).toBe('https://id.example.com/pfp/small/13.webp');
+    expect(() => pictureUrl('https://id.example.com', { id: 0 }, 'small')).toThrow(RangeError);
+    expect(() => pictureUrl('https://id.example.com', { id: 1 }, 'huge' as PictureSize)).toThrow(RangeError);
+  });
+});
+
+describe('traditional flow helpers', () => {
+  it('builds the authorize URL with state and an S256 challenge', async () => {
+    const pkce = await createPkcePair();
+    const state = createState();
+    const url = new URL(
+      authorizeUrl('https://id.example.com/', {
+        clientId: 'Xw3Ah1pX9kA',
+        redirectUri: 'https://app.example/callback',
+        scope: ['userinfo', 'email'],
+        state,
+        codeChallenge: pkce.challenge,
+      }),
+    );
+    expect(url.origin + url.pathname).toBe('https://id.example.com/oauth');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      response_type: 'code',
+      client_id: 'Xw3Ah1pX9kA',
+      redirect_uri: 'https://app.example/callback',
+      scope: 'userinfo email',
+      state,
+      code_challenge: pkce.challenge,
+      code_challenge_method: 'S256',
+    });
+  });
+
+  it('builds the authorize URL with nonce, prompt and max_age', () => {
+    const url = new URL(authorizeUrl('https://id.example.com', { clientId: 'c', redirectUri: 'https://app.example/cb', scope: ['openid', 'profile'], state: 's', nonce: 'n', prompt: 'login', maxAge: 300 }));
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      response_type: 'code',
+      client_id: 'c',
+      redirect_uri: 'https://app.example/cb',
+      scope: 'openid profile',
+      state: 's',
+      nonce: 'n',
+      prompt: 'login',
+      max_age: '300',
+    });
+  });
+
+  it('PKCE: verifier is 43 base64url characters; challenge is the RFC 7636 S256 of it', async () => {
+    const pkce = await createPkcePair();
+    expect(pkce.verifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(pkce.method).toBe('S256');
+    expect(pkce.challenge).toBe(await pkceChallenge(pkce.verifier));
+    // RFC 7636 appendix B.
+    expect(await pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
+    expect(createState()).not.toBe(createState());
+  });
+});
+
+describe('calls the client refuses to make', () => {
+  // Nothing listens here: a call that reached the network would fail differently.
+  const bare = createIdentityClient({ baseUrl: 'http://127.0.0.1:9' });
+  const publicApp = createIdentityClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'Pb7Kq2mW4sE' });
+
+  it('no client id: exchangeToken, revokeToken, introspectToken and authorizeUrl throw TypeError', async () => {
+    await expect(bare.exchangeToken({ code: 'x' })).rejects.toThrow(new TypeError('exchangeToken needs clientId'));
+    await expect(bare.revokeToken('x')).rejects.toThrow(new TypeError('revokeToken needs clientId'));
+    await expect(bare.introspectToken('x')).rejects.toThrow(new TypeError('introspectToken needs clientId'));
+    expect(() => bare.authorizeUrl({ redirectUri: 'https://app.example/cb', scope: 'userinfo', state: 's' })).toThrow(new TypeError('authorizeUrl needs clientId'));
+  });
+
+  it('a public app (no secret) cannot introspect', async () => {
+    await expect(publicApp.introspectToken('x')).rejects.toThrow(new TypeError('introspectToken needs clientId and clientSecret (a public app cannot introspect)'));
+  });
+});

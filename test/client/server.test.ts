@@ -1,0 +1,53 @@
+/** The typed client's suite (suite.ts) against the real service, in-process, over HTTP. */
+import sharp from 'sharp';
+import { createIdentityClient } from '../../client/index.js';
+import { registerOAuthApp } from '../../src/oauth/clients.js';
+import { setPicture } from '../../src/pictures/pictures.js';
+import type { UserRecord } from '../../src/store/types.js';
+import { makeClient, makeCode, makeUser, startServer } from '../helpers.js';
+import { clientSuite } from './suite.js';
+import type { TargetUser } from './targets.js';
+
+clientSuite('server', async () => {
+  const t = await startServer();
+  const withPicture = await makeUser(t);
+  const png = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#884422' } }).png().toBuffer();
+  await setPicture(t.app.deps, withPicture.id, png);
+  const withoutPicture = await makeUser(t);
+  const app = await makeClient(t, withPicture.id);
+  const otherApp = await makeClient(t, withoutPicture.id);
+  const publicApp = await registerOAuthApp(
+    { store: t.store, now: t.clock.now },
+    { ownerId: withPicture.id, name: 'Public App', redirectUris: ['https://spa.example/callback'], public: true },
+  );
+  const asTarget = async (user: UserRecord): Promise<TargetUser> => {
+    const u = (await t.store.getUser(user.id))!;
+    return {
+      id: u.id,
+      name: u.name,
+      email: u.email,
+      ...(u.pfpTimestamp === null ? {} : { pfpTimestamp: u.pfpTimestamp }),
+      updatedAt: Math.floor(u.profileUpdatedAt / 1000),
+    };
+  };
+  return {
+    baseUrl: t.baseUrl,
+    issuer: t.config.publicUrl,
+    app,
+    otherApp,
+    publicApp: { clientId: publicApp.app.clientId, redirectUri: publicApp.app.redirectUris[0]! },
+    users: { withPicture: await asTarget(withPicture), withoutPicture: await asTarget(withoutPicture) },
+    code: (request) =>
+      makeCode(t, {
+        userId: request.user.id,
+        clientId: request.publicApp ? publicApp.app.clientId : app.clientId,
+        scope: request.scope,
+        redirectUri: request.redirectUri ?? null,
+        codeChallenge: request.codeChallenge ?? null,
+      }),
+    nowSeconds: () => Math.floor(t.clock.now() / 1000),
+    // The service needs no steering: each exception's answer is its own.
+    client: (options = {}) => createIdentityClient({ baseUrl: t.baseUrl, clientId: app.clientId, clientSecret: app.clientSecret, ...options }),
+    close: () => t.close(),
+  };
+});

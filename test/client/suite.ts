@@ -1,0 +1,290 @@
+/**
+ * The typed client's suite (client/index.ts): every operation it wraps and the errors it
+ * surfaces, with the same assertions against the real service (server.test.ts) and the mock
+ * (mock.test.ts). A target brings its own apps, users, codes and clock; where the mock cannot
+ * answer as the service, the case names its exception in targets.ts (MOCK_EXCEPTIONS).
+ */
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPkcePair, IdentityServiceError, PICTURE_SIZES, type PictureSize } from '../../client/index.js';
+import { usedExceptions, type ServerOnlyException, type Target, type TargetUser } from './targets.js';
+
+const TOKEN = { access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), token_type: 'Bearer', expires_in: 600 };
+
+/** The IdentityServiceError a call rejects with, as [status, message, body]. */
+async function failure(promise: Promise<unknown>): Promise<[number, string, unknown]> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(IdentityServiceError);
+  const { status, message, body } = err as IdentityServiceError;
+  return [status, message, body];
+}
+
+/** What the service answers with `message` and `status`: the error, its message, the body as sent. */
+const error = (status: number, message: string): [number, string, unknown] => [status, message, { message }];
+
+const decodeJwtPart = (jwt: string, part: 0 | 1): Record<string, unknown> =>
+  JSON.parse(Buffer.from(jwt.split('.')[part]!, 'base64url').toString()) as Record<string, unknown>;
+
+export function clientSuite(kind: 'server' | 'mock', start: () => Promise<Target>): void {
+  let t: Target;
+  let ada: TargetUser;
+  let grace: TargetUser;
+  beforeAll(async () => {
+    t = await start();
+    ({ withPicture: ada, withoutPicture: grace } = t.users);
+  });
+  afterAll(async () => t?.close());
+
+  /** A case the mock cannot run (a `serverOnly` exception): skipped there, the exception in its title. */
+  function serverOnly(exception: ServerOnlyException, title: string, fn: () => Promise<void>): void {
+    usedExceptions.add(exception);
+    it.skipIf(kind === 'mock')(`${title} [server only: ${exception}]`, fn);
+  }
+
+  /** A token of the confidential app for `user` with `scope`. */
+  async function token(user: TargetUser, scope: string): Promise<string> {
+    return (await t.client().exchangeToken({ code: await t.code({ user, scope }) })).access_token;
+  }
+
+  describe('exchangeToken', () => {
+    it('a confidential app: client_id and client_secret in the form body', async () => {
+      const code = await t.code({ user: ada, scope: 'userinfo email' });
+      expect(await t.client().exchangeToken({ code })).toEqual(TOKEN);
+    });
+
+    it('a confidential app: HTTP Basic client authentication', async () => {
+      const code = await t.code({ user: ada, scope: 'userinfo' });
+      expect(await t.client({ clientAuth: 'basic' }).exchangeToken({ code })).toEqual(TOKEN);
+    });
+
+    it('sends the PKCE verifier and the redirect_uri the code was issued for', async () => {
+      const pkce = await createPkcePair();
+      const code = await t.code({ user: ada, scope: 'userinfo', redirectUri: t.app.redirectUri, codeChallenge: pkce.challenge });
+      expect(await t.client().exchangeToken({ code, redirectUri: t.app.redirectUri, codeVerifier: pkce.verifier })).toEqual(TOKEN);
+    });
+
+    it('a public app: client_id and the PKCE verifier, no secret', async () => {
+      const pkce = await createPkcePair();
+      const { clientId, redirectUri } = t.publicApp;
+      const code = await t.code({ user: ada, scope: 'userinfo', publicApp: true, redirectUri, codeChallenge: pkce.challenge });
+      const app = t.client({ clientId, clientSecret: undefined });
+      expect(await app.exchangeToken({ code, redirectUri, codeVerifier: pkce.verifier })).toEqual(TOKEN);
+    });
+
+    it('the openid scope adds an ID token for the app, signed with a key of the JWKS', async () => {
+      const code = await t.code({ user: ada, scope: 'openid profile' });
+      const tokens = await t.client(undefined, 'openidToken').exchangeToken({ code });
+      expect(tokens).toEqual({ ...TOKEN, id_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
+      const header = decodeJwtPart(tokens.id_token!, 0);
+      expect(header).toMatchObject({ alg: 'RS256', typ: 'JWT' });
+      expect(decodeJwtPart(tokens.id_token!, 1)).toMatchObject({ iss: t.issuer, sub: String(ada.id), aud: t.app.clientId, azp: t.app.clientId });
+      const { keys } = await t.client().jwks();
+      expect(keys.find((k) => k.kid === header.kid)).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256', e: 'AQAB' });
+    });
+  });
+
+  describe('exchangeToken errors: IdentityServiceError with the status, message and body', () => {
+    it('an unknown client: 401', async () => {
+      const code = await t.code({ user: ada, scope: 'userinfo' });
+      const call = t.client({ clientId: 'no-such-app' }, 'unknownClient').exchangeToken({ code });
+      expect(await failure(call)).toEqual(error(401, 'Unknown client'));
+    });
+
+    it('a wrong secret: 401', async () => {
+      const code = await t.code({ user: ada, scope: 'userinfo' });
+      const call = t.client({ clientSecret: 'wrong' }, 'wrongSecret').exchangeToken({ code });
+      expect(await failure(call)).toEqual(error(401, 'Invalid client secret'));
+    });
+
+    it('a secret for a public app: 401', async () => {
+      const pkce = await createPkcePair();
+      const { clientId, redirectUri } = t.publicApp;
+      const code = await t.code({ user: ada, scope: 'userinfo', publicApp: true, redirectUri, codeChallenge: pkce.challenge });
+      const call = t.client({ clientId, clientSecret: 'a-secret' }, 'publicWithSecret').exchangeToken({ code, redirectUri, codeVerifier: pkce.verifier });
+      expect(await failure(call)).toEqual(error(401, 'A public app has no client secret'));
+    });
+
+    it('a code redeemed twice: 400', async () => {
+      const code = await t.code({ user: ada, scope: 'userinfo' });
+      await t.client().exchangeToken({ code });
+      const again = t.client(undefined, 'codeReused').exchangeToken({ code });
+      expect(await failure(again)).toEqual(error(400, 'Authorization code has already been used; tokens issued from it are revoked'));
+    });
+
+    it('a verifier for a code issued without a challenge: 400', async () => {
+      const code = await t.code({ user: ada, scope: 'userinfo' });
+      const call = t.client(undefined, 'pkceDowngrade').exchangeToken({ code, codeVerifier: (await createPkcePair()).verifier });
+      expect(await failure(call)).toEqual(error(400, 'code_verifier was sent, but this code was issued without a code_challenge'));
+    });
+
+    serverOnly('wrongVerifier', 'a verifier that does not match the challenge: 400', async () => {
+      const pkce = await createPkcePair();
+      const code = await t.code({ user: ada, scope: 'userinfo', codeChallenge: pkce.challenge });
+      const call = t.client().exchangeToken({ code, codeVerifier: (await createPkcePair()).verifier });
+      expect(await failure(call)).toEqual(error(400, 'code_verifier does not match the code_challenge'));
+    });
+  });
+
+  describe('revokeToken and introspectToken', () => {
+    it('introspects a live token: every field, exp and iat in seconds', async () => {
+      const access = await token(ada, 'userinfo email');
+      const iat = t.nowSeconds();
+      expect(await t.client().introspectToken(access)).toEqual({
+        active: true,
+        scope: 'userinfo email',
+        client_id: t.app.clientId,
+        token_type: 'Bearer',
+        exp: iat + 600,
+        iat,
+        sub: String(ada.id),
+        username: ada.name,
+      });
+    });
+
+    it('revokes a token (HTTP Basic), after which it introspects as inactive; revoking it again still succeeds (RFC 7009 2.2)', async () => {
+      const access = await token(ada, 'userinfo');
+      await expect(t.client({ clientAuth: 'basic' }).revokeToken(access)).resolves.toBeUndefined();
+      expect(await t.client({ clientAuth: 'basic' }, 'revokedIntrospection').introspectToken(access)).toEqual({ active: false });
+      await expect(t.client().revokeToken(access)).resolves.toBeUndefined();
+    });
+
+    serverOnly('revokedWhois', 'whois of a revoked token: 401', async () => {
+      const access = await token(ada, 'userinfo');
+      await t.client().revokeToken(access);
+      expect(await failure(t.client().whois(access))).toEqual(error(401, 'Access token has been revoked'));
+    });
+
+    it("another app's token: 403", async () => {
+      const access = await token(ada, 'userinfo');
+      const call = t.client(undefined, 'otherAppsToken').revokeToken(access, t.otherApp);
+      expect(await failure(call)).toEqual(error(403, 'This token was issued to another client'));
+    });
+
+    it('introspection with a wrong secret: 401', async () => {
+      const access = await token(ada, 'userinfo');
+      const call = t.client({ clientSecret: 'wrong' }, 'introspectWrongSecret').introspectToken(access);
+      expect(await failure(call)).toEqual(error(401, 'Invalid client secret'));
+    });
+  });
+
+  describe('discovery', () => {
+    it('metadata: the RFC 8414 document with the endpoints at the issuer; openIdConfiguration: the same with UserInfo', async () => {
+      const metadata = await t.client().metadata();
+      const at = (path: string) => `${t.issuer}${path}`;
+      expect(metadata).toMatchObject({
+        issuer: t.issuer,
+        authorization_endpoint: at('/oauth'),
+        token_endpoint: at('/api/oauth/token'),
+        revocation_endpoint: at('/api/oauth/revoke'),
+        introspection_endpoint: at('/api/oauth/introspect'),
+        userinfo_endpoint: at('/api/oauth/whois'),
+        jwks_uri: at('/.well-known/jwks.json'),
+        end_session_endpoint: at('/oauth/logout'),
+        authorization_response_iss_parameter_supported: true,
+      });
+      expect(await t.client().openIdConfiguration()).toEqual({ ...metadata, userinfo_endpoint: at('/api/oauth/userinfo') });
+    });
+  });
+
+  describe('whois and userInfo', () => {
+    it('whois with the userinfo and email scopes: the identity with the email', async () => {
+      const access = await token(ada, 'userinfo email');
+      expect(await t.client().whois(access)).toEqual({ id: ada.id, name: ada.name, pfpTimestamp: ada.pfpTimestamp, email: ada.email });
+    });
+
+    it('whois with the userinfo scope only, for a user without a picture: id and name', async () => {
+      const access = await token(grace, 'userinfo');
+      expect(await t.client(undefined, 'whoisWithoutEmail').whois(access)).toEqual({ id: grace.id, name: grace.name });
+    });
+
+    serverOnly('whoisUnknownToken', 'whois of an unknown token: 401', async () => {
+      expect(await failure(t.client().whois('not-a-token'))).toEqual(error(401, 'Invalid access token'));
+    });
+
+    it('whois without the userinfo scope: 403', async () => {
+      const access = await token(ada, '');
+      expect(await failure(t.client(undefined, 'whoisWithoutScope').whois(access))).toEqual(error(403, 'Access token lacks the userinfo scope'));
+    });
+
+    it('userInfo returns exactly the user object the endpoint sends', async () => {
+      const raw = (await (await fetch(`${t.baseUrl}/api/users/info?id=${ada.id}`)).json()) as { user: unknown };
+      const profile = await t.client().userInfo(ada.id);
+      expect(profile).toEqual(raw.user);
+      expect(profile).toMatchObject({ id: ada.id, name: ada.name, pfpTimestamp: ada.pfpTimestamp });
+    });
+
+    serverOnly('profileWithoutPicture', 'userInfo of a user without a picture: no pfpTimestamp', async () => {
+      const profile = await t.client().userInfo(grace.id);
+      expect(profile).toMatchObject({ id: grace.id, name: grace.name });
+      expect(profile).not.toHaveProperty('pfpTimestamp');
+    });
+
+    it('userInfo of an invalid id: 400; of an unknown one: 404', async () => {
+      expect(await failure(t.client().userInfo(0))).toEqual(error(400, 'Invalid user ID'));
+      expect(await failure(t.client(undefined, 'unknownUser').userInfo(999_999))).toEqual(error(404, 'User not found'));
+    });
+  });
+
+  describe('pictures', () => {
+    it('every size of both address forms resolves to a WebP of the exact dimensions', async () => {
+      for (const user of [ada, grace]) {
+        for (const size of Object.keys(PICTURE_SIZES) as PictureSize[]) {
+          const file = user.pfpTimestamp === undefined ? `${user.id}` : `${user.id}-${user.pfpTimestamp}`;
+          expect(t.client().pictureUrl(user, size)).toBe(`${t.baseUrl}/pfp/${size}/${file}.webp`);
+          const meta = await sharp(await t.client().fetchPicture(user, size)).metadata();
+          expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format: 'webp', width: PICTURE_SIZES[size], height: PICTURE_SIZES[size] });
+        }
+      }
+    });
+
+    it('fetchPicture of an old address: 404', async () => {
+      const call = t.client(undefined, 'pictureGone').fetchPicture({ id: ada.id, pfpTimestamp: 1 }, 'medium');
+      expect(await failure(call)).toEqual(error(404, 'Profile picture not found'));
+    });
+  });
+
+  describe('OpenID Connect UserInfo', () => {
+    it('with openid, profile and email: every claim', async () => {
+      const access = await token(ada, 'openid profile email');
+      expect(await t.client().oidcUserInfo(access)).toEqual({
+        sub: String(ada.id),
+        preferred_username: ada.name,
+        picture: `${t.issuer}/pfp/large/${ada.id}-${ada.pfpTimestamp}.webp`,
+        updated_at: ada.updatedAt,
+        email: ada.email,
+        email_verified: true,
+      });
+    });
+
+    it('with openid only: sub', async () => {
+      const access = await token(grace, 'openid');
+      expect(await t.client(undefined, 'oidcOpenIdOnly').oidcUserInfo(access)).toEqual({ sub: String(grace.id) });
+    });
+
+    serverOnly('oidcDefaultPicture', 'with profile, for a user without a picture: the default picture', async () => {
+      const access = await token(grace, 'openid profile');
+      expect(await t.client().oidcUserInfo(access)).toEqual({
+        sub: String(grace.id),
+        preferred_username: grace.name,
+        picture: `${t.issuer}/pfp/large/${grace.id}.webp`,
+        updated_at: grace.updatedAt,
+      });
+    });
+
+    it('without the openid scope: 403', async () => {
+      const access = await token(ada, 'userinfo');
+      expect(await failure(t.client(undefined, 'oidcWithoutScope').oidcUserInfo(access))).toEqual(error(403, 'Access token lacks the openid scope'));
+    });
+  });
+
+  describe('authorizeUrl', () => {
+    it("builds the traditional flow's address at the target with the app's client id", () => {
+      const url = t.client().authorizeUrl({ redirectUri: t.app.redirectUri, scope: ['userinfo', 'email'], state: 'xyz' });
+      const query = new URLSearchParams({ response_type: 'code', client_id: t.app.clientId, redirect_uri: t.app.redirectUri, scope: 'userinfo email', state: 'xyz' });
+      expect(url).toBe(`${t.baseUrl}/oauth?${query.toString()}`);
+    });
+  });
+}

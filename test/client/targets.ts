@@ -1,0 +1,99 @@
+/**
+ * The two targets of the typed client's suite (suite.ts): the real service (server.test.ts) and
+ * the mock, `npm run mock` (mock.test.ts). And the ONE list of what the mock cannot do as the
+ * service does, with the reason for each: MOCK_EXCEPTIONS.
+ */
+import type { IdentityClient, IdentityClientOptions } from '../../client/index.js';
+
+/** A user as the suite expects the service to describe them. */
+export interface TargetUser {
+  id: number;
+  name: string;
+  email: string;
+  /** ms since the epoch; absent for a user without a picture. */
+  pfpTimestamp?: number;
+  /** The OpenID `updated_at` claim (seconds). */
+  updatedAt: number;
+}
+
+export interface CodeRequest {
+  user: TargetUser;
+  /** Space-separated scopes. */
+  scope: string;
+  /** Issue the code to the public app instead of the confidential one. */
+  publicApp?: boolean;
+  /** The redirect_uri the code is bound to (none: the game flow's codes). */
+  redirectUri?: string;
+  /** PKCE S256 challenge. */
+  codeChallenge?: string;
+}
+
+export interface Target {
+  baseUrl: string;
+  /** The issuer: metadata, picture claims. */
+  issuer: string;
+  /** A confidential app, and another one of another owner. */
+  app: { clientId: string; clientSecret: string; redirectUri: string };
+  otherApp: { clientId: string; clientSecret: string };
+  /** A public app: no secret, every code with a PKCE challenge. */
+  publicApp: { clientId: string; redirectUri: string };
+  /** A user with a picture and a verified address, and one without a picture. */
+  users: { withPicture: TargetUser; withoutPicture: TargetUser };
+  /** An unused authorization code. */
+  code(request: CodeRequest): Promise<string>;
+  /** Now, in seconds: the `iat` of a token issued now. */
+  nowSeconds(): number;
+  /**
+   * A client of `app` (with `options` over it). Against the mock, `steer` names the exception that
+   * makes it answer as the service would here (its `Prefer` header goes with every call).
+   */
+  client(options?: Partial<IdentityClientOptions>, steer?: SteeredException): IdentityClient;
+  close(): Promise<void>;
+}
+
+type MockException = { reason: string } & ({ prefer: string } | { serverOnly: true });
+
+/**
+ * Where the mock cannot behave as the service: it checks no code, token or secret, keeps no state
+ * across calls, and answers an error only when asked with `Prefer: code=N`. Each exception either
+ * steers the mock with a `Prefer` header to the answer the service gives (the case then asserts the
+ * same answer on both targets), or leaves the case to the server (`serverOnly`: the contract has no
+ * example of that answer). mock.test.ts checks that the suite uses each of them.
+ */
+export const MOCK_EXCEPTIONS = {
+  openidToken: { prefer: 'example=openid', reason: "The mock does not know a code's scopes: by default it answers the token without an id_token." },
+  unknownClient: { prefer: 'code=401, example=unknownClient', reason: 'The mock knows no apps.' },
+  wrongSecret: { prefer: 'code=401, example=wrongSecret', reason: 'The mock checks no client secret.' },
+  publicWithSecret: { prefer: 'code=401, example=publicWithSecret', reason: 'The mock does not know which apps are public.' },
+  codeReused: { prefer: 'code=400, example=used', reason: 'State across calls: the mock does not remember a code was redeemed.' },
+  pkceDowngrade: { prefer: 'code=400, example=pkceDowngrade', reason: 'The mock did not issue the code, so it cannot know the code has no challenge.' },
+  wrongVerifier: { serverOnly: true, reason: 'The mock did not issue the code, and the contract has no example of "code_verifier does not match the code_challenge".' },
+  revokedIntrospection: { prefer: 'example=inactive', reason: 'State across calls: the mock does not remember a token was revoked.' },
+  revokedWhois: { serverOnly: true, reason: 'State across calls, and the contract has no example of "Access token has been revoked".' },
+  otherAppsToken: { prefer: 'code=403', reason: 'The mock does not know which app a token was issued to.' },
+  introspectWrongSecret: { prefer: 'code=401, example=wrongSecret', reason: 'The mock checks no client secret.' },
+  whoisWithoutEmail: { prefer: 'example=withoutEmail', reason: "The mock does not know a token's scopes or user: by default it answers with the email scope's example." },
+  whoisUnknownToken: { serverOnly: true, reason: 'The mock accepts any token, and the contract has no example of "Invalid access token".' },
+  whoisWithoutScope: { prefer: 'code=403', reason: "The mock does not know a token's scopes." },
+  unknownUser: { prefer: 'code=404', reason: 'The mock knows no users: users/info answers its one example for any id.' },
+  profileWithoutPicture: { serverOnly: true, reason: 'users/info has one example (a user with a picture), which the mock answers for any id.' },
+  pictureGone: { prefer: 'code=404', reason: "The mock draws a picture for any address, an old timestamp's included." },
+  oidcOpenIdOnly: { prefer: 'example=openidOnly', reason: "The mock does not know a token's scopes: by default it answers with the profile and email claims." },
+  oidcDefaultPicture: { serverOnly: true, reason: "The contract has no UserInfo example of a user without a picture (the default picture's address)." },
+  oidcWithoutScope: { prefer: 'code=403', reason: "The mock does not know a token's scopes." },
+} as const satisfies Record<string, MockException>;
+
+type ExceptionName = keyof typeof MOCK_EXCEPTIONS;
+/** The exceptions the mock answers when steered with their `Prefer` header. */
+export type SteeredException = { [K in ExceptionName]: (typeof MOCK_EXCEPTIONS)[K] extends { prefer: string } ? K : never }[ExceptionName];
+/** The exceptions whose cases run against the server only. */
+export type ServerOnlyException = Exclude<ExceptionName, SteeredException>;
+
+/** The exceptions the suite has used (steered a call with, or left a case to the server for). */
+export const usedExceptions = new Set<ExceptionName>();
+
+/** The `Prefer` header of a steered exception, noted as used. */
+export function preferHeader(name: SteeredException): string {
+  usedExceptions.add(name);
+  return MOCK_EXCEPTIONS[name].prefer;
+}
