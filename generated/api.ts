@@ -2500,25 +2500,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "yes",
-                     *       "user": {
-                     *         "name": "ada_l",
-                     *         "id": 12,
-                     *         "bio": "Writes programs for engines that do not exist yet.",
-                     *         "flairs": [
-                     *           "none",
-                     *           "early-adopter"
-                     *         ],
-                     *         "equippedFlair": "early-adopter",
-                     *         "playMinutes": 1440,
-                     *         "lastHeartbeat": 1733707565493,
-                     *         "modLevel": 0,
-                     *         "pfpTimestamp": 1733707565493
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["UserInfoResponse"];
                 };
             };

@@ -8,7 +8,7 @@ import { makeClient, makeCode, makeUser, startServer } from '../helpers.js';
 import { clientSuite } from './suite.js';
 import type { TargetUser } from './targets.js';
 
-clientSuite('server', async () => {
+clientSuite(async () => {
   const t = await startServer();
   const withPicture = await makeUser(t);
   const png = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#884422' } }).png().toBuffer();

@@ -51,14 +51,17 @@ export interface Target {
   close(): Promise<void>;
 }
 
-type MockException = { reason: string } & ({ prefer: string } | { serverOnly: true });
+interface MockException {
+  /** The `Prefer` header that makes the mock answer as the service would. */
+  prefer: string;
+  reason: string;
+}
 
 /**
  * Where the mock cannot behave as the service: it checks no code, token or secret, keeps no state
- * across calls, and answers an error only when asked with `Prefer: code=N`. Each exception either
- * steers the mock with a `Prefer` header to the answer the service gives (the case then asserts the
- * same answer on both targets), or leaves the case to the server (`serverOnly`: the contract has no
- * example of that answer). mock.test.ts checks that the suite uses each of them.
+ * across calls, and answers an error only when asked with `Prefer: code=N`. Each exception steers
+ * the mock with a `Prefer` header to the contract's example of the answer the service gives, so the
+ * case asserts the same answer on both targets. mock.test.ts checks that the suite uses each of them.
  */
 export const MOCK_EXCEPTIONS = {
   openidToken: { prefer: 'example=openid', reason: "The mock does not know a code's scopes: by default it answers the token without an id_token." },
@@ -67,30 +70,27 @@ export const MOCK_EXCEPTIONS = {
   publicWithSecret: { prefer: 'code=401, example=publicWithSecret', reason: 'The mock does not know which apps are public.' },
   codeReused: { prefer: 'code=400, example=used', reason: 'State across calls: the mock does not remember a code was redeemed.' },
   pkceDowngrade: { prefer: 'code=400, example=pkceDowngrade', reason: 'The mock did not issue the code, so it cannot know the code has no challenge.' },
-  wrongVerifier: { serverOnly: true, reason: 'The mock did not issue the code, and the contract has no example of "code_verifier does not match the code_challenge".' },
+  wrongVerifier: { prefer: 'code=400, example=wrongVerifier', reason: 'The mock did not issue the code, so it cannot know its challenge.' },
   revokedIntrospection: { prefer: 'example=inactive', reason: 'State across calls: the mock does not remember a token was revoked.' },
-  revokedWhois: { serverOnly: true, reason: 'State across calls, and the contract has no example of "Access token has been revoked".' },
+  revokedWhois: { prefer: 'code=401, example=revoked', reason: 'State across calls: the mock does not remember a token was revoked.' },
   otherAppsToken: { prefer: 'code=403', reason: 'The mock does not know which app a token was issued to.' },
   introspectWrongSecret: { prefer: 'code=401, example=wrongSecret', reason: 'The mock checks no client secret.' },
   whoisWithoutEmail: { prefer: 'example=withoutEmail', reason: "The mock does not know a token's scopes or user: by default it answers with the email scope's example." },
-  whoisUnknownToken: { serverOnly: true, reason: 'The mock accepts any token, and the contract has no example of "Invalid access token".' },
+  whoisUnknownToken: { prefer: 'code=401, example=invalid', reason: 'The mock accepts any token.' },
   whoisWithoutScope: { prefer: 'code=403', reason: "The mock does not know a token's scopes." },
   unknownUser: { prefer: 'code=404', reason: 'The mock knows no users: users/info answers its one example for any id.' },
-  profileWithoutPicture: { serverOnly: true, reason: 'users/info has one example (a user with a picture), which the mock answers for any id.' },
+  profileWithoutPicture: { prefer: 'example=withoutPicture', reason: 'The mock knows no users: by default users/info answers its first example (a user with a picture) for any id.' },
   pictureGone: { prefer: 'code=404', reason: "The mock draws a picture for any address, an old timestamp's included." },
   oidcOpenIdOnly: { prefer: 'example=openidOnly', reason: "The mock does not know a token's scopes: by default it answers with the profile and email claims." },
-  oidcDefaultPicture: { serverOnly: true, reason: "The contract has no UserInfo example of a user without a picture (the default picture's address)." },
+  oidcDefaultPicture: { prefer: 'example=defaultPicture', reason: "The mock does not know a token's scopes or user: by default it answers with the profile and email claims of a user with a picture." },
   oidcWithoutScope: { prefer: 'code=403', reason: "The mock does not know a token's scopes." },
 } as const satisfies Record<string, MockException>;
 
-type ExceptionName = keyof typeof MOCK_EXCEPTIONS;
-/** The exceptions the mock answers when steered with their `Prefer` header. */
-export type SteeredException = { [K in ExceptionName]: (typeof MOCK_EXCEPTIONS)[K] extends { prefer: string } ? K : never }[ExceptionName];
-/** The exceptions whose cases run against the server only. */
-export type ServerOnlyException = Exclude<ExceptionName, SteeredException>;
+/** An exception the mock answers when steered with its `Prefer` header. */
+export type SteeredException = keyof typeof MOCK_EXCEPTIONS;
 
-/** The exceptions the suite has used (steered a call with, or left a case to the server for). */
-export const usedExceptions = new Set<ExceptionName>();
+/** The exceptions the suite has steered a call with. */
+export const usedExceptions = new Set<SteeredException>();
 
 /** The `Prefer` header of a steered exception, noted as used. */
 export function preferHeader(name: SteeredException): string {
