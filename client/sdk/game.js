@@ -95,7 +95,13 @@ function request(origin, message, type, timeoutMs, accept) {
       done();
       reject(new GameAuthError('timeout'));
     }, timeoutMs);
-    window.parent.postMessage({ ...message, echo }, origin);
+    try {
+      window.parent.postMessage({ ...message, echo }, origin);
+    } catch (err) {
+      // A value the structured clone cannot copy (say, a function among the scopes).
+      done();
+      reject(err);
+    }
   });
 }
 

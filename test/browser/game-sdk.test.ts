@@ -252,7 +252,7 @@ describe.skipIf(!hasChromium)('the game SDK in Chromium', () => {
     await context.close();
   });
 
-  it('timeout: a framing page that is not the play page never answers, and receives nothing', async () => {
+  it('timeout: a framing page that is not the play page never answers, and receives nothing; no service origin: not_framed; an uncloneable message: the browser\'s error', async () => {
     const page = await player.context.newPage();
     await page.goto(`${gameOrigin}/frame.html`);
     const game = page.frames().find((f) => f.url() === gameUrl)!;
@@ -262,6 +262,14 @@ describe.skipIf(!hasChromium)('the game SDK in Chromium', () => {
     // The SDK posted to the service's origin only: the parent on another origin got nothing.
     expect(await page.evaluate(() => window.got)).toEqual([]);
     expect(await info(game, { service: 'not a url' })).toEqual(refused('not_framed', 'The service’s origin is unknown: pass options.service'));
+    // A message the structured clone cannot copy: the browser's error, and no listener left behind.
+    const uncloneable = await game.evaluate(() =>
+      window.sdk.authorize({ clientId: 'x', scopes: [(() => 'userinfo') as unknown as GameSdk.GameScope] }).then(
+        () => 'resolved',
+        (err: Error) => `${err.name} ${window.messageListeners}`,
+      ),
+    );
+    expect(uncloneable).toBe('DataCloneError 0');
     await page.close();
   });
 
