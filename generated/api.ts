@@ -716,11 +716,60 @@ export interface paths {
          *     `{action: "authorize", client_id, scopes: ["userinfo"]}` is answered, to the game's
          *     origin only, with `{type: "authorized", error: false, code}` or
          *     `{type: "authorized", error: true, message}` (`no_account`, `invalid_scopes`,
-         *     `invalid_app`, `access_denied`, `server_error`, `already_requested`);
+         *     `invalid_app`, `access_denied`, `server_error`, `already_requested`, `invalid_request`);
          *     `{action: "info"}` with `{type: "info", logged_in, game_id}`. An `echo` value sent with
          *     a message is copied into its answer. Messages from any other window or origin are ignored.
+         *     The game SDK (`/sdk/game.js`) speaks this protocol for the game.
          */
         get: operations["getPlayPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sdk/game.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the game SDK
+         * @description The game SDK: a browser ES module without dependencies that speaks the game flow's
+         *     postMessage protocol with the play page for a framed game (`authorize` with a fresh PKCE
+         *     pair, `info`, answers matched by `echo`, messages from anywhere but the play page
+         *     ignored, timeouts). A game imports it from here:
+         *     `import { authorize, info } from 'https://id.example.com/sdk/game.js'`; it talks to the
+         *     origin it was loaded from. Any origin may load it (CORS, as module scripts are fetched).
+         *     Its types are at `/sdk/game.d.ts`.
+         */
+        get: operations["getGameSdk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sdk/game.d.ts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the game SDK's TypeScript declarations
+         * @description The TypeScript declarations of `/sdk/game.js`, with its documentation: save it beside
+         *     the module, or point a `declare module` at it. Served as `application/typescript`, the
+         *     media type Deno and esm.sh use for TypeScript. Any origin may load it.
+         */
+        get: operations["getGameSdkTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3215,6 +3264,96 @@ export interface operations {
         responses: {
             200: components["responses"]["HtmlPage"];
             404: components["responses"]["HtmlError"];
+        };
+    };
+    getGameSdk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The module. */
+            200: {
+                headers: {
+                    /**
+                     * @description `public, max-age=300`: reused for five minutes, then revalidated with the ETag.
+                     * @example public, max-age=300
+                     */
+                    "Cache-Control"?: string;
+                    /**
+                     * @description Entity tag of the file; send it back in `If-None-Match` to get a 304.
+                     * @example "3q2-7wEvR1mMnZ0x9b4kXg"
+                     */
+                    ETag?: string;
+                    /**
+                     * @description Always `*`.
+                     * @example *
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example export class GameAuthError extends Error { /* ... *\/ }
+                     *     export async function info(options) { /* ... *\/ }
+                     *     export async function authorize(options) { /* ... *\/ }
+                     */
+                    "text/javascript": string;
+                };
+            };
+            /** @description The file named by `If-None-Match` is still current. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getGameSdkTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The declarations. */
+            200: {
+                headers: {
+                    /**
+                     * @description `public, max-age=300`: reused for five minutes, then revalidated with the ETag.
+                     * @example public, max-age=300
+                     */
+                    "Cache-Control"?: string;
+                    /**
+                     * @description Entity tag of the file; send it back in `If-None-Match` to get a 304.
+                     * @example "Jd0b2kq9T1xVv8mN4cZr7A"
+                     */
+                    ETag?: string;
+                    /**
+                     * @description Always `*`.
+                     * @example *
+                     */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example export declare function info(options?: GameSdkOptions): Promise<GameInfo>; */
+                    "application/typescript": string;
+                };
+            };
+            /** @description The file named by `If-None-Match` is still current. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getAuthorize: {

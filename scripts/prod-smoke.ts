@@ -1,8 +1,9 @@
 /**
  * `npm run test:prod`: builds, starts the compiled server with plain `node` (no TypeScript loader,
  * as `npm run start:prod` does) on a fresh database, and checks that it answers: the API, a page
- * with its stylesheet, the contract, the metrics listener; then that SIGTERM stops it cleanly.
- * Proves the compiled tree finds its migrations, assets and openapi.yaml on its own.
+ * with its stylesheet, the game SDK, the contract, the metrics listener; then that SIGTERM stops
+ * it cleanly. Proves the compiled tree finds its migrations, assets, the SDK (dist/client/sdk) and
+ * openapi.yaml on its own.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -43,6 +44,7 @@ try {
   await expectStatus(`${base}/api/users/info?id=1`, 200, '"name":"demo"');
   await expectStatus(`${base}/signin`, 200, '<form method="post" action="/signin"');
   await expectStatus(`${base}/assets/site.css`, 200);
+  await expectStatus(`${base}/sdk/game.js`, 200, 'export async function authorize(');
   await expectStatus(`${base}/openapi.yaml`, 200, 'openapi: 3.0.3');
   await expectStatus(`http://127.0.0.1:${metricsPort}/metrics`, 200, 'idp_http_requests_total{operation="getUserInfo",status_class="2xx"} 1');
 } catch (err) {

@@ -18,6 +18,10 @@ export const DEMO = {
   },
   /** examples/game/serve.mjs serves the example game here. */
   game: { title: 'Example Game', url: 'http://localhost:8080/' },
+  /** A public app (no secret, PKCE) for the static example game, which redeems codes in the browser. */
+  publicApp: { clientId: 'demo_game', name: 'Demo Game App', redirectUri: 'http://localhost:8081/' },
+  /** examples/static-game/, served by `npm run example:static` (or any static file server) here. */
+  staticGame: { title: 'Static Example Game', url: 'http://localhost:8081/' },
 } as const;
 
 /** A 512x512 gradient with a circle: the demo user's profile picture. */
@@ -36,6 +40,7 @@ interface DemoResult {
   otherUserId: number;
   pfpTimestamp: number;
   gameId: number;
+  staticGameId: number;
 }
 
 export async function seedDemo(store: Store, config: Config, now: () => number = Date.now): Promise<DemoResult> {
@@ -59,10 +64,21 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
     postLogoutRedirectUris: [],
     createdAt: now(),
   });
+  await store.createApp({
+    clientId: DEMO.publicApp.clientId,
+    secretHash: null,
+    public: true,
+    ownerId: user.id,
+    name: DEMO.publicApp.name,
+    redirectUris: [DEMO.publicApp.redirectUri],
+    postLogoutRedirectUris: [],
+    createdAt: now(),
+  });
   const game = await store.createGame({ authorId: user.id, title: DEMO.game.title, url: DEMO.game.url, createdAt: now() });
+  const staticGame = await store.createGame({ authorId: user.id, title: DEMO.staticGame.title, url: DEMO.staticGame.url, createdAt: now() });
   const picture = await sharp(Buffer.from(demoPictureSvg())).png().toBuffer();
   const pfpTimestamp = await setPicture({ store, files: new PictureFiles(config.picturesDir), now }, user.id, picture);
-  return { userId: user.id, otherUserId: other.id, pfpTimestamp, gameId: game.id };
+  return { userId: user.id, otherUserId: other.id, pfpTimestamp, gameId: game.id, staticGameId: staticGame.id };
 }
 
 export function demoInstructions(config: Config, demo: DemoResult): string {
@@ -73,6 +89,8 @@ Demo data created (a fresh database):
   user      ${DEMO.otherUser.name} (id ${demo.otherUserId}), no profile picture
   app       client_id ${DEMO.app.clientId} / client_secret ${DEMO.app.clientSecret}
   game      ${DEMO.game.title} (id ${demo.gameId}) at ${DEMO.game.url}: run \`node examples/game/serve.mjs\`, then open ${base}/play/${demo.gameId}
+  app       client_id ${DEMO.publicApp.clientId}, public (no secret, PKCE), for the game below
+  game      ${DEMO.staticGame.title} (id ${demo.staticGameId}) at ${DEMO.staticGame.url}: run \`npm run example:static\`, then open ${base}/play/${demo.staticGameId}
 Sign in at ${base}/signin; the traditional flow, by hand (with examples/game/serve.mjs running):
   ${base}/oauth?response_type=code&client_id=${DEMO.app.clientId}&redirect_uri=${encodeURIComponent(DEMO.app.redirectUri)}&scope=userinfo%20email&state=demo
 Try the flow (a code lives 5 minutes, a token 600 seconds):

@@ -115,7 +115,7 @@ function sample(type: string): string {
 describe('each operation behaves as its contract entry says', () => {
   it('the table covers every operation', () => {
     expect(rows.length).toBeGreaterThanOrEqual(36);
-    expect(rows.filter((r) => r.publicCors).map((r) => r.operationId).sort()).toEqual(['getAuthorizationServerMetadata', 'getJwks', 'getOpenIdConfiguration', 'getProfilePicture', 'getUserInfo']);
+    expect(rows.filter((r) => r.publicCors).map((r) => r.operationId).sort()).toEqual(['getAuthorizationServerMetadata', 'getGameSdk', 'getGameSdkTypes', 'getJwks', 'getOpenIdConfiguration', 'getProfilePicture', 'getUserInfo']);
     expect(rows.filter((r) => r.clientCors).map((r) => r.operationId)).toEqual(expect.arrayContaining(['exchangeToken', 'getWhois', 'revokeToken']));
   });
 

@@ -75,7 +75,11 @@ export interface GameInfo {
   gameId: number;
 }
 
-/** Asks the player (through the play page) to sign the game in; one authorize per page load. */
+/**
+ * Asks the player (through the play page) to sign the game in; one authorize per page load.
+ * Needs Web Crypto's `crypto.subtle` for the PKCE challenge, which browsers give secure contexts
+ * only (https, or localhost): without it, rejects with a plain `Error`.
+ */
 export declare function authorize(options: AuthorizeOptions): Promise<AuthorizeResult>;
 
 /** Whether a player is signed in, and which game this is. */

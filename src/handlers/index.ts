@@ -27,6 +27,7 @@ import { getAccountPage } from './getAccountPage.js';
 import { getAppsPage } from './getAppsPage.js';
 import { getGamesPage } from './getGamesPage.js';
 import { getPlayPage } from './getPlayPage.js';
+import { getGameSdk, getGameSdkTypes } from './getGameSdk.js';
 import { getAuthorize } from './getAuthorize.js';
 import { postAuthorize } from './postAuthorize.js';
 import { getSession } from './getSession.js';
@@ -95,6 +96,8 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   getAppsPage,
   getGamesPage,
   getPlayPage,
+  getGameSdk,
+  getGameSdkTypes,
   getAuthorize,
   postAuthorize,
   getSession,
