@@ -120,6 +120,8 @@ describe('npm run mock', () => {
       'getDocsAsset',
       'getForgotPassword',
       'getGameApp',
+      'getGameSdk',
+      'getGameSdkTypes',
       'getGamesPage',
       'getHealth',
       'getHome',
