@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'generated/**', 'node_modules/**', 'data/**', 'bench-results/**', 'src/pages/assets/**', 'examples/**'] },
+  { ignores: ['dist/**', 'client/dist/**', 'generated/**', 'node_modules/**', 'data/**', 'bench-results/**', 'src/pages/assets/**', 'examples/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

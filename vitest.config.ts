@@ -2,7 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * The suites left out of `npm run test:fast`: browsers, Prism, real service processes, two
- * instances at once, picture bombs, a PostgreSQL outage, a full disk, proxies and key rotation.
+ * instances at once, picture bombs, a PostgreSQL outage, a full disk, proxies, key rotation and
+ * the client package (npm pack and install).
  * `vitest run` runs both projects, every file once.
  */
 const SLOW = [
@@ -18,6 +19,7 @@ const SLOW = [
   'test/trust-proxy.test.ts',
   'test/session-keys.test.ts',
   'test/oidc-key-rotation.test.ts',
+  'test/client/package.test.ts',
 ];
 
 /**

@@ -1,15 +1,18 @@
 /**
- * A small typed client for the Identity and Profile Service, built on openapi-fetch and the
- * types generated from openapi.yaml (generated/api.ts). Works in Node 20+ and browsers (fetch
- * and Web Crypto only). Every failed call throws an IdentityServiceError carrying the server's
- * `{message}` and status.
+ * The typed client of the Identity and Profile Service (npm package
+ * `@identity-profile-service/client`), built on openapi-fetch and the types generated from the
+ * contract, openapi.yaml (generated/api.ts). Works in Node 20+ and browsers (fetch and Web Crypto
+ * only; ID tokens are verified with jose). Every failed call throws an IdentityServiceError
+ * carrying the server's `{message}` and status.
  *
  *   const idp = createIdentityClient({ baseUrl: 'http://localhost:3000', clientId, clientSecret });
- *   const { access_token } = await idp.exchangeToken({ code });
+ *   const { access_token, id_token } = await idp.exchangeToken({ code });
+ *   const claims = await idp.verifyIdToken(id_token!, { nonce });
  *   const me = await idp.whois(access_token);
  *   const profile = await idp.userInfo(me.id);
  *   const src = idp.pictureUrl(profile, 'medium');
  */
+import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../generated/api.js';
 
@@ -23,10 +26,36 @@ export type PictureSize = paths['/pfp/{size}/{file}']['get']['parameters']['path
 export type Scope = components['schemas']['Scope'];
 export type OidcUserInfo = components['schemas']['OidcUserInfo'];
 export type Jwks = components['schemas']['Jwks'];
+/** The token response's `id_token`: present when the code was granted the `openid` scope. */
+export type IdToken = NonNullable<TokenResponse['id_token']>;
+
+/**
+ * A verified ID token's claims (OpenID Connect Core 2; the contract's TokenResponse.id_token
+ * lists them): the UserInfo claims of the granted scopes, plus who issued the token, for whom,
+ * and when. Times are SECONDS since the epoch.
+ */
+export type IdTokenClaims = OidcUserInfo & {
+  /** The service's issuer (its discovery document's `issuer`). */
+  iss: string;
+  /** Your client id. */
+  aud: string;
+  /** Your client id (the authorized party). */
+  azp: string;
+  exp: number;
+  iat: number;
+  /** When the person signed in. */
+  auth_time: number;
+  /** The authorization request's nonce, when it had one. */
+  nonce?: string;
+};
 
 export const PICTURE_SIZES: Readonly<Record<PictureSize, number>> = { large: 256, medium: 64, small: 16 };
 
-/** A non-2xx answer. `message` is the server's own `{message}` when it sent one. */
+/**
+ * A non-2xx answer. `message` is the server's own `{message}` when it sent one; `oauthError` the
+ * OAuth error code when the answer carries one (the body's `error`, or the `error="..."` of a
+ * `WWW-Authenticate` Bearer challenge: `invalid_token`, `insufficient_scope`).
+ */
 export class IdentityServiceError extends Error {
   override name = 'IdentityServiceError';
   constructor(
@@ -34,9 +63,48 @@ export class IdentityServiceError extends Error {
     message: string,
     /** The parsed error body, as sent. */
     readonly body: unknown,
+    readonly oauthError?: string,
   ) {
     super(message);
   }
+}
+
+/** Why verifyIdToken refused a token. */
+export type IdTokenErrorCode =
+  /** Not a compact JWS, not a JWT, or not RS256. */
+  | 'malformed'
+  /** The signature does not verify with any of the service's keys (jwks_uri). */
+  | 'signature'
+  /** `exp` has passed. */
+  | 'expired'
+  /** `iss` is not the service's issuer. */
+  | 'issuer'
+  /** `aud` (or `azp`) is not your client id. */
+  | 'audience'
+  /** `nonce` is not the one given (or missing). */
+  | 'nonce'
+  /** `auth_time` is older than `maxAge` allows (or missing). */
+  | 'auth_time'
+  /** Another claim is missing or invalid. */
+  | 'claims';
+
+/** An ID token verifyIdToken refused; `code` says why, `cause` holds jose's error when there is one. */
+export class IdTokenError extends Error {
+  override name = 'IdTokenError';
+  constructor(
+    readonly code: IdTokenErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export interface VerifyIdTokenOptions {
+  /** The nonce your authorization request sent: the token must carry exactly it. */
+  nonce?: string;
+  /** The `max_age` your authorization request sent (seconds): `auth_time` must be at most this old. */
+  maxAge?: number;
 }
 
 export interface IdentityClientOptions {
@@ -76,6 +144,17 @@ export interface PictureOwner {
   id: number;
   /** Leave out (or undefined) for a user without a picture. */
   pfpTimestamp?: number;
+}
+
+export interface LogoutUrlParams {
+  /** An ID token the service issued to your app (expired ones too): names the app and the person. */
+  idTokenHint?: string;
+  /** Where the browser goes afterwards: one of the app's registered post_logout_redirect_uris. */
+  postLogoutRedirectUri?: string;
+  /** Repeated on the post-logout redirect. */
+  state?: string;
+  /** Your client id (names the app when there is no idTokenHint; must agree with it when there is). */
+  clientId?: string;
 }
 
 function trimBase(baseUrl: string): string {
@@ -135,6 +214,22 @@ export function authorizeUrl(baseUrl: string, params: AuthorizeUrlParams): strin
   return `${trimBase(baseUrl)}/oauth?${query.toString()}`;
 }
 
+/**
+ * The OpenID Connect RP-initiated logout address (the discovery document's end_session_endpoint)
+ * to send the browser to: `GET /oauth/logout?id_token_hint=..&post_logout_redirect_uri=..&state=..&client_id=..`.
+ * The service signs the person out (asking first when the hint names someone else), then redirects
+ * to post_logout_redirect_uri with state, or shows a "signed out" page.
+ */
+export function logoutUrl(baseUrl: string, params: LogoutUrlParams = {}): string {
+  const query = new URLSearchParams();
+  if (params.idTokenHint !== undefined) query.set('id_token_hint', params.idTokenHint);
+  if (params.postLogoutRedirectUri !== undefined) query.set('post_logout_redirect_uri', params.postLogoutRedirectUri);
+  if (params.state !== undefined) query.set('state', params.state);
+  if (params.clientId !== undefined) query.set('client_id', params.clientId);
+  const search = query.toString();
+  return `${trimBase(baseUrl)}/oauth/logout${search === '' ? '' : `?${search}`}`;
+}
+
 function base64url(bytes: Uint8Array): string {
   let binary = '';
   for (const b of bytes) binary += String.fromCharCode(b);
@@ -180,6 +275,12 @@ function parseJson(body: unknown): unknown {
   }
 }
 
+/** The OAuth error code of a failed answer: the body's `error`, or the WWW-Authenticate challenge's. */
+function oauthErrorOf(response: Response, body: unknown): string | undefined {
+  if (typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string') return (body as { error: string }).error;
+  return /(?:^|[\s,])error="([^"]*)"/.exec(response.headers.get('WWW-Authenticate') ?? '')?.[1];
+}
+
 function failure(response: Response, body: unknown): IdentityServiceError {
   const message =
     typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string'
@@ -188,7 +289,25 @@ function failure(response: Response, body: unknown): IdentityServiceError {
         typeof body === 'object' && body !== null && typeof (body as { detail?: unknown }).detail === 'string'
         ? (body as { detail: string }).detail
         : `HTTP ${response.status} ${response.statusText}`.trim();
-  return new IdentityServiceError(response.status, message, body);
+  return new IdentityServiceError(response.status, message, body, oauthErrorOf(response, body));
+}
+
+/** jose's refusals as IdTokenErrors; anything else (the key set unreachable) as it is. */
+function idTokenFailure(err: unknown): unknown {
+  const cause = { cause: err };
+  if (err instanceof joseErrors.JWTExpired) return new IdTokenError('expired', 'The ID token has expired', cause);
+  if (err instanceof joseErrors.JWTClaimValidationFailed) {
+    if (err.claim === 'iss') return new IdTokenError('issuer', 'The ID token\'s iss is not the service\'s issuer', cause);
+    if (err.claim === 'aud') return new IdTokenError('audience', 'The ID token\'s aud is not this client', cause);
+    return new IdTokenError('claims', `The ID token's ${err.claim} claim is invalid: ${err.reason}`, cause);
+  }
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JWKSNoMatchingKey) {
+    return new IdTokenError('signature', 'The ID token\'s signature does not verify with the service\'s keys', cause);
+  }
+  if (err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JOSEAlgNotAllowed || err instanceof joseErrors.JOSENotSupported) {
+    return new IdTokenError('malformed', 'Not an RS256 ID token', cause);
+  }
+  return err;
 }
 
 /** RFC 6749 2.3.1: id and secret are form-encoded before they are joined and base64-encoded. */
@@ -231,8 +350,21 @@ export interface IdentityClient {
   openIdConfiguration(): Promise<AuthorizationServerMetadata>;
   /** GET /.well-known/jwks.json: the public keys ID tokens are signed with. */
   jwks(): Promise<Jwks>;
-  /** GET /api/oauth/userinfo: the OpenID Connect claims of a token with the `openid` scope. */
-  oidcUserInfo(accessToken: string): Promise<OidcUserInfo>;
+  /**
+   * GET (or POST) /api/oauth/userinfo: the OpenID Connect claims of a token with the `openid`
+   * scope (403 with oauthError `insufficient_scope` without it).
+   */
+  oidcUserInfo(accessToken: string, options?: { method?: 'GET' | 'POST' }): Promise<OidcUserInfo>;
+  /**
+   * Verifies an OpenID Connect ID token (Core 3.1.3.7): RS256, signed with one of the keys at the
+   * service's jwks_uri, `iss` the issuer of its discovery document (both fetched once and
+   * cached), `aud` (and `azp`) the client id, not expired, `nonce` when given, `auth_time` within
+   * `maxAge` when given. Resolves with the claims; rejects with an IdTokenError (or an
+   * IdentityServiceError when discovery fails).
+   */
+  verifyIdToken(idToken: string, options?: VerifyIdTokenOptions): Promise<IdTokenClaims>;
+  /** The RP-initiated logout address (clientId defaults to the client's). */
+  logoutUrl(params?: LogoutUrlParams): string;
   /** GET /api/users/info?id=N: a user's public profile, no authentication. */
   userInfo(id: number): Promise<PublicUser>;
   /** The picture address of a user (whois identity or public profile) at one of the three sizes. */
@@ -247,6 +379,19 @@ export function createIdentityClient(options: IdentityClientOptions): IdentityCl
   const baseUrl = trimBase(options.baseUrl);
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const http = createFetchClient<paths>({ baseUrl, fetch: fetchImpl, headers: options.headers });
+
+  /** The issuer and key set ID tokens are checked against, from discovery: fetched once, again after a failure. */
+  let verification: Promise<{ issuer: string; keys: ReturnType<typeof createRemoteJWKSet> }> | undefined;
+  function idTokenKeys() {
+    verification ??= (async () => {
+      const { data, error, response } = await http.GET('/.well-known/openid-configuration');
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      const keys = createRemoteJWKSet(new URL(data.jwks_uri), { headers: options.headers, [customFetch]: (url, init) => fetchImpl(url, init) });
+      return { issuer: data.issuer, keys };
+    })();
+    verification.catch(() => (verification = undefined));
+    return verification;
+  }
 
   /** The form and headers of a client-authenticated request (token, revoke, introspect). */
   function authenticated(operation: string, form: Record<string, string>, auth: ClientAuthOptions = {}) {
@@ -307,10 +452,35 @@ export function createIdentityClient(options: IdentityClientOptions): IdentityCl
       return data;
     },
 
-    async oidcUserInfo(accessToken) {
-      const { data, error, response } = await http.GET('/api/oauth/userinfo', { headers: { Authorization: `Bearer ${accessToken}` } });
+    async oidcUserInfo(accessToken, { method = 'GET' } = {}) {
+      const init = { headers: { Authorization: `Bearer ${accessToken}` } };
+      const { data, error, response } = method === 'POST' ? await http.POST('/api/oauth/userinfo', init) : await http.GET('/api/oauth/userinfo', init);
       if (error !== undefined || data === undefined) throw failure(response, error);
       return data;
+    },
+
+    async verifyIdToken(idToken, verify = {}) {
+      const clientId = options.clientId;
+      if (!clientId) throw new TypeError('verifyIdToken needs clientId (the audience)');
+      const { issuer, keys } = await idTokenKeys();
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(idToken, keys, { algorithms: ['RS256'], issuer, audience: clientId, requiredClaims: ['sub', 'exp', 'iat'] }));
+      } catch (err) {
+        throw idTokenFailure(err);
+      }
+      const claims = payload as IdTokenClaims;
+      if (claims.azp !== undefined && claims.azp !== clientId) throw new IdTokenError('audience', 'The ID token\'s azp is not this client');
+      if (verify.nonce !== undefined && claims.nonce !== verify.nonce) throw new IdTokenError('nonce', 'The ID token\'s nonce is not the one sent');
+      if (verify.maxAge !== undefined) {
+        if (typeof claims.auth_time !== 'number') throw new IdTokenError('auth_time', 'The ID token has no auth_time');
+        if (Math.floor(Date.now() / 1000) - claims.auth_time > verify.maxAge) throw new IdTokenError('auth_time', 'The sign-in is older than maxAge');
+      }
+      return claims;
+    },
+
+    logoutUrl(params = {}) {
+      return logoutUrl(baseUrl, { ...params, clientId: params.clientId ?? options.clientId });
     },
 
     async exchangeToken(params) {

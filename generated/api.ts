@@ -2713,7 +2713,7 @@ export interface operations {
                      * @example openapi: 3.0.3
                      *     info:
                      *       title: Identity and Profile Service
-                     *       version: 0.1.0
+                     *       version: 0.2.0
                      *     servers:
                      *       - url: https://id.example.com
                      */
@@ -2747,7 +2747,7 @@ export interface operations {
                      *       "openapi": "3.0.3",
                      *       "info": {
                      *         "title": "Identity and Profile Service",
-                     *         "version": "0.1.0"
+                     *         "version": "0.2.0"
                      *       },
                      *       "servers": [
                      *         {
