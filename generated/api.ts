@@ -1879,7 +1879,10 @@ export interface components {
         /** @description Missing or malformed Authorization header, or an unknown, expired or revoked token. */
         BearerUnauthorized: {
             headers: {
-                /** @description A Bearer challenge (RFC 6750), with `error="invalid_token"` when a token was sent. */
+                /**
+                 * @description A Bearer challenge (RFC 6750), with `error="invalid_token"` when a token was sent (the example is an unknown token's).
+                 * @example Bearer realm="whois", error="invalid_token", error_description="Invalid access token"
+                 */
                 "WWW-Authenticate"?: string;
                 [name: string]: unknown;
             };
@@ -1890,7 +1893,10 @@ export interface components {
         /** @description The token does not carry the `openid` scope. */
         OpenIdScopeMissing: {
             headers: {
-                /** @description A Bearer challenge with `error="insufficient_scope"`. */
+                /**
+                 * @description A Bearer challenge with `error="insufficient_scope"`.
+                 * @example Bearer realm="whois", error="insufficient_scope", scope="openid"
+                 */
                 "WWW-Authenticate"?: string;
                 [name: string]: unknown;
             };
@@ -2027,7 +2033,10 @@ export interface operations {
             /** @description Missing client credentials, unknown client, wrong client secret, or a secret sent by a public app. */
             401: {
                 headers: {
-                    /** @description `Basic realm="oauth"` when the client tried HTTP Basic authentication. */
+                    /**
+                     * @description `Basic realm="oauth"` when the client tried HTTP Basic authentication.
+                     * @example Basic realm="oauth"
+                     */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2061,7 +2070,10 @@ export interface operations {
             /** @description Missing or malformed Authorization header, or an unknown, expired or revoked token. */
             401: {
                 headers: {
-                    /** @description A Bearer challenge (RFC 6750), with `error="invalid_token"` when a token was sent. */
+                    /**
+                     * @description A Bearer challenge (RFC 6750), with `error="invalid_token"` when a token was sent (the example is an unknown token's).
+                     * @example Bearer realm="whois", error="invalid_token", error_description="Invalid access token"
+                     */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2072,7 +2084,10 @@ export interface operations {
             /** @description The token does not carry the `userinfo` scope. */
             403: {
                 headers: {
-                    /** @description A Bearer challenge with `error="insufficient_scope"`. */
+                    /**
+                     * @description A Bearer challenge with `error="insufficient_scope"`.
+                     * @example Bearer realm="whois", error="insufficient_scope", scope="userinfo"
+                     */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2138,7 +2153,10 @@ export interface operations {
             /** @description Missing client credentials, unknown client, wrong client secret, or a secret sent by a public app. */
             401: {
                 headers: {
-                    /** @description `Basic realm="oauth"` when the client tried HTTP Basic authentication. */
+                    /**
+                     * @description `Basic realm="oauth"` when the client tried HTTP Basic authentication.
+                     * @example Basic realm="oauth"
+                     */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2223,7 +2241,10 @@ export interface operations {
             /** @description Missing client credentials, unknown client, wrong client secret, or a public app (it has no secret). */
             401: {
                 headers: {
-                    /** @description `Basic realm="oauth"` when the client tried HTTP Basic authentication. */
+                    /**
+                     * @description `Basic realm="oauth"` when the client tried HTTP Basic authentication.
+                     * @example Basic realm="oauth"
+                     */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2478,9 +2499,9 @@ export interface operations {
                      *       "keys": [
                      *         {
                      *           "kty": "RSA",
-                     *           "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw",
+                     *           "n": "ls41gVwPQeHHV3STICTaEuqmeM4xkG5BxwI1IdzxcTyauNpnfooY9jPynV2CU-ZOGnX-FBMPRJ3Rs9dKjWS7viBsAxNLv_1GMrP55yQGiWcqFl-n0VKo305NziLRcoWWZfrx91J8-EsXej90ooIQIjkVn3D_3fTYhQs5BKOaK39CyI4TCw39tZUDOIAHOT40gP1XFr-UVqhsGY1fjkfIEYi4KGnfFFbDFeYIa4pEUOz9EOGXgmYrYP6Zt2GYFPyitoIfj_zfs7oeW-NZ_CiBgFbP6FDy50eY2ic9k9Up5swQCiSRhfx5ZPHEYSDKXM-4RP0CXWG4wnn-waERJViQ4w",
                      *           "e": "AQAB",
-                     *           "kid": "Jv6zFQ3nVG8bxvhqydSj6Itef6oIuf4yW5f5kIntmtk",
+                     *           "kid": "CDcQXa0tj_89WxvyXx8GIELfARBnQbgqutCSMUTEeRQ",
                      *           "use": "sig",
                      *           "alg": "RS256"
                      *         }
@@ -3461,7 +3482,7 @@ export interface operations {
             query?: {
                 /**
                  * @description An ID token this service issued to the app (expired ones too). Its `aud` names the app; when its `sub` is the signed-in person, they are signed out without being asked.
-                 * @example eyJhbGciOiJSUzI1NiIsImtpZCI6Ikp2NnpGUTNuVkc4Ynh2aHF5ZFNqNkl0ZWY2b0l1ZjR5VzVmNWtJbnRtdGsiLCJ0eXAiOiJKV1QifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAiLCJzdWIiOiIxMiIsImF1ZCI6Ilh3M0FoMXBYOWtBIn0.c2lnbmF0dXJl
+                 * @example eyJhbGciOiJSUzI1NiIsImtpZCI6IkNEY1FYYTB0al84OVd4dnlYeDhHSUVMZkFSQm5RYmdxdXRDU01VVEVlUlEiLCJ0eXAiOiJKV1QifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAiLCJzdWIiOiIxMiIsImF1ZCI6Ilh3M0FoMXBYOWtBIiwiZXhwIjoxNzMzNzA4MTY1LCJpYXQiOjE3MzM3MDc1NjUsImF1dGhfdGltZSI6MTczMzcwNzUwMCwibm9uY2UiOiJuLTBTNl9XekEyTWoiLCJhenAiOiJYdzNBaDFwWDlrQSJ9.et8GryYsMSMCyicSNt9KpDRfar9yZzxrWNpB4GpSwTXXupsnhYsnKyzgvexge99h1dTqe9Itah-FEHOsr6nUOPSpvg5AEpFs2pJHstMIFUBs2bgOopi0u_JWZMyCWx3QdRXAdk9gtyssvcAryU0sxaqTxo5F6KqWBiD2QcwLA1hrhCV3oAi1cBSJ9s8mQexoUMpmKcT6I1UzTCBtgPcp83l6aoytDYWkey4ayav20g3PqZelXt1dG4fCC80FjEenoIlrVSoKhhbuC6uw0ajNBGNOA0zT6J4aGxpVE3-M7e_nMyZ3H2q9DycF_qcZnpelsOhcBpyI0AmKhtuyNTDsHg
                  */
                 id_token_hint?: string;
                 /**
@@ -3499,7 +3520,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id_token_hint": "eyJhbGciOiJSUzI1NiIsImtpZCI6Ikp2NnpGUTNuVkc4Ynh2aHF5ZFNqNkl0ZWY2b0l1ZjR5VzVmNWtJbnRtdGsiLCJ0eXAiOiJKV1QifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAiLCJzdWIiOiIxMiIsImF1ZCI6Ilh3M0FoMXBYOWtBIn0.c2lnbmF0dXJl",
+                 *       "id_token_hint": "eyJhbGciOiJSUzI1NiIsImtpZCI6IkNEY1FYYTB0al84OVd4dnlYeDhHSUVMZkFSQm5RYmdxdXRDU01VVEVlUlEiLCJ0eXAiOiJKV1QifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAiLCJzdWIiOiIxMiIsImF1ZCI6Ilh3M0FoMXBYOWtBIiwiZXhwIjoxNzMzNzA4MTY1LCJpYXQiOjE3MzM3MDc1NjUsImF1dGhfdGltZSI6MTczMzcwNzUwMCwibm9uY2UiOiJuLTBTNl9XekEyTWoiLCJhenAiOiJYdzNBaDFwWDlrQSJ9.et8GryYsMSMCyicSNt9KpDRfar9yZzxrWNpB4GpSwTXXupsnhYsnKyzgvexge99h1dTqe9Itah-FEHOsr6nUOPSpvg5AEpFs2pJHstMIFUBs2bgOopi0u_JWZMyCWx3QdRXAdk9gtyssvcAryU0sxaqTxo5F6KqWBiD2QcwLA1hrhCV3oAi1cBSJ9s8mQexoUMpmKcT6I1UzTCBtgPcp83l6aoytDYWkey4ayav20g3PqZelXt1dG4fCC80FjEenoIlrVSoKhhbuC6uw0ajNBGNOA0zT6J4aGxpVE3-M7e_nMyZ3H2q9DycF_qcZnpelsOhcBpyI0AmKhtuyNTDsHg",
                  *       "post_logout_redirect_uri": "https://app.example/signed-out",
                  *       "state": "af0ifjsldkj"
                  *     }

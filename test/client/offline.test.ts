@@ -1,6 +1,6 @@
-/** The typed client's parts that need no service: addresses, PKCE, state, and the calls it refuses to make. */
+/** The typed client's parts that need no service: addresses (pictures, authorize, logout), PKCE, state, and the calls it refuses to make. */
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, createIdentityClient, createPkcePair, createState, pictureUrl, pkceChallenge, type PictureSize } from '../../client/index.js';
+import { authorizeUrl, createIdentityClient, createPkcePair, createState, logoutUrl, pictureUrl, pkceChallenge, type PictureSize } from '../../client/index.js';
 
 describe('pictureUrl', () => {
   it('builds both address forms', () => {
@@ -58,6 +58,25 @@ describe('traditional flow helpers', () => {
     // RFC 7636 appendix B.
     expect(await pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
     expect(createState()).not.toBe(createState());
+  });
+});
+
+describe('logoutUrl', () => {
+  const hint = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMiJ9.c2ln';
+
+  it('builds the end_session_endpoint address with every parameter, in a fixed order, or with none', () => {
+    expect(logoutUrl('https://id.example.com/', { idTokenHint: hint, postLogoutRedirectUri: 'https://app.example/signed-out?from=menu', state: 'a b&c', clientId: 'Xw3Ah1pX9kA' })).toBe(
+      `https://id.example.com/oauth/logout?id_token_hint=${hint}&post_logout_redirect_uri=https%3A%2F%2Fapp.example%2Fsigned-out%3Ffrom%3Dmenu&state=a+b%26c&client_id=Xw3Ah1pX9kA`,
+    );
+    expect(logoutUrl('https://id.example.com')).toBe('https://id.example.com/oauth/logout');
+    expect(logoutUrl('https://id.example.com//', {})).toBe('https://id.example.com/oauth/logout');
+  });
+
+  it("the client's: its client id unless the call names another; none without one", () => {
+    const app = createIdentityClient({ baseUrl: 'https://id.example.com/', clientId: 'Xw3Ah1pX9kA' });
+    expect(app.logoutUrl()).toBe('https://id.example.com/oauth/logout?client_id=Xw3Ah1pX9kA');
+    expect(app.logoutUrl({ idTokenHint: hint, clientId: 'Pb7Kq2mW4sE' })).toBe(`https://id.example.com/oauth/logout?id_token_hint=${hint}&client_id=Pb7Kq2mW4sE`);
+    expect(createIdentityClient({ baseUrl: 'https://id.example.com' }).logoutUrl({ state: 's' })).toBe('https://id.example.com/oauth/logout?state=s');
   });
 });
 

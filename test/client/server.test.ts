@@ -10,6 +10,8 @@ import type { TargetUser } from './targets.js';
 
 clientSuite(async () => {
   const t = await startServer();
+  // Discovery's issuer and jwks_uri are the server's own address once it listens (verifyIdToken fetches them).
+  t.config.publicUrl = t.baseUrl;
   const withPicture = await makeUser(t);
   const png = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#884422' } }).png().toBuffer();
   await setPicture(t.app.deps, withPicture.id, png);
@@ -44,10 +46,12 @@ clientSuite(async () => {
         scope: request.scope,
         redirectUri: request.redirectUri ?? null,
         codeChallenge: request.codeChallenge ?? null,
+        nonce: request.nonce ?? null,
       }),
     nowSeconds: () => Math.floor(t.clock.now() / 1000),
     // The service needs no steering: each exception's answer is its own.
     client: (options = {}) => createIdentityClient({ baseUrl: t.baseUrl, clientId: app.clientId, clientSecret: app.clientSecret, ...options }),
+    serverOnly: () => false,
     close: () => t.close(),
   };
 });

@@ -2,28 +2,34 @@
  * The typed client's suite (client/index.ts): every operation it wraps and the errors it
  * surfaces, with the same assertions against the real service (server.test.ts) and the mock
  * (mock.test.ts). A target brings its own apps, users, codes and clock; where the mock cannot
- * answer as the service, the case names its exception in targets.ts (MOCK_EXCEPTIONS).
+ * answer as the service, the case names its exception in targets.ts (MOCK_EXCEPTIONS): it steers
+ * the mock with a `Prefer` header, or, server-only, skips on the mock.
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPkcePair, IdentityServiceError, PICTURE_SIZES, type PictureSize } from '../../client/index.js';
+import { createPkcePair, IdentityServiceError, IdTokenError, PICTURE_SIZES, type PictureSize } from '../../client/index.js';
 import type { Target, TargetUser } from './targets.js';
 
 const TOKEN = { access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), token_type: 'Bearer', expires_in: 600 };
 
-/** The IdentityServiceError a call rejects with, as [status, message, body]. */
-async function failure(promise: Promise<unknown>): Promise<[number, string, unknown]> {
+type Failure = [status: number, message: string, body: unknown, oauthError: string | undefined];
+
+/** The IdentityServiceError a call rejects with, as [status, message, body, oauthError]. */
+async function failure(promise: Promise<unknown>): Promise<Failure> {
   const err = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(IdentityServiceError);
-  const { status, message, body } = err as IdentityServiceError;
-  return [status, message, body];
+  const { status, message, body, oauthError } = err as IdentityServiceError;
+  return [status, message, body, oauthError];
 }
 
-/** What the service answers with `message` and `status`: the error, its message, the body as sent. */
-const error = (status: number, message: string): [number, string, unknown] => [status, message, { message }];
+/**
+ * What the service answers with `message` and `status`: the error, its message, the body as sent,
+ * and the OAuth error code of its WWW-Authenticate challenge (none: no challenge, or one without).
+ */
+const error = (status: number, message: string, oauthError?: 'invalid_token' | 'insufficient_scope'): Failure => [status, message, { message }, oauthError];
 
 const decodeJwtPart = (jwt: string, part: 0 | 1): Record<string, unknown> =>
   JSON.parse(Buffer.from(jwt.split('.')[part]!, 'base64url').toString()) as Record<string, unknown>;
@@ -145,10 +151,10 @@ export function clientSuite(start: () => Promise<Target>): void {
       await expect(t.client().revokeToken(access)).resolves.toBeUndefined();
     });
 
-    it('whois of a revoked token: 401', async () => {
+    it('whois of a revoked token: 401 invalid_token', async () => {
       const access = await token(ada, 'userinfo');
       await t.client().revokeToken(access);
-      expect(await failure(t.client(undefined, 'revokedWhois').whois(access))).toEqual(error(401, 'Access token has been revoked'));
+      expect(await failure(t.client(undefined, 'revokedWhois').whois(access))).toEqual(error(401, 'Access token has been revoked', 'invalid_token'));
     });
 
     it("another app's token: 403", async () => {
@@ -194,13 +200,13 @@ export function clientSuite(start: () => Promise<Target>): void {
       expect(await t.client(undefined, 'whoisWithoutEmail').whois(access)).toEqual({ id: grace.id, name: grace.name });
     });
 
-    it('whois of an unknown token: 401', async () => {
-      expect(await failure(t.client(undefined, 'whoisUnknownToken').whois('not-a-token'))).toEqual(error(401, 'Invalid access token'));
+    it('whois of an unknown token: 401 invalid_token', async () => {
+      expect(await failure(t.client(undefined, 'whoisUnknownToken').whois('not-a-token'))).toEqual(error(401, 'Invalid access token', 'invalid_token'));
     });
 
-    it('whois without the userinfo scope: 403', async () => {
+    it('whois without the userinfo scope: 403 insufficient_scope', async () => {
       const access = await token(ada, '');
-      expect(await failure(t.client(undefined, 'whoisWithoutScope').whois(access))).toEqual(error(403, 'Access token lacks the userinfo scope'));
+      expect(await failure(t.client(undefined, 'whoisWithoutScope').whois(access))).toEqual(error(403, 'Access token lacks the userinfo scope', 'insufficient_scope'));
     });
 
     it('userInfo returns exactly the user object the endpoint sends', async () => {
@@ -267,17 +273,61 @@ export function clientSuite(start: () => Promise<Target>): void {
       });
     });
 
-    it('without the openid scope: 403', async () => {
+    it('POST: the same claims as GET', async () => {
+      const access = await token(ada, 'openid profile email');
+      const claims = await t.client().oidcUserInfo(access);
+      expect(await t.client().oidcUserInfo(access, { method: 'POST' })).toStrictEqual(claims);
+      expect(claims).toMatchObject({ sub: String(ada.id), email: ada.email });
+    });
+
+    it('without the openid scope: 403 insufficient_scope', async () => {
       const access = await token(ada, 'userinfo');
-      expect(await failure(t.client(undefined, 'oidcWithoutScope').oidcUserInfo(access))).toEqual(error(403, 'Access token lacks the openid scope'));
+      expect(await failure(t.client(undefined, 'oidcWithoutScope').oidcUserInfo(access))).toEqual(error(403, 'Access token lacks the openid scope', 'insufficient_scope'));
+    });
+
+    it('POST with an unknown token: 401 invalid_token', async () => {
+      const call = t.client(undefined, 'oidcUnknownToken').oidcUserInfo('not-a-token', { method: 'POST' });
+      expect(await failure(call)).toEqual(error(401, 'Invalid access token', 'invalid_token'));
     });
   });
 
-  describe('authorizeUrl', () => {
+  describe('verifyIdToken', () => {
+    it("the exchange's ID token verifies with discovery's keys: its claims, its nonce; another app refuses it (audience)", async (ctx) => {
+      if (t.serverOnly('verifyIdToken')) ctx.skip();
+      const code = await t.code({ user: ada, scope: 'openid profile email', nonce: 'n-0S6_WzA2Mj' });
+      const { id_token: idToken } = await t.client().exchangeToken({ code });
+      const iat = t.nowSeconds();
+      expect(await t.client().verifyIdToken(idToken!, { nonce: 'n-0S6_WzA2Mj', maxAge: 60 })).toEqual({
+        iss: t.issuer,
+        sub: String(ada.id),
+        aud: t.app.clientId,
+        azp: t.app.clientId,
+        exp: iat + 600,
+        iat,
+        auth_time: iat,
+        nonce: 'n-0S6_WzA2Mj',
+        preferred_username: ada.name,
+        picture: `${t.issuer}/pfp/large/${ada.id}-${ada.pfpTimestamp}.webp`,
+        updated_at: ada.updatedAt,
+        email: ada.email,
+        email_verified: true,
+      });
+      const refusal = await t.client({ clientId: t.otherApp.clientId }).verifyIdToken(idToken!).catch((e: unknown) => e);
+      expect(refusal).toBeInstanceOf(IdTokenError);
+      expect((refusal as IdTokenError).code).toBe('audience');
+    });
+  });
+
+  describe('authorizeUrl and logoutUrl', () => {
     it("builds the traditional flow's address at the target with the app's client id", () => {
       const url = t.client().authorizeUrl({ redirectUri: t.app.redirectUri, scope: ['userinfo', 'email'], state: 'xyz' });
       const query = new URLSearchParams({ response_type: 'code', client_id: t.app.clientId, redirect_uri: t.app.redirectUri, scope: 'userinfo email', state: 'xyz' });
       expect(url).toBe(`${t.baseUrl}/oauth?${query.toString()}`);
+    });
+
+    it("builds the logout address at the target with the app's client id", () => {
+      const url = t.client().logoutUrl({ postLogoutRedirectUri: 'https://app.example/signed-out', state: 'xyz' });
+      expect(url).toBe(`${t.baseUrl}/oauth/logout?post_logout_redirect_uri=https%3A%2F%2Fapp.example%2Fsigned-out&state=xyz&client_id=${t.app.clientId}`);
     });
   });
 }

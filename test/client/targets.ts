@@ -26,6 +26,8 @@ export interface CodeRequest {
   redirectUri?: string;
   /** PKCE S256 challenge. */
   codeChallenge?: string;
+  /** The OpenID Connect request's nonce (the ID token repeats it). */
+  nonce?: string;
 }
 
 export interface Target {
@@ -48,20 +50,26 @@ export interface Target {
    * makes it answer as the service would here (its `Prefer` header goes with every call).
    */
   client(options?: Partial<IdentityClientOptions>, steer?: SteeredException): IdentityClient;
+  /**
+   * Whether this target cannot run the case of a server-only exception: true for the mock (which
+   * notes the exception as used; the case then skips), false for the service.
+   */
+  serverOnly(name: ServerOnlyException): boolean;
   close(): Promise<void>;
 }
 
-interface MockException {
+type MockException =
   /** The `Prefer` header that makes the mock answer as the service would. */
-  prefer: string;
-  reason: string;
-}
+  | { prefer: string; reason: string }
+  /** No `Prefer` header makes the mock answer as the service would: the case runs against the service only. */
+  | { serverOnly: true; reason: string };
 
 /**
  * Where the mock cannot behave as the service: it checks no code, token or secret, keeps no state
- * across calls, and answers an error only when asked with `Prefer: code=N`. Each exception steers
+ * across calls, and answers an error only when asked with `Prefer: code=N`. Most exceptions steer
  * the mock with a `Prefer` header to the contract's example of the answer the service gives, so the
- * case asserts the same answer on both targets. mock.test.ts checks that the suite uses each of them.
+ * case asserts the same answer on both targets; a server-only one skips its case on the mock.
+ * mock.test.ts checks that the suite uses each of them.
  */
 export const MOCK_EXCEPTIONS = {
   openidToken: { prefer: 'example=openid', reason: "The mock does not know a code's scopes: by default it answers the token without an id_token." },
@@ -84,16 +92,34 @@ export const MOCK_EXCEPTIONS = {
   oidcOpenIdOnly: { prefer: 'example=openidOnly', reason: "The mock does not know a token's scopes: by default it answers with the profile and email claims." },
   oidcDefaultPicture: { prefer: 'example=defaultPicture', reason: "The mock does not know a token's scopes or user: by default it answers with the profile and email claims of a user with a picture." },
   oidcWithoutScope: { prefer: 'code=403', reason: "The mock does not know a token's scopes." },
+  oidcUnknownToken: { prefer: 'code=401, example=invalid', reason: 'The mock accepts any token.' },
+  verifyIdToken: {
+    serverOnly: true,
+    reason:
+      "verifyIdToken checks exp (and maxAge) against the real clock and takes no clock option, and the contract's example ID token, signed by its example JWKS key, " +
+      'expired in December 2024 (mock.test.ts verifies it at its iat); the example discovery document also names http://localhost:3000, not the mock, as jwks_uri.',
+  },
 } as const satisfies Record<string, MockException>;
 
-/** An exception the mock answers when steered with its `Prefer` header. */
-export type SteeredException = keyof typeof MOCK_EXCEPTIONS;
+type Exceptions = typeof MOCK_EXCEPTIONS;
 
-/** The exceptions the suite has steered a call with. */
-export const usedExceptions = new Set<SteeredException>();
+/** An exception the mock answers when steered with its `Prefer` header. */
+export type SteeredException = { [K in keyof Exceptions]: Exceptions[K] extends { prefer: string } ? K : never }[keyof Exceptions];
+
+/** An exception whose case runs against the service only. */
+export type ServerOnlyException = Exclude<keyof Exceptions, SteeredException>;
+
+/** The exceptions the suite has used (steered a call with, or skipped a case for). */
+export const usedExceptions = new Set<keyof Exceptions>();
 
 /** The `Prefer` header of a steered exception, noted as used. */
 export function preferHeader(name: SteeredException): string {
   usedExceptions.add(name);
   return MOCK_EXCEPTIONS[name].prefer;
+}
+
+/** A server-only exception, noted as used: the mock skips its case. */
+export function skipOnMock(name: ServerOnlyException): true {
+  usedExceptions.add(name);
+  return true;
 }
