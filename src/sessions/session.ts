@@ -24,6 +24,13 @@ interface SessionData {
    * or `max_age` asked for has happened.
    */
   freshSignIn?: { at: number; for: string };
+  /**
+   * How the person proved who they are in this sign-in: RFC 8176 Authentication Method
+   * Reference values (`pwd`; `otp` and `mfa` after a second step; `hwk`/`swk` and `user` for a
+   * passkey). Apps are told in the ID token's `amr`. Absent on sessions signed in before it
+   * was recorded: those count as `['pwd']`.
+   */
+  amr?: string[];
 }
 
 /**
@@ -90,9 +97,17 @@ export function writeSession(ctx: Koa.Context, patch: Partial<SessionData>): voi
  * Signs a user in under a fresh session id and a fresh CSRF secret, so an id or token planted
  * before sign-in (session fixation) is worth nothing after it.
  */
-export async function startUserSession(ctx: Koa.Context, userId: number, csrfSecret: string, now = Date.now(), returnTo?: string): Promise<void> {
+export async function startUserSession(
+  ctx: Koa.Context,
+  userId: number,
+  csrfSecret: string,
+  now = Date.now(),
+  returnTo?: string,
+  amr: readonly string[] = ['pwd'],
+): Promise<void> {
   const session = sessionOf(ctx);
   session.userId = userId;
+  session.amr = [...amr];
   session.csrfSecret = csrfSecret;
   session.meta = newMeta(ctx, now);
   if (returnTo !== undefined) session.freshSignIn = { at: now, for: returnTo };
@@ -118,6 +133,13 @@ export function takeFreshSignIn(ctx: Koa.Context, now: number, address: string):
 /** When the person signed in to this session (OpenID Connect's auth_time), if it is signed in. */
 export function sessionAuthTime(ctx: Koa.Context): number | undefined {
   return sessionOf(ctx).meta?.startedAt;
+}
+
+/** How the person signed in to this session (RFC 8176 values), if it is signed in. */
+export function sessionAmr(ctx: Koa.Context): readonly string[] | undefined {
+  const session = sessionOf(ctx);
+  if (session.userId === undefined) return undefined;
+  return session.amr ?? ['pwd'];
 }
 
 function newMeta(ctx: Koa.Context, now: number): SessionMeta {
