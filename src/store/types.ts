@@ -408,7 +408,7 @@ export interface SignInStore {
 }
 
 /** Each user's passkeys (WebAuthn credentials). */
-export interface PasskeyStore {
+interface PasskeyStore {
   /** Throws UniqueViolation('credential') when the credential id is registered already (to anyone). */
   createPasskey(passkey: NewPasskey): Promise<PasskeyRecord>;
   /** A user's passkeys, oldest first. */
