@@ -31,7 +31,15 @@ interface SessionData {
    * was recorded: those count as `['pwd']`.
    */
   amr?: string[];
+  /**
+   * The WebAuthn challenges this session was given (src/accounts/passkeys.ts), one per ceremony:
+   * each is taken (deleted) by the first answer to it, and counts only until `expiresAt`.
+   */
+  passkeyChallenges?: Partial<Record<PasskeyCeremony, { challenge: string; expiresAt: number }>>;
 }
+
+/** A passkey ceremony: adding one to the signed-in account, or signing in with one. */
+type PasskeyCeremony = 'register' | 'sign_in';
 
 /**
  * How stale "last seen" may get before a request writes it again: a session row is written at
@@ -112,6 +120,29 @@ export async function startUserSession(
   session.meta = newMeta(ctx, now);
   if (returnTo !== undefined) session.freshSignIn = { at: now, for: returnTo };
   await session.regenerate();
+}
+
+/** How long a WebAuthn challenge may be answered. */
+const PASSKEY_CHALLENGE_MS = 5 * 60 * 1000;
+
+/**
+ * Keeps the challenge of a passkey ceremony in the session (in the database, so any instance can
+ * check the answer), replacing an earlier one of the same ceremony.
+ */
+export function putPasskeyChallenge(ctx: Koa.Context, ceremony: PasskeyCeremony, challenge: string, now: number): void {
+  const session = sessionOf(ctx);
+  session.passkeyChallenges = { ...session.passkeyChallenges, [ceremony]: { challenge, expiresAt: now + PASSKEY_CHALLENGE_MS } };
+}
+
+/** Takes the ceremony's challenge out of the session: undefined when there is none or it expired. */
+export function takePasskeyChallenge(ctx: Koa.Context, ceremony: PasskeyCeremony, now: number): string | undefined {
+  const session = sessionOf(ctx);
+  const found = session.passkeyChallenges?.[ceremony];
+  if (!found) return undefined;
+  const rest = { ...session.passkeyChallenges };
+  delete rest[ceremony];
+  session.passkeyChallenges = Object.keys(rest).length > 0 ? rest : undefined;
+  return now < found.expiresAt ? found.challenge : undefined;
 }
 
 /** How long a sign-in counts as the fresh one an authorization request asked for. */
