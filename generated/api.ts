@@ -1280,7 +1280,7 @@ export interface paths {
          * Download my data
          * @description One JSON file (`Content-Disposition: attachment`) with everything the service keeps about
          *     the signed-in user: profile, email, the apps (without secrets) and games they own, their
-         *     grants and their sessions. Requires the session cookie; sent with `Cache-Control: no-store`.
+         *     grants, their sessions and their passkeys (names and dates only). Requires the session cookie; sent with `Cache-Control: no-store`.
          */
         get: operations["exportAccount"];
         put?: never;
@@ -1993,6 +1993,8 @@ export interface components {
             grants: components["schemas"]["Grant"][];
             /** @description The user's signed-in sessions. */
             sessions: components["schemas"]["UserSession"][];
+            /** @description The user's passkeys (names and dates; never a key or credential id). */
+            passkeys: components["schemas"]["Passkey"][];
         };
         /** @description Every failure of a JSON endpoint: one field, the specific reason. */
         Error: {
@@ -4894,6 +4896,15 @@ export interface operations {
                      *           "last_seen_at": 1733711165493,
                      *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0",
                      *           "current": true
+                     *         }
+                     *       ],
+                     *       "passkeys": [
+                     *         {
+                     *           "id": 4,
+                     *           "name": "Phone",
+                     *           "created_at": 1733600000000,
+                     *           "last_used_at": 1733711165493,
+                     *           "synced": true
                      *         }
                      *       ]
                      *     }
