@@ -249,6 +249,21 @@ describe('signing in with a passkey', () => {
   });
 });
 
+describe('the pages', () => {
+  it('sign-in: the passkey button, the name field offering passkeys, the scripts; account: the section after the password', async () => {
+    const signIn = await (await new Agent(t).fetch('/signin?return_to=%2Fapps')).text();
+    expect(signIn).toContain('<input name="name" autocomplete="username webauthn" required maxlength="254" value="">');
+    expect(signIn).toContain('<button type="button" id="passkey-signin" class="secondary">Sign in with a passkey</button>');
+    expect(signIn).toContain('<input type="hidden" name="return_to" value="/apps">');
+    expect(signIn).toContain('<script src="/assets/simplewebauthn-browser.js"></script><script src="/assets/signin.js"></script>');
+    const { agent } = await signedInAgent(t);
+    const account = await (await agent.fetch('/account')).text();
+    expect(account).toMatch(/<section id="password" class="card">[^]*<\/section>\n<section id="passkeys" class="card"><h2>Passkeys<\/h2>/);
+    expect(account).toContain('<button type="button" id="add-passkey">Add a passkey</button>');
+    expect(account).toContain('<script src="/assets/simplewebauthn-browser.js"></script><script src="/assets/passkeys.js"></script>');
+  });
+});
+
 describe('mayRemovePasskey', () => {
   it('allows every removal for now (the password still signs in): the hook for second-factor rules', () => {
     const passkey = { id: 1, userId: 1, credentialId: 'c', publicKey: 'k', counter: 0, transports: [], deviceType: 'singleDevice' as const, backedUp: false, name: 'P', createdAt: 0, lastUsedAt: null };

@@ -47,7 +47,7 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
 
     await page.click('#add-passkey');
     await page.waitForSelector('#passkeys li.passkey');
-    expect(await page.textContent('#status')).toBe('Passkey Passkey 1 added');
+    expect(await page.textContent('#status')).toBe('Added Passkey 1');
     expect(await page.inputValue('#passkeys .passkey-name')).toBe('Passkey 1');
     expect(await page.textContent('#passkeys .passkey-times')).toMatch(/^Added .+, never used$/);
 

@@ -43,7 +43,7 @@
     if (!confirm(`Remove the passkey "${passkey.name}"? It will no longer sign you in.`)) return;
     const res = await api('DELETE', `/api/account/passkeys/${passkey.id}`);
     if (!res.ok) return failed(res, 'Removing the passkey');
-    status(`Passkey ${passkey.name} removed`);
+    status(`Removed ${passkey.name}`);
     load();
   }
 
@@ -58,7 +58,7 @@
     }
     const res = await api('POST', '/api/account/passkeys', { credential });
     if (!res.ok) return failed(res, 'Adding a passkey');
-    status(`Passkey ${res.data.name} added`);
+    status(`Added ${res.data.name}`);
     load();
   }
 
