@@ -937,7 +937,8 @@ export interface paths {
          *     session (a fresh session id) for the passkey's owner, as the sign-in form does, and names
          *     where to go next: `return_to` (a path on this service) or `/account`. No second step is
          *     asked. A signature counter that did not grow is refused (and audited). The challenge is
-         *     used up whatever the outcome. Requires the CSRF token.
+         *     used up whatever the outcome. Every attempt counts against the client address with the
+         *     password sign-ins (429 with Retry-After). Requires the CSRF token.
          */
         post: operations["signInWithPasskey"];
         delete?: never;
@@ -4034,6 +4035,7 @@ export interface operations {
             403: components["responses"]["CsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getAccount: {

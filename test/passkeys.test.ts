@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mayRemovePasskey, passkeyAmr } from '../src/accounts/passkeys.js';
 import type { AuditEvent, AuditFields } from '../src/audit.js';
+import { RateLimited } from '../src/domain/errors.js';
 import { hashSecret } from '../src/oauth/secrets.js';
 import { SoftAuthenticator } from './fixtures/soft-authenticator.js';
 import { Agent, signedInAgent, startServer, type TestServer } from './helpers.js';
@@ -14,7 +15,8 @@ import { Agent, signedInAgent, startServer, type TestServer } from './helpers.js
 let t: TestServer;
 let events: { event: AuditEvent; fields: AuditFields }[] = [];
 beforeAll(async () => {
-  t = await startServer();
+  // Many sign-ins from one address: the limit is tested on its own, below.
+  t = await startServer({}, { limits: { signInIp: { points: 1000, seconds: 600 } } });
   t.app.deps.audit = (event, fields) => events.push({ event, fields });
 });
 beforeEach(() => {
@@ -226,6 +228,22 @@ describe('signing in with a passkey', () => {
     key.userHandle = Buffer.from('999999').toString('base64url');
     expect(await body(await agent.json('POST', '/api/session/passkey', { credential: key.authenticate(options) }))).toEqual(refused);
     expect(events.slice(1).map((e) => e.fields)).toEqual(Array(3).fill({ userId: user.id, ip: '127.0.0.1', reason: 'passkey_invalid' }));
+  });
+
+  it('counts every attempt against the client address with the password sign-ins (429)', async () => {
+    const { agent: owner } = await signedInAgent(t);
+    const { key } = await addPasskey(owner);
+    const limiter = t.app.deps.limits.signInIp;
+    t.app.deps.limits.signInIp = { ...limiter, consume: () => Promise.reject(new RateLimited('Too many attempts, retry in 60 seconds', 60)) };
+    try {
+      events = [];
+      const { res } = await signInWith(key);
+      expect(await body(res)).toEqual([429, { message: 'Too many attempts, retry in 60 seconds' }]);
+      expect(res.headers.get('retry-after')).toBe('60');
+      expect(events).toEqual([{ event: 'sign_in_failed', fields: { ip: '127.0.0.1', reason: 'rate_limited' } }]);
+    } finally {
+      t.app.deps.limits.signInIp = limiter;
+    }
   });
 
   it('uses a sign-in challenge once and for 5 minutes (400 otherwise); malformed answers are 400', async () => {

@@ -17,7 +17,8 @@ import {
 } from '@simplewebauthn/server';
 import type { Audit } from '../audit.js';
 import type { Config } from '../config.js';
-import { Conflict, InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
+import { Conflict, InvalidInput, NotFound, RateLimited, Unauthenticated } from '../domain/errors.js';
+import type { Limits } from '../security/rate-limit.js';
 import { CONTROL_CHARACTER } from '../domain/text.js';
 import { UniqueViolation, type PasskeyRecord, type Store, type UserRecord } from '../store/types.js';
 
@@ -183,13 +184,19 @@ const REFUSED = 'The passkey was not accepted';
  * Verifies the browser's answer to the authentication options whose challenge was `challenge`:
  * the user it signs in and how (amr). Refuses (401) an unknown credential, a bad signature, and a
  * signature counter that did not grow (a cloned authenticator, WebAuthn Level 3, 6.1.1), which is
- * audited.
+ * audited. Every attempt counts against the client address, as a password sign-in does (429).
  */
 export async function verifyPasskeySignIn(
-  deps: PasskeyDeps,
+  deps: PasskeyDeps & { limits: Pick<Limits, 'signInIp'> },
   input: { response: AuthenticationResponseJSON; challenge: string | undefined },
   ip: string,
 ): Promise<{ userId: number; amr: string[] }> {
+  try {
+    await deps.limits.signInIp.consume(ip);
+  } catch (err) {
+    if (err instanceof RateLimited) deps.audit('sign_in_failed', { ip, reason: 'rate_limited' });
+    throw err;
+  }
   if (input.challenge === undefined) throw new InvalidInput('No passkey sign-in is under way (or it expired): start again');
   const passkey = await deps.store.getPasskeyByCredentialId(input.response.id);
   if (!passkey) {
