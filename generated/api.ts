@@ -2235,10 +2235,10 @@ export interface components {
          */
         EmailLinkToken: string;
         /**
-         * @description The passkey's id (from `listPasskeys`).
+         * @description The passkey's id (from `listPasskeys`), a positive integer in plain digits (see the `Id` schema).
          * @example 9
          */
-        PasskeyIdPath: number;
+        PasskeyIdPath: components["schemas"]["Id"];
         /** @description A path on this service to go back to after signing in (anything else is ignored). */
         ReturnTo: string;
         /**
@@ -4563,7 +4563,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The passkey's id (from `listPasskeys`).
+                 * @description The passkey's id (from `listPasskeys`), a positive integer in plain digits (see the `Id` schema).
                  * @example 9
                  */
                 passkeyId: components["parameters"]["PasskeyIdPath"];
@@ -4590,7 +4590,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The passkey's id (from `listPasskeys`).
+                 * @description The passkey's id (from `listPasskeys`), a positive integer in plain digits (see the `Id` schema).
                  * @example 9
                  */
                 passkeyId: components["parameters"]["PasskeyIdPath"];

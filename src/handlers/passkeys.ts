@@ -36,12 +36,12 @@ export const listPasskeys: Handler<'listPasskeys'> = async (_input, ctx, deps) =
 };
 
 export const renamePasskey: Handler<'renamePasskey'> = async (input, ctx, deps) => {
-  const body: JsonBody<'renamePasskey', 200> = await rename(deps.store, signedInUser(ctx).id, input.path.passkeyId, input.body.name);
+  const body: JsonBody<'renamePasskey', 200> = await rename(deps.store, signedInUser(ctx).id, Number(input.path.passkeyId), input.body.name);
   ctx.body = body;
 };
 
 export const removePasskey: Handler<'removePasskey'> = async (input, ctx, deps) => {
-  await remove(deps, signedInUser(ctx).id, input.path.passkeyId, ctx.ip);
+  await remove(deps, signedInUser(ctx).id, Number(input.path.passkeyId), ctx.ip);
   ctx.status = 204;
 };
 
