@@ -896,6 +896,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/session/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start signing in with a passkey
+         * @description The options to pass to `navigator.credentials.get()` (as JSON, for
+         *     `@simplewebauthn/browser`'s `startAuthentication`) to sign in with a discoverable
+         *     credential: no account is named, the person picks a passkey. No one needs to be signed in,
+         *     but the session (started by the sign-in page) keeps the challenge, for 5 minutes and one
+         *     answer (`signInWithPasskey`); asking again replaces it. Requires the CSRF token.
+         */
+        post: operations["passkeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Verifies the browser's answer to `passkeySignInOptions` (the JSON
+         *     `@simplewebauthn/browser`'s `startAuthentication` resolves with) against the session's
+         *     challenge, this service's origin and RP ID and the passkey's public key, then starts a new
+         *     session (a fresh session id) for the passkey's owner, as the sign-in form does, and names
+         *     where to go next: `return_to` (a path on this service) or `/account`. No second step is
+         *     asked. A signature counter that did not grow is refused (and audited). The challenge is
+         *     used up whatever the outcome. Every attempt counts against the client address with the
+         *     password sign-ins (429 with Retry-After). Requires the CSRF token.
+         */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/account": {
         parameters: {
             query?: never;
@@ -1043,6 +1094,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/account/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start adding a passkey
+         * @description The options to pass to `navigator.credentials.create()` (as JSON, for
+         *     `@simplewebauthn/browser`'s `startRegistration`) to add a passkey to the signed-in
+         *     account: a discoverable credential and user verification are preferred, and the account's
+         *     passkeys are excluded (one authenticator is registered once). The challenge is kept in the
+         *     session for 5 minutes and is good for one answer (`addPasskey`); asking again replaces it.
+         *     Requires the session cookie and the CSRF token.
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's passkeys
+         * @description Every passkey of the user, oldest first: its name, when it was added and last used, and
+         *     whether it may be synced between devices. Never a key or a credential id. Requires the
+         *     session cookie; sent with `Cache-Control: no-store`.
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        /**
+         * Add a passkey
+         * @description Verifies the browser's answer to `passkeyRegistrationOptions` (the JSON
+         *     `@simplewebauthn/browser`'s `startRegistration` resolves with) against the session's
+         *     challenge, this service's origin and RP ID, and stores the passkey, named `name` or
+         *     "Passkey N". The challenge is used up whatever the outcome. 400 when there is no challenge
+         *     (none asked for, used, or older than 5 minutes) or the answer does not verify; 409 when the
+         *     credential is registered already. Requires the session cookie and the CSRF token.
+         */
+        post: operations["addPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/passkeys/{passkeyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description Removes one of the user's passkeys: it no longer signs in here (the authenticator may
+         *     still list it until the person deletes it there). 404 when the user has no passkey with
+         *     this id (another user's passkey included). Requires the session cookie and the CSRF token.
+         */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a passkey
+         * @description Gives one of the user's passkeys a new name, 1 to 64 characters (trimmed). 404 when the
+         *     user has no passkey with this id (another user's passkey included). Requires the session
+         *     cookie and the CSRF token.
+         */
+        patch: operations["renamePasskey"];
+        trace?: never;
+    };
     "/api/account/sessions": {
         parameters: {
             query?: never;
@@ -1146,7 +1281,7 @@ export interface paths {
          * Download my data
          * @description One JSON file (`Content-Disposition: attachment`) with everything the service keeps about
          *     the signed-in user: profile, email, the apps (without secrets) and games they own, their
-         *     grants and their sessions. Requires the session cookie; sent with `Cache-Control: no-store`.
+         *     grants, their sessions and their passkeys (names and dates only). Requires the session cookie; sent with `Cache-Control: no-store`.
          */
         get: operations["exportAccount"];
         put?: never;
@@ -1678,6 +1813,157 @@ export interface components {
             /** @description When the app last got an authorization code for the user, ms since the Unix epoch. */
             last_used_at: number;
         };
+        /** @description One of the user's passkeys (never its key or credential id). */
+        Passkey: {
+            /** @description The passkey's id, to rename or remove it by. */
+            id: number;
+            /** @description The name the person gave it, or "Passkey N". */
+            name: string;
+            /** @description When it was added, ms since the Unix epoch. */
+            created_at: number;
+            /** @description When it last signed in, ms since the Unix epoch; left out until then. */
+            last_used_at?: number;
+            /** @description Whether the passkey was backed up (synced between devices) when last seen. */
+            synced: boolean;
+        };
+        /** @description WebAuthn's PublicKeyCredentialCreationOptionsJSON (binary values base64url), for `startRegistration`. */
+        PasskeyCreationOptions: {
+            /** @description The challenge, base64url; good for one answer within 5 minutes. */
+            challenge: string;
+            /** @description The relying party. */
+            rp: {
+                /** @description The service's name, as the authenticator shows it. */
+                name?: string;
+                /** @description The RP ID, the host name of the service's public address. */
+                id?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The account. */
+            user: {
+                /** @description The user handle, base64url (the account's id). */
+                id?: string;
+                /** @description The account's name. */
+                name?: string;
+                /** @description The account's name, again. */
+                displayName?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The signature algorithms accepted, most preferred first. */
+            pubKeyCredParams: components["schemas"]["PasskeyAlgorithm"][];
+            /** @description How long the browser may wait for the person, in ms. */
+            timeout?: number;
+            /** @description Always `none` (no attestation of the authenticator's make is asked for). */
+            attestation?: string;
+            /** @description The account's passkeys, not to be registered again. */
+            excludeCredentials?: components["schemas"]["PasskeyDescriptor"][];
+            /** @description `residentKey` and `userVerification`: both `preferred`. */
+            authenticatorSelection?: {
+                [key: string]: unknown;
+            };
+            /** @description The extensions asked for (`credProps`). */
+            extensions?: {
+                [key: string]: unknown;
+            };
+            /** @description Hints about the kind of authenticator (none given). */
+            hints?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A signature algorithm a passkey may use. */
+        PasskeyAlgorithm: {
+            /** @description Its COSE algorithm id (-7 ES256, -8 EdDSA, -257 RS256). */
+            alg?: number;
+            /** @description Always `public-key`. */
+            type?: string;
+        };
+        /** @description A passkey named by its credential id. */
+        PasskeyDescriptor: {
+            /** @description The credential id, base64url. */
+            id?: string;
+            /** @description Always `public-key`. */
+            type?: string;
+            /** @description How the browser reaches its authenticator. */
+            transports?: string[];
+        };
+        /** @description WebAuthn's PublicKeyCredentialRequestOptionsJSON (binary values base64url), for `startAuthentication`. */
+        PasskeyRequestOptions: {
+            /** @description The challenge, base64url; good for one answer within 5 minutes. */
+            challenge: string;
+            /** @description The relying party id, the host name of the service's public address. */
+            rpId: string;
+            /** @description How long the browser may wait for the person, in ms. */
+            timeout?: number;
+            /** @description Always `preferred`. */
+            userVerification?: string;
+            /** @description Left out or empty; any passkey of this service may answer (discoverable credentials). */
+            allowCredentials?: components["schemas"]["PasskeyDescriptor"][];
+            /** @description The extensions asked for, if any. */
+            extensions?: {
+                [key: string]: unknown;
+            };
+            /** @description Hints about the kind of authenticator, if any. */
+            hints?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description WebAuthn's RegistrationResponseJSON, as `startRegistration` resolves with it. */
+        PasskeyRegistration: {
+            /** @description The credential id, base64url. */
+            id: string;
+            /** @description The credential id, base64url. */
+            rawId: string;
+            /**
+             * @description Always `public-key`.
+             * @enum {string}
+             */
+            type: "public-key";
+            /** @description `clientDataJSON` and `attestationObject` (base64url), and the `transports` the browser reports. */
+            response: {
+                /** @description The client data, base64url. */
+                clientDataJSON: string;
+                /** @description The attestation object, base64url. */
+                attestationObject: string;
+                /** @description How the browser reaches the authenticator (`internal`, `hybrid`, `usb`, ...). */
+                transports?: string[];
+            };
+            /** @description The extensions' outputs. */
+            clientExtensionResults?: Record<string, never>;
+            /** @description `platform` (built into the device) or `cross-platform` (a security key, a phone). */
+            authenticatorAttachment?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description WebAuthn's AuthenticationResponseJSON, as `startAuthentication` resolves with it. */
+        PasskeyAssertion: {
+            /** @description The credential id, base64url. */
+            id: string;
+            /** @description The credential id, base64url. */
+            rawId: string;
+            /**
+             * @description Always `public-key`.
+             * @enum {string}
+             */
+            type: "public-key";
+            /** @description `clientDataJSON`, `authenticatorData`, `signature` and `userHandle` (base64url). */
+            response: {
+                /** @description The client data, base64url. */
+                clientDataJSON: string;
+                /** @description The authenticator data, base64url. */
+                authenticatorData: string;
+                /** @description The signature, base64url. */
+                signature: string;
+                /** @description The user handle of a discoverable credential, base64url. */
+                userHandle?: string;
+            };
+            /** @description The extensions' outputs. */
+            clientExtensionResults?: Record<string, never>;
+            /** @description `platform` (built into the device) or `cross-platform` (a security key, a phone). */
+            authenticatorAttachment?: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description A signed-in session of the user. */
         UserSession: {
             /** @description The session's public id (not its cookie); `endSession` takes it. */
@@ -1708,6 +1994,8 @@ export interface components {
             grants: components["schemas"]["Grant"][];
             /** @description The user's signed-in sessions. */
             sessions: components["schemas"]["UserSession"][];
+            /** @description The user's passkeys (names and dates; never a key or credential id). */
+            passkeys: components["schemas"]["Passkey"][];
         };
         /** @description Every failure of a JSON endpoint: one field, the specific reason. */
         Error: {
@@ -1753,6 +2041,20 @@ export interface components {
                 [name: string]: unknown;
             };
             content?: never;
+        };
+        /** @description The signed-in user has no passkey with this id. */
+        PasskeyNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Passkey not found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
         };
         /** @description No signed-in user in this session. */
         SignInRequired: {
@@ -1932,6 +2234,11 @@ export interface components {
          * @example Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgdG9rZW4
          */
         EmailLinkToken: string;
+        /**
+         * @description The passkey's id (from `listPasskeys`), a positive integer in plain digits (see the `Id` schema).
+         * @example 9
+         */
+        PasskeyIdPath: components["schemas"]["Id"];
         /** @description A path on this service to go back to after signing in (anything else is ignored). */
         ReturnTo: string;
         /**
@@ -3619,6 +3926,118 @@ export interface operations {
             };
         };
     };
+    passkeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The authentication options. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rpId": "id.example.com",
+                     *       "challenge": "7wAAAAAb7k1yV0ZkZk9kQnFhV0pQ3q2",
+                     *       "timeout": 60000,
+                     *       "userVerification": "preferred"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyRequestOptions"];
+                };
+            };
+            403: components["responses"]["CsrfFailed"];
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "return_to": "/oauth?client_id=Xw3Ah1pX9kA&redirect_uri=https%3A%2F%2Fchess.example%2Fcallback&scope=userinfo",
+                 *       "credential": {
+                 *         "id": "kq3ZbXlDcmVkZW50aWFsSWQ",
+                 *         "rawId": "kq3ZbXlDcmVkZW50aWFsSWQ",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0",
+                 *           "authenticatorData": "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MdAAAAAA",
+                 *           "signature": "MEUCIQDx7J0s2-example-signature",
+                 *           "userHandle": "MTI"
+                 *         },
+                 *         "clientExtensionResults": {},
+                 *         "authenticatorAttachment": "platform"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    credential: components["schemas"]["PasskeyAssertion"];
+                    /** @description A path on this service to go to after signing in; anything else is ignored and the answer names `/account`. Optional. */
+                    return_to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in; the session cookie is set. The page goes to `redirect`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "redirect": "/account"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Where the browser goes next, a path on this service. */
+                        redirect: string;
+                    };
+                };
+            };
+            /** @description No passkey sign-in is under way (none asked for, used, or older than 5 minutes). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No passkey sign-in is under way (or it expired): start again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The passkey is not registered here, or its answer does not verify (signature, origin, challenge, counter). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     getAccount: {
         parameters: {
             query?: never;
@@ -3946,6 +4365,290 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registration options. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "3q2-7wAAAAAb7k1yV0ZkZk9kQnFhV0pQ",
+                     *       "rp": {
+                     *         "name": "Identity",
+                     *         "id": "id.example.com"
+                     *       },
+                     *       "user": {
+                     *         "id": "MTI",
+                     *         "name": "ada_l",
+                     *         "displayName": "ada_l"
+                     *       },
+                     *       "pubKeyCredParams": [
+                     *         {
+                     *           "alg": -8,
+                     *           "type": "public-key"
+                     *         },
+                     *         {
+                     *           "alg": -7,
+                     *           "type": "public-key"
+                     *         },
+                     *         {
+                     *           "alg": -257,
+                     *           "type": "public-key"
+                     *         }
+                     *       ],
+                     *       "timeout": 60000,
+                     *       "attestation": "none",
+                     *       "excludeCredentials": [],
+                     *       "authenticatorSelection": {
+                     *         "residentKey": "preferred",
+                     *         "userVerification": "preferred",
+                     *         "requireResidentKey": false
+                     *       },
+                     *       "extensions": {
+                     *         "credProps": true
+                     *       },
+                     *       "hints": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyCreationOptions"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkeys. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "passkeys": [
+                     *         {
+                     *           "id": 4,
+                     *           "name": "Phone",
+                     *           "created_at": 1733600000000,
+                     *           "last_used_at": 1733711165493,
+                     *           "synced": true
+                     *         },
+                     *         {
+                     *           "id": 9,
+                     *           "name": "Passkey 2",
+                     *           "created_at": 1733707565493,
+                     *           "synced": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The user's passkeys, oldest first. */
+                        passkeys: components["schemas"]["Passkey"][];
+                    };
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+        };
+    };
+    addPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Phone",
+                 *       "credential": {
+                 *         "id": "kq3ZbXlDcmVkZW50aWFsSWQ",
+                 *         "rawId": "kq3ZbXlDcmVkZW50aWFsSWQ",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0",
+                 *           "attestationObject": "o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVjF",
+                 *           "transports": [
+                 *             "internal",
+                 *             "hybrid"
+                 *           ]
+                 *         },
+                 *         "clientExtensionResults": {},
+                 *         "authenticatorAttachment": "platform"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    credential: components["schemas"]["PasskeyRegistration"];
+                    /** @description A name for the passkey, 1 to 64 characters (trimmed). Left out, it is "Passkey N". */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The passkey is added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 9,
+                     *       "name": "Phone",
+                     *       "created_at": 1733707565493,
+                     *       "synced": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /** @description No registration is under way, or the answer does not verify, or the name is not 1 to 64 characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description This credential is registered already (to this or another account). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This passkey is registered already"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The passkey's id (from `listPasskeys`), a positive integer in plain digits (see the `Id` schema).
+                 * @example 9
+                 */
+                passkeyId: components["parameters"]["PasskeyIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["PasskeyNotFound"];
+        };
+    };
+    renamePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The passkey's id (from `listPasskeys`), a positive integer in plain digits (see the `Id` schema).
+                 * @example 9
+                 */
+                passkeyId: components["parameters"]["PasskeyIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Work laptop"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The new name, 1 to 64 characters once trimmed. */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The renamed passkey. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 9,
+                     *       "name": "Work laptop",
+                     *       "created_at": 1733707565493,
+                     *       "synced": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /** @description The name is empty, too long or has control characters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A passkey's name is 1 to 64 characters, without control characters"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["PasskeyNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     listSessions: {
         parameters: {
             query?: never;
@@ -4195,6 +4898,15 @@ export interface operations {
                      *           "last_seen_at": 1733711165493,
                      *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0",
                      *           "current": true
+                     *         }
+                     *       ],
+                     *       "passkeys": [
+                     *         {
+                     *           "id": 4,
+                     *           "name": "Phone",
+                     *           "created_at": 1733600000000,
+                     *           "last_used_at": 1733711165493,
+                     *           "synced": true
                      *         }
                      *       ]
                      *     }

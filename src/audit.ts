@@ -20,9 +20,18 @@ interface Client {
 export interface AuditEvents {
   sign_in: { userId: number } & Client;
   sign_up: { userId: number } & Client;
-  /** `userId` when the login names an account; never the login as typed. */
-  sign_in_failed: { userId?: number; ip: string; reason: 'rate_limited' | 'account_locked' | 'wrong_password' | 'unknown_account' };
+  /**
+   * `userId` when the login (or the passkey) names an account; never the login as typed.
+   * `passkey_counter`: the passkey's signature counter did not grow (a cloned authenticator?).
+   */
+  sign_in_failed: {
+    userId?: number;
+    ip: string;
+    reason: 'rate_limited' | 'account_locked' | 'wrong_password' | 'unknown_account' | 'passkey_unknown' | 'passkey_invalid' | 'passkey_counter';
+  };
   sign_out: { userId: number; ip: string } | { userId: number; scope: 'one' } | { userId: number; scope: 'everywhere'; endedSessions: number };
+  passkey_added: { userId: number; passkeyId: number; ip: string };
+  passkey_removed: { userId: number; passkeyId: number; ip: string };
   password_changed: { userId: number; endedSessions: number };
   app_created: { userId: number; clientId: string; ip: string };
   app_secret_rotated: { userId: number; clientId: string; ip: string };

@@ -12,7 +12,7 @@ afterAll(async () => t?.close());
 const CALLBACK = 'https://client.example/callback';
 
 describe('exportAccount', () => {
-  it('is an attachment with profile, email, apps and games owned, grants and sessions', async () => {
+  it('is an attachment with profile, email, apps and games owned, grants, sessions and passkeys', async () => {
     const { agent, user } = await signedInAgent(t);
     await t.store.updateUser(user.id, { bio: 'hello' });
     const own = await makeClient(t, user.id, [CALLBACK]);
@@ -20,6 +20,17 @@ describe('exportAccount', () => {
     const owner = await makeUser(t);
     const other = await makeClient(t, owner.id, [CALLBACK]);
     await agent.form('/oauth', { decision: 'authorize', client_id: other.clientId, redirect_uri: CALLBACK, scope: 'userinfo email' });
+    const passkey = await t.store.createPasskey({
+      userId: user.id,
+      credentialId: 'credential-id-of-the-phone',
+      publicKey: 'public-key-of-the-phone',
+      counter: 0,
+      transports: ['internal'],
+      deviceType: 'singleDevice',
+      backedUp: false,
+      name: 'Phone',
+      createdAt: t.clock.now(),
+    });
     const res = await agent.fetch('/api/account/export');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -39,11 +50,12 @@ describe('exportAccount', () => {
         { client_id: other.clientId, app_name: 'Test App', owner: { id: owner.id, name: owner.name }, scopes: ['userinfo', 'email'], granted_at: now, last_used_at: now },
       ],
       sessions: [expect.objectContaining({ started_at: now, last_seen_at: now, current: true })],
+      passkeys: [{ id: passkey.id, name: 'Phone', created_at: now, synced: false }],
     });
     // No secret of any kind.
     const stored = await t.store.getUser(user.id);
     const app = await t.store.getApp(own.clientId);
-    for (const secret of [TEST_PASSWORD, stored!.passwordHash, own.clientSecret, app!.secretHash, agent.cookies.get('idp.sid')!]) {
+    for (const secret of [TEST_PASSWORD, stored!.passwordHash, own.clientSecret, app!.secretHash, agent.cookies.get('idp.sid')!, passkey.credentialId, passkey.publicKey]) {
       expect(text).not.toContain(secret);
     }
   });

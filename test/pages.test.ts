@@ -1,4 +1,5 @@
 /** getHome, getAsset, and the headers every page and public resource gets. */
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, makeUser, signedInAgent, startServer, type TestServer } from './helpers.js';
 
@@ -40,6 +41,13 @@ describe('getAsset', () => {
       expect(res.headers.get('content-type')).toBe(type);
       expect(res.headers.get('cache-control')).toBe('public, max-age=300');
     }
+  });
+
+  it('serves the vendored WebAuthn library as installed in node_modules', async () => {
+    const res = await fetch(`${t.baseUrl}/assets/simplewebauthn-browser.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await res.text()).toBe(fs.readFileSync('node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', 'utf8'));
   });
 
   it('is 404 for an unknown or malformed name, never a file outside assets/', async () => {

@@ -660,6 +660,42 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.listSignIns(carol.id, 10)).toEqual([]);
   });
 
+  it("stores a user's passkeys: unique credential ids, rename and delete by owner only, uses only as the counter allows, gone with the user", async () => {
+    const erin = await store.createUser({ name: 'erin_passkeys', email: 'erin.passkeys@example.com', passwordHash: 'h' }, NOW);
+    const base = { userId: erin.id, publicKey: 'pQECAyYgASFYIA', transports: ['internal', 'hybrid'], deviceType: 'multiDevice' as const, backedUp: true, createdAt: NOW };
+    const first = await store.createPasskey({ ...base, credentialId: 'cred-1', counter: 0, name: 'Phone' });
+    const second = await store.createPasskey({ ...base, credentialId: 'cred-2', counter: 7, deviceType: 'singleDevice', backedUp: false, transports: [], name: 'Key' });
+    expect(first).toEqual({ ...base, id: first.id, credentialId: 'cred-1', counter: 0, name: 'Phone', lastUsedAt: null });
+    expect(second.id).toBeGreaterThan(first.id);
+    await expect(store.createPasskey({ ...base, userId: bob.id, credentialId: 'cred-1', counter: 0, name: 'Again' })).rejects.toMatchObject({ field: 'credential' });
+    expect(await store.listPasskeys(erin.id)).toEqual([first, second]);
+    expect(await store.listPasskeys(bob.id)).toEqual([]);
+    expect(await store.getPasskeyByCredentialId('cred-2')).toEqual(second);
+    expect(await store.getPasskeyByCredentialId('cred-3')).toBeUndefined();
+
+    expect(await store.renamePasskey(erin.id, first.id, 'My phone')).toEqual({ ...first, name: 'My phone' });
+    expect(await store.renamePasskey(bob.id, first.id, 'Stolen')).toBeUndefined();
+    expect(await store.deletePasskey(bob.id, second.id)).toBe(false);
+
+    // Counter 0 stays 0 (an authenticator without one); a counter must grow once it is not 0.
+    expect(await store.recordPasskeyUse(first.id, { counter: 0, deviceType: 'multiDevice', backedUp: false }, NOW + 5)).toBe(true);
+    expect(await store.recordPasskeyUse(second.id, { counter: 7, deviceType: 'singleDevice', backedUp: false }, NOW + 6)).toBe(false);
+    expect(await store.recordPasskeyUse(second.id, { counter: 0, deviceType: 'singleDevice', backedUp: false }, NOW + 6)).toBe(false);
+    expect(await store.recordPasskeyUse(second.id, { counter: 8, deviceType: 'singleDevice', backedUp: false }, NOW + 7)).toBe(true);
+    expect(await store.recordPasskeyUse(999_999, { counter: 9, deviceType: 'singleDevice', backedUp: false }, NOW + 7)).toBe(false);
+    expect(await store.listPasskeys(erin.id)).toEqual([
+      { ...first, name: 'My phone', backedUp: false, lastUsedAt: NOW + 5 },
+      { ...second, counter: 8, lastUsedAt: NOW + 7 },
+    ]);
+
+    expect(await store.deletePasskey(erin.id, second.id)).toBe(true);
+    expect(await store.deletePasskey(erin.id, second.id)).toBe(false);
+    expect(await store.getPasskeyByCredentialId('cred-2')).toBeUndefined();
+    await store.deleteUser(erin.id, NOW + 10);
+    expect(await store.listPasskeys(erin.id)).toEqual([]);
+    expect(await store.getPasskeyByCredentialId('cred-1')).toBeUndefined();
+  });
+
   it('answers every lookup by a key no row can hold (NUL in a string, an id beyond 32 bits or not whole) as not found, and no query fails', async () => {
     const seen: string[] = [];
     store.onDatabaseError((kind) => seen.push(kind));
@@ -711,6 +747,14 @@ describe(`Store (${TEST_DATABASE})`, () => {
 
       expect(await store.listSignIns(far, 10)).toEqual([]);
       await expect(store.recordSignIn(far, { at: NOW, ip: '10.0.0.1', userAgent: 'x' }, 3)).resolves.toBeUndefined();
+
+      expect(await store.listPasskeys(far)).toEqual([]);
+      expect(await store.getPasskeyByCredentialId(nul)).toBeUndefined();
+      expect(await store.renamePasskey(far, 1, 'x')).toBeUndefined();
+      expect(await store.renamePasskey(alice.id, far, 'x')).toBeUndefined();
+      expect(await store.deletePasskey(far, 1)).toBe(false);
+      expect(await store.deletePasskey(alice.id, 1.5)).toBe(false);
+      expect(await store.recordPasskeyUse(far, { counter: 1, deviceType: 'singleDevice', backedUp: false }, NOW)).toBe(false);
       expect(seen).toEqual([]);
     } finally {
       store.onDatabaseError(() => undefined);

@@ -1,10 +1,11 @@
 /**
  * "Download my data": everything the service keeps about a user in one document. Secrets stay
  * out (password hash, client secrets, codes, tokens, session cookies); sessions appear by their
- * public id.
+ * public id, passkeys by name and dates (no key, no credential id).
  */
 import type { components } from '../../generated/api.js';
 import { Unauthenticated } from '../domain/errors.js';
+import { listPasskeys } from './passkeys.js';
 import { gameView } from '../games/games.js';
 import { appView } from '../oauth/clients.js';
 import { listGrants } from '../oauth/grants.js';
@@ -17,11 +18,12 @@ type AccountExport = components['schemas']['AccountExport'];
 export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
   const user = await deps.store.getUser(userId);
   if (!user) throw new Unauthenticated('Sign in first');
-  const [apps, games, grants, sessions] = await Promise.all([
+  const [apps, games, grants, sessions, passkeys] = await Promise.all([
     deps.store.listAppsByOwner(userId),
     deps.store.listGamesByAuthor(userId),
     listGrants(deps.store, userId),
     listUserSessions(deps, userId, currentSession),
+    listPasskeys(deps.store, userId),
   ]);
   return {
     exported_at: deps.now(),
@@ -32,5 +34,6 @@ export async function exportAccount(deps: { store: Store; now: () => number }, u
     games: games.map(gameView),
     grants,
     sessions,
+    passkeys,
   };
 }

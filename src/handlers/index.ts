@@ -59,6 +59,15 @@ import { getForgotPassword } from './getForgotPassword.js';
 import { postForgotPassword } from './postForgotPassword.js';
 import { getResetPassword } from './getResetPassword.js';
 import { postResetPassword } from './postResetPassword.js';
+import {
+  addPasskey,
+  listPasskeys,
+  passkeyRegistrationOptions,
+  passkeySignInOptions,
+  removePasskey,
+  renamePasskey,
+  signInWithPasskey,
+} from './passkeys.js';
 import { csrf, session } from '../http/security-schemes.js';
 import type { Handler, SecurityHandler } from './types.js';
 
@@ -129,6 +138,13 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   postForgotPassword,
   getResetPassword,
   postResetPassword,
+  passkeyRegistrationOptions,
+  addPasskey,
+  listPasskeys,
+  renamePasskey,
+  removePasskey,
+  passkeySignInOptions,
+  signInWithPasskey,
 };
 
 /**

@@ -35,8 +35,9 @@ export async function beginSignedInSession(
   userId: number,
   event: 'sign_in' | 'sign_up',
   returnTo?: string,
+  amr: readonly string[] = ['pwd'],
 ): Promise<void> {
-  await startUserSession(ctx, userId, newCsrfSecret(), deps.now(), returnTo);
+  await startUserSession(ctx, userId, newCsrfSecret(), deps.now(), returnTo, amr);
   const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
   await recordSignIn(deps, userId, client);
   deps.audit(event, { userId, ...client });

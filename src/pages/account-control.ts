@@ -1,9 +1,11 @@
 /**
- * The account page's "in control of your account" sections: connected apps, password, sessions,
+ * The account page's "in control of your account" sections: connected apps, password, passkeys
+ * (src/pages/passkeys.ts), sessions,
  * your data and account deletion. Kept apart from the profile part of the page (pages.ts) so each
  * can change without touching the other; their script is assets/account-control.js.
  */
 import { html, type SafeHtml } from './html.js';
+import { passkeysSection } from './passkeys.js';
 
 export function accountControlSections(o: { userName: string }): SafeHtml {
   return html`<section id="connected-apps" class="card"><h2>Connected apps</h2>
@@ -16,6 +18,7 @@ export function accountControlSections(o: { userName: string }): SafeHtml {
 <button type="submit" id="change-password">Change password</button>
 <small>Every other browser signed in to your account is signed out; this one stays signed in.</small>
 </form></section>
+${passkeysSection()}
 <section id="sessions-section" class="card"><h2>Where you are signed in</h2>
 <ul id="sessions"><li>Loading…</li></ul>
 <button type="button" id="signout-everywhere" class="secondary">Sign out everywhere</button></section>

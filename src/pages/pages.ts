@@ -3,6 +3,7 @@ import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../oauth/scopes.js';
 import type { SignInRecord } from '../store/types.js';
 import { accountControlSections } from './account-control.js';
 import { html, layout, type PageUser, type SafeHtml } from './html.js';
+import { PASSKEY_SCRIPTS } from './passkeys.js';
 import { signInsSection } from './sign-ins.js';
 
 interface Common {
@@ -47,15 +48,19 @@ export function signInPage(o: Common & { error?: string; login?: string; returnT
   return layout({
     ...o,
     title: 'Sign in',
+    // The vendored WebAuthn library and signin.js: passkey sign-in (button and autofill).
+    scripts: ['simplewebauthn-browser.js', 'signin.js'],
     body: html`<h1>Sign in</h1>
 ${o.error ? html`<p class="error" id="error-message">${o.error}</p>` : ''}
+<p id="status" role="status"></p>
 <form method="post" action="/signin" class="stack">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
 ${hiddenReturnTo(o.returnTo)}
-<label>Name or email <input name="name" autocomplete="username" required maxlength="254" value="${o.login ?? ''}"></label>
+<label>Name or email <input name="name" autocomplete="username webauthn" required maxlength="254" value="${o.login ?? ''}"></label>
 <label>Password <input name="password" type="password" autocomplete="current-password" required maxlength="256"></label>
 <button type="submit">Sign in</button>
 </form>
+<p><button type="button" id="passkey-signin" class="secondary">Sign in with a passkey</button></p>
 <p><a href="/forgot-password" id="forgot-password">Forgot your password?</a></p>
 <p>No account yet? <a href="${withReturnTo('/signup', o.returnTo)}">Sign up</a></p>`,
   });
@@ -119,7 +124,7 @@ export function accountPage(o: Common & { user: PageUser; emailSection?: SafeHtm
   return layout({
     ...o,
     title: 'Your account',
-    scripts: ['account.js', 'account-control.js'],
+    scripts: ['account.js', 'account-control.js', ...PASSKEY_SCRIPTS],
     body: html`<h1>Your account</h1>
 <section id="profile" class="card"><img id="picture" alt="Your profile picture" width="64" height="64"><div><strong id="profile-name">${o.user.name}</strong> <span id="profile-flair" class="flair"></span><div id="profile-email"></div><div>Played <span id="play-minutes">0</span> minutes</div></div></section>
 ${o.emailSection ?? ''}

@@ -24,7 +24,22 @@ interface SessionData {
    * or `max_age` asked for has happened.
    */
   freshSignIn?: { at: number; for: string };
+  /**
+   * How the person proved who they are in this sign-in: RFC 8176 Authentication Method
+   * Reference values (`pwd`; `otp` and `mfa` after a second step; `hwk`/`swk` and `user` for a
+   * passkey). Apps are told in the ID token's `amr`. Absent on sessions signed in before it
+   * was recorded: those count as `['pwd']`.
+   */
+  amr?: string[];
+  /**
+   * The WebAuthn challenges this session was given (src/accounts/passkeys.ts), one per ceremony:
+   * each is taken (deleted) by the first answer to it, and counts only until `expiresAt`.
+   */
+  passkeyChallenges?: Partial<Record<PasskeyCeremony, { challenge: string; expiresAt: number }>>;
 }
+
+/** A passkey ceremony: adding one to the signed-in account, or signing in with one. */
+type PasskeyCeremony = 'register' | 'sign_in';
 
 /**
  * How stale "last seen" may get before a request writes it again: a session row is written at
@@ -90,13 +105,44 @@ export function writeSession(ctx: Koa.Context, patch: Partial<SessionData>): voi
  * Signs a user in under a fresh session id and a fresh CSRF secret, so an id or token planted
  * before sign-in (session fixation) is worth nothing after it.
  */
-export async function startUserSession(ctx: Koa.Context, userId: number, csrfSecret: string, now = Date.now(), returnTo?: string): Promise<void> {
+export async function startUserSession(
+  ctx: Koa.Context,
+  userId: number,
+  csrfSecret: string,
+  now = Date.now(),
+  returnTo?: string,
+  amr: readonly string[] = ['pwd'],
+): Promise<void> {
   const session = sessionOf(ctx);
   session.userId = userId;
+  session.amr = [...amr];
   session.csrfSecret = csrfSecret;
   session.meta = newMeta(ctx, now);
   if (returnTo !== undefined) session.freshSignIn = { at: now, for: returnTo };
   await session.regenerate();
+}
+
+/** How long a WebAuthn challenge may be answered. */
+const PASSKEY_CHALLENGE_MS = 5 * 60 * 1000;
+
+/**
+ * Keeps the challenge of a passkey ceremony in the session (in the database, so any instance can
+ * check the answer), replacing an earlier one of the same ceremony.
+ */
+export function putPasskeyChallenge(ctx: Koa.Context, ceremony: PasskeyCeremony, challenge: string, now: number): void {
+  const session = sessionOf(ctx);
+  session.passkeyChallenges = { ...session.passkeyChallenges, [ceremony]: { challenge, expiresAt: now + PASSKEY_CHALLENGE_MS } };
+}
+
+/** Takes the ceremony's challenge out of the session: undefined when there is none or it expired. */
+export function takePasskeyChallenge(ctx: Koa.Context, ceremony: PasskeyCeremony, now: number): string | undefined {
+  const session = sessionOf(ctx);
+  const found = session.passkeyChallenges?.[ceremony];
+  if (!found) return undefined;
+  const rest = { ...session.passkeyChallenges };
+  delete rest[ceremony];
+  session.passkeyChallenges = Object.keys(rest).length > 0 ? rest : undefined;
+  return now < found.expiresAt ? found.challenge : undefined;
 }
 
 /** How long a sign-in counts as the fresh one an authorization request asked for. */
@@ -118,6 +164,13 @@ export function takeFreshSignIn(ctx: Koa.Context, now: number, address: string):
 /** When the person signed in to this session (OpenID Connect's auth_time), if it is signed in. */
 export function sessionAuthTime(ctx: Koa.Context): number | undefined {
   return sessionOf(ctx).meta?.startedAt;
+}
+
+/** How the person signed in to this session (RFC 8176 values), if it is signed in. */
+export function sessionAmr(ctx: Koa.Context): readonly string[] | undefined {
+  const session = sessionOf(ctx);
+  if (session.userId === undefined) return undefined;
+  return session.amr ?? ['pwd'];
 }
 
 function newMeta(ctx: Koa.Context, now: number): SessionMeta {

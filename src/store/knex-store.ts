@@ -16,6 +16,7 @@ import {
   toGrant,
   toGrantWithApp,
   tokenRow,
+  toPasskey,
   toPublicUserRecord,
   toSessionMeta,
   toSignIn,
@@ -35,6 +36,9 @@ import {
   type GameWithAuthor,
   type GrantRecord,
   type GrantWithApp,
+  type NewPasskey,
+  type PasskeyRecord,
+  type PasskeyUse,
   type SessionMeta,
   type NewGame,
   type NewUser,
@@ -64,6 +68,7 @@ function uniqueField(err: unknown): string | undefined {
     return undefined;
   }
   if (column?.includes('name_key')) return 'name';
+  if (column?.includes('credential_id')) return 'credential';
   if (column?.includes('email')) return 'email';
   return 'value';
 }
@@ -229,6 +234,7 @@ export class KnexStore implements Store {
       await trx('grants').where({ user_id: id }).orWhereIn('client_id', owned).delete();
       await trx('sessions').where({ user_id: id }).delete();
       await trx('email_links').where({ user_id: id }).delete();
+      await trx('passkeys').where({ user_id: id }).delete();
       await trx('games').where({ author_id: id }).delete();
       await trx('apps').where({ owner_id: id }).delete();
       await trx('retired_names').insert({ name_key: String(row.name_key), retired_at: now }).onConflict('name_key').ignore();
@@ -595,5 +601,64 @@ export class KnexStore implements Store {
       .orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }])
       .limit(limit)) as Row[];
     return rows.map(toSignIn);
+  }
+
+  // PasskeyStore
+
+  async createPasskey(passkey: NewPasskey): Promise<PasskeyRecord> {
+    const row: Row = {
+      user_id: passkey.userId,
+      credential_id: passkey.credentialId,
+      public_key: passkey.publicKey,
+      counter: passkey.counter,
+      transports: JSON.stringify(passkey.transports),
+      device_type: passkey.deviceType,
+      backed_up: passkey.backedUp,
+      name: passkey.name,
+      created_at: passkey.createdAt,
+      last_used_at: null,
+    };
+    try {
+      const [inserted] = await this.knex('passkeys').insert(row).returning<Row[]>('id');
+      return { ...passkey, id: num(inserted!.id), lastUsedAt: null };
+    } catch (err) {
+      const field = uniqueField(err);
+      if (field) throw new UniqueViolation(field);
+      throw err;
+    }
+  }
+
+  async listPasskeys(userId: number): Promise<PasskeyRecord[]> {
+    if (!isRowId(userId)) return [];
+    const rows = (await this.knex('passkeys').where({ user_id: userId }).orderBy('id')) as Row[];
+    return rows.map(toPasskey);
+  }
+
+  async getPasskeyByCredentialId(credentialId: string): Promise<PasskeyRecord | undefined> {
+    if (!isRowKey(credentialId)) return undefined;
+    const row = (await this.knex('passkeys').where({ credential_id: credentialId }).first()) as Row | undefined;
+    return row && toPasskey(row);
+  }
+
+  async renamePasskey(userId: number, id: number, name: string): Promise<PasskeyRecord | undefined> {
+    if (!isRowId(userId) || !isRowId(id)) return undefined;
+    if ((await this.knex('passkeys').where({ id, user_id: userId }).update({ name })) !== 1) return undefined;
+    const row = (await this.knex('passkeys').where({ id }).first()) as Row | undefined;
+    return row && toPasskey(row);
+  }
+
+  async deletePasskey(userId: number, id: number): Promise<boolean> {
+    if (!isRowId(userId) || !isRowId(id)) return false;
+    return (await this.knex('passkeys').where({ id, user_id: userId }).delete()) === 1;
+  }
+
+  async recordPasskeyUse(id: number, use: PasskeyUse, now: number): Promise<boolean> {
+    if (!isRowId(id)) return false;
+    const query = this.knex('passkeys').where({ id });
+    // WebAuthn Level 3, 7.2 step 22: a counter that is not 0 must grow.
+    if (use.counter === 0) query.where({ counter: 0 });
+    else query.where('counter', '<', use.counter);
+    const changed = await query.update({ counter: use.counter, device_type: use.deviceType, backed_up: use.backedUp, last_used_at: now });
+    return changed === 1;
   }
 }

@@ -76,6 +76,14 @@ export const STORE_METHODS = [
   'recordSignIn',
   'listSignIns',
 
+  // PasskeyStore
+  'createPasskey',
+  'listPasskeys',
+  'getPasskeyByCredentialId',
+  'renamePasskey',
+  'deletePasskey',
+  'recordPasskeyUse',
+
   // RateLimitStore
   'rateLimiter',
 

@@ -11,6 +11,7 @@ import type {
   GameWithAuthor,
   GrantRecord,
   GrantWithApp,
+  PasskeyRecord,
   PublicUserRecord,
   SessionMeta,
   SignInRecord,
@@ -207,4 +208,20 @@ export function toEmailLink(r: Row): EmailLinkRecord {
 
 export function toSignIn(r: Row): SignInRecord {
   return { at: num(r.at), ip: String(r.ip), userAgent: String(r.user_agent) };
+}
+
+export function toPasskey(r: Row): PasskeyRecord {
+  return {
+    id: num(r.id),
+    userId: num(r.user_id),
+    credentialId: String(r.credential_id),
+    publicKey: String(r.public_key),
+    counter: num(r.counter),
+    transports: JSON.parse(String(r.transports)) as string[],
+    deviceType: r.device_type === 'multiDevice' ? 'multiDevice' : 'singleDevice',
+    backedUp: r.backed_up === true || r.backed_up === 1,
+    name: String(r.name),
+    createdAt: num(r.created_at),
+    lastUsedAt: numOrNull(r.last_used_at),
+  };
 }

@@ -182,6 +182,39 @@ export interface SignInRecord {
   userAgent: string;
 }
 
+/** A passkey: a WebAuthn credential a user registered (src/accounts/passkeys.ts). */
+export interface PasskeyRecord {
+  /** The row's id: the passkey's address in the account API (not the credential id). */
+  id: number;
+  userId: number;
+  /** The credential id, base64url; unique across users. */
+  credentialId: string;
+  /** The credential's COSE public key, base64url. */
+  publicKey: string;
+  /** The signature counter last seen; 0 for an authenticator that keeps none. */
+  counter: number;
+  /** The transports the browser reported (`internal`, `hybrid`, `usb`, ...). */
+  transports: string[];
+  /** WebAuthn's backup eligibility: a `multiDevice` credential may be synced (a synced passkey). */
+  deviceType: 'singleDevice' | 'multiDevice';
+  /** Whether the credential was backed up (synced) when last seen. */
+  backedUp: boolean;
+  /** The name the person gave it (1 to 64 characters). */
+  name: string;
+  createdAt: number;
+  /** When it last signed the person in; null until then. */
+  lastUsedAt: number | null;
+}
+
+export type NewPasskey = Omit<PasskeyRecord, 'id' | 'lastUsedAt'>;
+
+/** What a sign-in with a passkey saw of it (the counter and the backup flags). */
+export interface PasskeyUse {
+  counter: number;
+  deviceType: PasskeyRecord['deviceType'];
+  backedUp: boolean;
+}
+
 /** One bounded round of the purge: rows past these instants go, at most `limit` per table. */
 export interface PurgeBatch {
   /** Tokens whose expires_at is at or before this. */
@@ -256,8 +289,8 @@ export interface UserStore {
   /** Replaces the password hash; false when there is no such user. */
   setUserPassword(id: number, passwordHash: string): Promise<boolean>;
   /**
-   * Deletes a user with everything of theirs in one transaction: grants, sessions, codes and
-   * tokens, the apps and games they own (with those apps' codes, tokens and grants), and retires
+   * Deletes a user with everything of theirs in one transaction: grants, sessions, passkeys,
+   * codes and tokens, the apps and games they own (with those apps' codes, tokens and grants), and retires
    * the name. Returns the deleted user (its picture files are the caller's), or undefined.
    */
   deleteUser(id: number, now: number): Promise<UserRecord | undefined>;
@@ -374,6 +407,26 @@ export interface SignInStore {
   listSignIns(userId: number, limit: number): Promise<SignInRecord[]>;
 }
 
+/** Each user's passkeys (WebAuthn credentials). */
+interface PasskeyStore {
+  /** Throws UniqueViolation('credential') when the credential id is registered already (to anyone). */
+  createPasskey(passkey: NewPasskey): Promise<PasskeyRecord>;
+  /** A user's passkeys, oldest first. */
+  listPasskeys(userId: number): Promise<PasskeyRecord[]>;
+  /** A passkey by its credential id (whoever's it is). */
+  getPasskeyByCredentialId(credentialId: string): Promise<PasskeyRecord | undefined>;
+  /** Renames one of the user's passkeys; undefined when the user has no passkey with this id. */
+  renamePasskey(userId: number, id: number, name: string): Promise<PasskeyRecord | undefined>;
+  /** Deletes one of the user's passkeys; false when the user has no passkey with this id. */
+  deletePasskey(userId: number, id: number): Promise<boolean>;
+  /**
+   * Records a sign-in with the passkey: its counter, backup flags and last use, only if the
+   * counter still allows it (WebAuthn's rule: the new counter is above the stored one, or both are
+   * 0), checked in the same statement so two uses cannot both pass. Returns whether it was written.
+   */
+  recordPasskeyUse(id: number, use: PasskeyUse, now: number): Promise<boolean>;
+}
+
 export interface RateLimitStore {
   /**
    * A limiter counting in the database (table rate_limits), so every service instance on the
@@ -402,5 +455,6 @@ export interface Store
     SessionStore,
     EmailLinkStore,
     SignInStore,
+    PasskeyStore,
     RateLimitStore,
     PurgeStore {}

@@ -101,6 +101,7 @@ afterAll(async () => mock?.stop());
 describe('npm run mock', () => {
   it('covers every operation of the contract', () => {
     expect(operations.map((o) => o.op.operationId).sort()).toEqual([
+      'addPasskey',
       'changePassword',
       'confirmLogout',
       'deleteAccount',
@@ -143,7 +144,10 @@ describe('npm run mock', () => {
       'listApps',
       'listGames',
       'listGrants',
+      'listPasskeys',
       'listSessions',
+      'passkeyRegistrationOptions',
+      'passkeySignInOptions',
       'postAuthorize',
       'postChangeEmail',
       'postForgotPassword',
@@ -158,10 +162,13 @@ describe('npm run mock', () => {
       'registerApp',
       'registerGame',
       'removeAccountPicture',
+      'removePasskey',
+      'renamePasskey',
       'revokeGrant',
       'revokeToken',
       'rotateAppSecret',
       'setAccountPicture',
+      'signInWithPasskey',
       'signOutEverywhere',
       'updateAccount',
     ]);

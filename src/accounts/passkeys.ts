@@ -1,0 +1,233 @@
+/**
+ * Passkeys (WebAuthn credentials, docs/account.md#passkeys): adding one to the signed-in account,
+ * naming and removing them, and signing in with one. The relying party is PUBLIC_URL: its host
+ * name is the RP ID and its origin the only origin answers are accepted from. The challenges are
+ * the session's (src/sessions/session.ts: putPasskeyChallenge, takePasskeyChallenge): the handlers
+ * put the one these options carry and hand back the one taken for the answer.
+ */
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { Audit } from '../audit.js';
+import type { Config } from '../config.js';
+import { Conflict, InvalidInput, NotFound, RateLimited, Unauthenticated } from '../domain/errors.js';
+import type { Limits } from '../security/rate-limit.js';
+import { CONTROL_CHARACTER } from '../domain/text.js';
+import { UniqueViolation, type PasskeyRecord, type Store, type UserRecord } from '../store/types.js';
+
+interface PasskeyDeps {
+  config: Pick<Config, 'publicUrl'>;
+  store: Store;
+  now: () => number;
+  audit: Audit;
+}
+
+/** What the account page and the API show of a passkey: never its key or credential id. */
+interface PasskeyView {
+  id: number;
+  name: string;
+  created_at: number;
+  last_used_at?: number;
+  synced: boolean;
+}
+
+const MAX_NAME = 64;
+/** The relying party's name the authenticator shows beside the account name. */
+const RP_NAME = 'Identity';
+
+function relyingParty(config: Pick<Config, 'publicUrl'>): { rpID: string; origin: string } {
+  const url = new URL(config.publicUrl);
+  return { rpID: url.hostname, origin: url.origin };
+}
+
+/**
+ * The WebAuthn user handle of a user: their id, as text. Not personal data, stable, and never
+ * reused (ids of deleted accounts are not given again).
+ */
+function userHandle(userId: number): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(Buffer.from(String(userId)));
+}
+
+function passkeyView(p: PasskeyRecord): PasskeyView {
+  return { id: p.id, name: p.name, created_at: p.createdAt, ...(p.lastUsedAt === null ? {} : { last_used_at: p.lastUsedAt }), synced: p.backedUp };
+}
+
+function validName(raw: string): string {
+  const name = raw.trim();
+  if (name.length < 1 || name.length > MAX_NAME || CONTROL_CHARACTER.test(name)) {
+    throw new InvalidInput(`A passkey's name is 1 to ${MAX_NAME} characters, without control characters`);
+  }
+  return name;
+}
+
+export async function listPasskeys(store: Pick<Store, 'listPasskeys'>, userId: number): Promise<PasskeyView[]> {
+  return (await store.listPasskeys(userId)).map(passkeyView);
+}
+
+/** Options for navigator.credentials.create(): a discoverable credential is preferred, as is user verification. */
+export async function registrationOptions(deps: Pick<PasskeyDeps, 'config' | 'store'>, user: UserRecord): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const existing = await deps.store.listPasskeys(user.id);
+  return generateRegistrationOptions({
+    rpName: RP_NAME,
+    rpID: relyingParty(deps.config).rpID,
+    userName: user.name,
+    userDisplayName: user.name,
+    userID: userHandle(user.id),
+    attestationType: 'none',
+    // The same authenticator is not registered twice for one account.
+    excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
+    authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+  });
+}
+
+/**
+ * Verifies the browser's answer to the registration options whose challenge was `challenge` and
+ * stores the passkey, named `name` or "Passkey N".
+ */
+export async function addPasskey(
+  deps: PasskeyDeps,
+  userId: number,
+  input: { response: RegistrationResponseJSON; name?: string | undefined; challenge: string | undefined },
+  ip: string,
+): Promise<PasskeyView> {
+  if (input.challenge === undefined) throw new InvalidInput('No passkey registration is under way (or it expired): start again');
+  const name = input.name === undefined ? undefined : validName(input.name);
+  const { rpID, origin } = relyingParty(deps.config);
+  let verified;
+  try {
+    verified = await verifyRegistrationResponse({
+      response: input.response,
+      expectedChallenge: input.challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: false,
+    });
+  } catch {
+    throw new InvalidInput('The passkey could not be verified');
+  }
+  if (!verified.verified) throw new InvalidInput('The passkey could not be verified');
+  const info = verified.registrationInfo;
+  const count = (await deps.store.listPasskeys(userId)).length;
+  try {
+    const passkey = await deps.store.createPasskey({
+      userId,
+      credentialId: info.credential.id,
+      publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+      counter: info.credential.counter,
+      transports: (info.credential.transports ?? []).slice(0, 8),
+      deviceType: info.credentialDeviceType,
+      backedUp: info.credentialBackedUp,
+      name: name ?? `Passkey ${count + 1}`,
+      createdAt: deps.now(),
+    });
+    deps.audit('passkey_added', { userId, passkeyId: passkey.id, ip });
+    return passkeyView(passkey);
+  } catch (err) {
+    if (err instanceof UniqueViolation) throw new Conflict('This passkey is registered already');
+    throw err;
+  }
+}
+
+export async function renamePasskey(store: Pick<Store, 'renamePasskey'>, userId: number, id: number, rawName: string): Promise<PasskeyView> {
+  const name = validName(rawName);
+  const renamed = await store.renamePasskey(userId, id, name);
+  if (!renamed) throw new NotFound('Passkey not found');
+  return passkeyView(renamed);
+}
+
+/**
+ * Whether the user may remove this passkey: the reason why not, or undefined when they may. Every
+ * removal is allowed for now (the password still signs in); this is where a rule such as "not the
+ * last way to sign in" or "not while it is the only second factor" belongs.
+ */
+export function mayRemovePasskey(_context: { userId: number; passkey: PasskeyRecord; passkeys: readonly PasskeyRecord[] }): string | undefined {
+  return undefined;
+}
+
+export async function removePasskey(deps: Pick<PasskeyDeps, 'store' | 'audit'>, userId: number, id: number, ip: string): Promise<void> {
+  const passkeys = await deps.store.listPasskeys(userId);
+  const passkey = passkeys.find((p) => p.id === id);
+  if (!passkey) throw new NotFound('Passkey not found');
+  const refusal = mayRemovePasskey({ userId, passkey, passkeys });
+  if (refusal !== undefined) throw new Conflict(refusal);
+  if (!(await deps.store.deletePasskey(userId, id))) throw new NotFound('Passkey not found');
+  deps.audit('passkey_removed', { userId, passkeyId: id, ip });
+}
+
+/** Options for navigator.credentials.get() with a discoverable credential: no account named. */
+export function authenticationOptions(deps: Pick<PasskeyDeps, 'config'>): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  return generateAuthenticationOptions({ rpID: relyingParty(deps.config).rpID, userVerification: 'preferred' });
+}
+
+/**
+ * How a passkey sign-in proved who the person is (RFC 8176): possession of a key, `swk` when the
+ * passkey may be synced between devices (its key is not bound to one piece of hardware), `hwk`
+ * when it is bound to its authenticator; `user` (the person was present); and `mfa` when the
+ * authenticator also verified the person (PIN or biometrics): possession plus knowledge or
+ * inherence (docs/decisions.md#passkeys).
+ */
+export function passkeyAmr(o: { deviceType: PasskeyRecord['deviceType']; backedUp: boolean; userVerified: boolean }): string[] {
+  const key = o.deviceType === 'multiDevice' || o.backedUp ? 'swk' : 'hwk';
+  return o.userVerified ? [key, 'user', 'mfa'] : [key, 'user'];
+}
+
+const REFUSED = 'The passkey was not accepted';
+
+/**
+ * Verifies the browser's answer to the authentication options whose challenge was `challenge`:
+ * the user it signs in and how (amr). Refuses (401) an unknown credential, a bad signature, and a
+ * signature counter that did not grow (a cloned authenticator, WebAuthn Level 3, 6.1.1), which is
+ * audited. Every attempt counts against the client address, as a password sign-in does (429).
+ */
+export async function verifyPasskeySignIn(
+  deps: PasskeyDeps & { limits: Pick<Limits, 'signInIp'> },
+  input: { response: AuthenticationResponseJSON; challenge: string | undefined },
+  ip: string,
+): Promise<{ userId: number; amr: string[] }> {
+  try {
+    await deps.limits.signInIp.consume(ip);
+  } catch (err) {
+    if (err instanceof RateLimited) deps.audit('sign_in_failed', { ip, reason: 'rate_limited' });
+    throw err;
+  }
+  if (input.challenge === undefined) throw new InvalidInput('No passkey sign-in is under way (or it expired): start again');
+  const passkey = await deps.store.getPasskeyByCredentialId(input.response.id);
+  if (!passkey) {
+    deps.audit('sign_in_failed', { ip, reason: 'passkey_unknown' });
+    throw new Unauthenticated('This passkey is not registered here');
+  }
+  const fail = (reason: 'passkey_invalid' | 'passkey_counter'): never => {
+    deps.audit('sign_in_failed', { userId: passkey.userId, ip, reason });
+    throw new Unauthenticated(REFUSED);
+  };
+  const handle = input.response.response.userHandle;
+  if (handle !== undefined && handle !== Buffer.from(userHandle(passkey.userId)).toString('base64url')) fail('passkey_invalid');
+  const { rpID, origin } = relyingParty(deps.config);
+  let verified;
+  try {
+    verified = await verifyAuthenticationResponse({
+      response: input.response,
+      expectedChallenge: input.challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      credential: { id: passkey.credentialId, publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')), counter: passkey.counter, transports: passkey.transports },
+      requireUserVerification: false,
+    });
+  } catch (err) {
+    // The library's words for a counter that did not grow.
+    return fail(err instanceof Error && err.message.startsWith('Response counter value') ? 'passkey_counter' : 'passkey_invalid');
+  }
+  if (!verified.verified) return fail('passkey_invalid');
+  const info = verified.authenticationInfo;
+  const use = { counter: info.newCounter, deviceType: info.credentialDeviceType, backedUp: info.credentialBackedUp };
+  // Checked again in the write itself: of two sign-ins with one counter value, one passes.
+  if (!(await deps.store.recordPasskeyUse(passkey.id, use, deps.now()))) return fail('passkey_counter');
+  return { userId: passkey.userId, amr: passkeyAmr({ ...use, userVerified: info.userVerified }) };
+}

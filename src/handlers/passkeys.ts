@@ -1,0 +1,64 @@
+/** The passkey operations: the account's passkeys, and signing in with one (src/accounts/passkeys.ts). */
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import {
+  addPasskey as add,
+  authenticationOptions,
+  listPasskeys as list,
+  registrationOptions,
+  removePasskey as remove,
+  renamePasskey as rename,
+  verifyPasskeySignIn,
+} from '../accounts/passkeys.js';
+import { putPasskeyChallenge, takePasskeyChallenge } from '../sessions/session.js';
+import type { Handler, JsonBody } from './types.js';
+import { beginSignedInSession, safeReturnTo, signedInUser } from './web.js';
+
+export const passkeyRegistrationOptions: Handler<'passkeyRegistrationOptions'> = async (_input, ctx, deps) => {
+  const options = await registrationOptions(deps, signedInUser(ctx));
+  putPasskeyChallenge(ctx, 'register', options.challenge, deps.now());
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = options;
+};
+
+export const addPasskey: Handler<'addPasskey'> = async (input, ctx, deps) => {
+  const challenge = takePasskeyChallenge(ctx, 'register', deps.now());
+  // The contract checks the answer's shape; the WebAuthn library checks the rest.
+  const response = input.body.credential as unknown as RegistrationResponseJSON;
+  const body: JsonBody<'addPasskey', 201> = await add(deps, signedInUser(ctx).id, { response, name: input.body.name, challenge }, ctx.ip);
+  ctx.status = 201;
+  ctx.body = body;
+};
+
+export const listPasskeys: Handler<'listPasskeys'> = async (_input, ctx, deps) => {
+  const body: JsonBody<'listPasskeys', 200> = { passkeys: await list(deps.store, signedInUser(ctx).id) };
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+};
+
+export const renamePasskey: Handler<'renamePasskey'> = async (input, ctx, deps) => {
+  const body: JsonBody<'renamePasskey', 200> = await rename(deps.store, signedInUser(ctx).id, Number(input.path.passkeyId), input.body.name);
+  ctx.body = body;
+};
+
+export const removePasskey: Handler<'removePasskey'> = async (input, ctx, deps) => {
+  await remove(deps, signedInUser(ctx).id, Number(input.path.passkeyId), ctx.ip);
+  ctx.status = 204;
+};
+
+export const passkeySignInOptions: Handler<'passkeySignInOptions'> = async (_input, ctx, deps) => {
+  const options = await authenticationOptions(deps);
+  putPasskeyChallenge(ctx, 'sign_in', options.challenge, deps.now());
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = options;
+};
+
+export const signInWithPasskey: Handler<'signInWithPasskey'> = async (input, ctx, deps) => {
+  const challenge = takePasskeyChallenge(ctx, 'sign_in', deps.now());
+  const response = input.body.credential as unknown as AuthenticationResponseJSON;
+  const returnTo = safeReturnTo(input.body.return_to);
+  const { userId, amr } = await verifyPasskeySignIn(deps, { response, challenge }, ctx.ip);
+  await beginSignedInSession(ctx, deps, userId, 'sign_in', returnTo, amr);
+  const body: JsonBody<'signInWithPasskey', 200> = { redirect: returnTo ?? '/account' };
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+};
