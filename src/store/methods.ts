@@ -76,6 +76,16 @@ export const STORE_METHODS = [
   'recordSignIn',
   'listSignIns',
 
+  // SecondFactorStore
+  'getTotp',
+  'savePendingTotp',
+  'confirmTotp',
+  'useTotpStep',
+  'deleteTotp',
+  'replaceRecoveryCodes',
+  'useRecoveryCode',
+  'countRecoveryCodes',
+
   // RateLimitStore
   'rateLimiter',
 

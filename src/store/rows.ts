@@ -17,6 +17,7 @@ import type {
   SigningKeyRecord,
   TokenRecord,
   TokenWithUser,
+  TotpRecord,
   UserRecord,
 } from './types.js';
 
@@ -207,4 +208,14 @@ export function toEmailLink(r: Row): EmailLinkRecord {
 
 export function toSignIn(r: Row): SignInRecord {
   return { at: num(r.at), ip: String(r.ip), userAgent: String(r.user_agent) };
+}
+
+export function toTotp(r: Row): TotpRecord {
+  return {
+    userId: num(r.user_id),
+    secretJwe: String(r.secret_jwe),
+    confirmedAt: numOrNull(r.confirmed_at),
+    lastStep: numOrNull(r.last_step),
+    createdAt: num(r.created_at),
+  };
 }

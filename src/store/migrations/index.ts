@@ -9,6 +9,7 @@ import * as m008 from './008_sign_ins.js';
 import * as m009 from './009_code_token.js';
 import * as m010 from './010_public_clients.js';
 import * as m011 from './011_openid.js';
+import * as m013 from './013_totp.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -22,6 +23,7 @@ const migrations: Record<string, Knex.Migration> = {
   '009_code_token': m009,
   '010_public_clients': m010,
   '011_openid': m011,
+  '013_totp': m013,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
