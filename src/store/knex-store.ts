@@ -642,7 +642,7 @@ export class KnexStore implements Store {
     const changed = await this.knex('totp_factors')
       .where({ user_id: userId })
       .whereNotNull('confirmed_at')
-      .where((q) => q.whereNull('last_step').orWhere('last_step', '<', step))
+      .whereRaw('(last_step is null or last_step < ?)', [step])
       .update({ last_step: step });
     return changed === 1;
   }
