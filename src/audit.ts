@@ -21,9 +21,10 @@ export interface AuditEvents {
   sign_in: { userId: number } & Client;
   sign_up: { userId: number } & Client;
   /** `userId` when the login names an account; never the login as typed. */
-  sign_in_failed: { userId?: number; ip: string; reason: 'rate_limited' | 'account_locked' | 'wrong_password' | 'unknown_account' };
+  sign_in_failed: { userId?: number; ip: string; reason: 'rate_limited' | 'account_locked' | 'wrong_password' | 'unknown_account' | 'wrong_code' };
   sign_out: { userId: number; ip: string } | { userId: number; scope: 'one' } | { userId: number; scope: 'everywhere'; endedSessions: number };
   password_changed: { userId: number; endedSessions: number };
+  second_factor_changed: { userId: number; change: 'totp_enabled' | 'totp_disabled' | 'recovery_codes_replaced' };
   app_created: { userId: number; clientId: string; ip: string };
   app_secret_rotated: { userId: number; clientId: string; ip: string };
   app_deleted: { userId: number; clientId: string; ip: string };

@@ -387,7 +387,7 @@ export interface SignInStore {
 }
 
 /** Second factors: the authenticator app and its single-use recovery codes (stored by hash). */
-export interface SecondFactorStore {
+interface SecondFactorStore {
   getTotp(userId: number): Promise<TotpRecord | undefined>;
   /**
    * Stores a setup waiting for its first code, replacing an earlier unconfirmed one. False,
