@@ -4233,7 +4233,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "request/body must have required property 'password'"
+                     *       "message": "Body field password is required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4392,7 +4392,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "request/body must have required property 'password'"
+                     *       "message": "Body field password is required"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
