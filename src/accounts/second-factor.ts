@@ -14,7 +14,7 @@ import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { Audit } from '../audit.js';
-import { Conflict, InvalidInput, Unauthenticated } from '../domain/errors.js';
+import { Conflict, InvalidInput, RateLimited, Unauthenticated } from '../domain/errors.js';
 import { hashSecret } from '../oauth/secrets.js';
 import { seal, unseal } from '../security/sealed.js';
 import type { UserRecord } from '../store/types.js';
@@ -159,7 +159,7 @@ export async function verifySecondFactor(deps: SecondFactorDeps, user: UserRecor
   try {
     await deps.limits.signInAccount.check(key);
   } catch (err) {
-    failed('account_locked');
+    if (err instanceof RateLimited) failed('account_locked');
     throw err;
   }
   const compact = typed.replace(/\s/g, '');
