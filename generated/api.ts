@@ -467,6 +467,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/signin/otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Second step of sign-in
+         * @description Asks for a code of the authenticator app (or a recovery code) after a right password, for
+         *     an account with an authenticator app switched on. The session is not signed in until this
+         *     step is done: it holds only who passed the password, for 5 minutes. Without such a step
+         *     pending (none, or expired), redirects (303) to `/signin`.
+         */
+        get: operations["getSignInSecondStep"];
+        put?: never;
+        /**
+         * Finish signing in with a code
+         * @description Takes a current 6-digit code of the authenticator app, or an unused recovery code (each
+         *     works once; a code of the app is taken once too). Right: the session signs in (a fresh
+         *     session id) and the browser goes to the `return_to` the sign-in form had, or `/account`.
+         *     Wrong (401) or too late (401: sign in again) shows the page again with the reason.
+         *     Attempts are rate-limited per client address and per account, like passwords (429).
+         */
+        post: operations["postSignInSecondStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/signup": {
         parameters: {
             query?: never;
@@ -1088,6 +1119,87 @@ export interface paths {
          *     the user ends; this one stays signed in. Requires the session cookie and the CSRF token.
          */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether an authenticator app is switched on
+         * @description Whether signing in asks for a code of an authenticator app, and how many unused recovery
+         *     codes are left. Requires the session cookie.
+         */
+        get: operations["getSecondFactor"];
+        put?: never;
+        /**
+         * Start setting up an authenticator app
+         * @description Makes a new secret for an authenticator app and answers it as an `otpauth://` URI (TOTP:
+         *     SHA-1, 6 digits, 30 seconds) and as a QR code of that URI. Nothing changes at sign-in until
+         *     the first code confirms it (`POST /api/account/totp/confirm`); starting again replaces an
+         *     unconfirmed setup. 409 while an app is switched on. Requires the session cookie and the
+         *     CSRF token.
+         */
+        post: operations["startTotpSetup"];
+        /**
+         * Switch the authenticator app off
+         * @description Switches the authenticator app off and deletes its recovery codes: signing in asks for the
+         *     password alone again. Requires the password (wrong: 403; rate-limited like sign-in: 429),
+         *     the session cookie and the CSRF token. 409 when no app is switched on.
+         */
+        delete: operations["disableTotp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch the authenticator app on with its first code
+         * @description Switches on the setup `POST /api/account/totp` started, given a current code of the app,
+         *     and answers ten single-use recovery codes, shown this once (only their hashes are kept).
+         *     From then on signing in asks for a code after the password. A wrong code is 400 and counts
+         *     against the account like a wrong password (429 once over the limit). 409 when no setup is
+         *     waiting. Requires the session cookie and the CSRF token.
+         */
+        post: operations["confirmTotpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a new set of recovery codes
+         * @description Answers ten new single-use recovery codes, shown this once; every earlier code stops
+         *     working. Requires an authenticator app switched on (409 otherwise), the password (wrong:
+         *     403; rate-limited like sign-in: 429), the session cookie and the CSRF token.
+         */
+        post: operations["replaceRecoveryCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1997,6 +2109,26 @@ export interface components {
             /** @description The user's passkeys (names and dates; never a key or credential id). */
             passkeys: components["schemas"]["Passkey"][];
         };
+        SecondFactorStatus: {
+            /** @description Whether signing in asks for a code of an authenticator app after the password. */
+            enabled: boolean;
+            /** @description Unused recovery codes (0 while no app is switched on). */
+            recoveryCodesLeft: number;
+        };
+        TotpSetup: {
+            /** @description The `otpauth://totp/...` URI to add to an authenticator app (it holds the secret). */
+            uri: string;
+            /** @description A QR code of `uri`, as an SVG image in a `data:` URL. */
+            qrImage: string;
+        };
+        RecoveryCodes: {
+            /** @description Ten single-use codes that stand in for a code of the authenticator app at sign-in; shown only now. */
+            recoveryCodes: string[];
+        };
+        PasswordConfirmation: {
+            /** @description The user's password, asked again. */
+            password: string;
+        };
         /** @description Every failure of a JSON endpoint: one field, the specific reason. */
         Error: {
             /** @description The specific reason for the failure. */
@@ -2208,6 +2340,15 @@ export interface components {
                  *       "message": "Access token lacks the openid scope"
                  *     }
                  */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The password is wrong, or the CSRF token is. */
+        WrongPasswordOrCsrf: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -3268,6 +3409,50 @@ export interface operations {
                     password: string;
                     /** @description A path on this service to go to after signing in; anything else is ignored and the user goes to `/account`. Optional. */
                     return_to?: string;
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+            401: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            429: components["responses"]["HtmlError"];
+        };
+    };
+    getSignInSecondStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+        };
+    };
+    postSignInSecondStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp": "492039",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description A 6-digit code of the authenticator app, or a recovery code (case, spaces and dashes do not matter). */
+                    otp: string;
                     /** @description The CSRF token of the form. */
                     _csrf?: string;
                 };
@@ -4357,6 +4542,294 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The second factor's state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "recoveryCodesLeft": 9
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SecondFactorStatus"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+        };
+    };
+    startTotpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setup, waiting for its first code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "uri": "otpauth://totp/localhost%3A3000:ada_l?issuer=localhost%3A3000&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30",
+                     *       "qrImage": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TotpSetup"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description An authenticator app is switched on already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "An authenticator app is already switched on; switch it off first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordConfirmation"];
+            };
+        };
+        responses: {
+            /** @description Switched off. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The password is missing or not a string. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Body field password is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["WrongPasswordOrCsrf"];
+            /** @description No authenticator app is switched on. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No authenticator app is switched on"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    confirmTotpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The 6-digit code the authenticator app shows now. */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Switched on; the recovery codes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recoveryCodes": [
+                     *         "k7m2p-x9qrt",
+                     *         "a3bcd-efgh4",
+                     *         "mn5pq-rs6tu",
+                     *         "vw7xy-z2a3b",
+                     *         "cd4ef-gh5jk",
+                     *         "mn6pq-rs7tu",
+                     *         "vw8xy-z9a2b",
+                     *         "cd3ef-gh4jk",
+                     *         "mn5pq-rs2tu",
+                     *         "vw3xy-z4a5b"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            /** @description The code is not a current code of the app. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "That code is not right: type the 6 digits the app shows now"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description No setup is waiting for a code (none started, or switched on already). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Start setting up an authenticator app first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    replaceRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordConfirmation"];
+            };
+        };
+        responses: {
+            /** @description The new recovery codes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recoveryCodes": [
+                     *         "k7m2p-x9qrt",
+                     *         "a3bcd-efgh4",
+                     *         "mn5pq-rs6tu",
+                     *         "vw7xy-z2a3b",
+                     *         "cd4ef-gh5jk",
+                     *         "mn6pq-rs7tu",
+                     *         "vw8xy-z9a2b",
+                     *         "cd3ef-gh4jk",
+                     *         "mn5pq-rs2tu",
+                     *         "vw3xy-z4a5b"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            /** @description The password is missing or not a string. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Body field password is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["WrongPasswordOrCsrf"];
+            /** @description No authenticator app is switched on. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Switch on an authenticator app first"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

@@ -27,12 +27,13 @@ export interface AuditEvents {
   sign_in_failed: {
     userId?: number;
     ip: string;
-    reason: 'rate_limited' | 'account_locked' | 'wrong_password' | 'unknown_account' | 'passkey_unknown' | 'passkey_invalid' | 'passkey_counter';
+    reason: 'rate_limited' | 'account_locked' | 'wrong_password' | 'unknown_account' | 'passkey_unknown' | 'passkey_invalid' | 'passkey_counter' | 'wrong_code';
   };
   sign_out: { userId: number; ip: string } | { userId: number; scope: 'one' } | { userId: number; scope: 'everywhere'; endedSessions: number };
   passkey_added: { userId: number; passkeyId: number; ip: string };
   passkey_removed: { userId: number; passkeyId: number; ip: string };
   password_changed: { userId: number; endedSessions: number };
+  second_factor_changed: { userId: number; change: 'totp_enabled' | 'totp_disabled' | 'recovery_codes_replaced' };
   app_created: { userId: number; clientId: string; ip: string };
   app_secret_rotated: { userId: number; clientId: string; ip: string };
   app_deleted: { userId: number; clientId: string; ip: string };

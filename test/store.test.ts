@@ -695,6 +695,52 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.listPasskeys(erin.id)).toEqual([]);
     expect(await store.getPasskeyByCredentialId('cred-1')).toBeUndefined();
   });
+  it('keeps an authenticator app: a pending setup replaced until confirmed once, each time step used once, recovery codes used once, all gone with the user', async () => {
+    const dana = await store.createUser({ name: 'dana_totp', email: 'dana.totp@example.com', passwordHash: 'h' }, NOW);
+    expect(await store.getTotp(dana.id)).toBeUndefined();
+    expect(await store.useTotpStep(dana.id, 5)).toBe(false);
+    expect(await store.savePendingTotp(dana.id, 'jwe-1', NOW)).toBe(true);
+    expect(await store.savePendingTotp(dana.id, 'jwe-2', NOW + 1)).toBe(true);
+    expect(await store.getTotp(dana.id)).toEqual({ userId: dana.id, secretJwe: 'jwe-2', confirmedAt: null, lastStep: null, createdAt: NOW + 1 });
+    // A pending setup takes no code, and confirming needs the seed it still has.
+    expect(await store.useTotpStep(dana.id, 5)).toBe(false);
+    expect(await store.confirmTotp(dana.id, 'jwe-1', 10, NOW + 2, [hash('a')])).toBe(false);
+    expect(await store.countRecoveryCodes(dana.id)).toBe(0);
+    expect(await store.confirmTotp(dana.id, 'jwe-2', 10, NOW + 2, [hash('a'), hash('b')])).toBe(true);
+    expect(await store.confirmTotp(dana.id, 'jwe-2', 11, NOW + 3, [hash('c')])).toBe(false);
+    expect(await store.getTotp(dana.id)).toEqual({ userId: dana.id, secretJwe: 'jwe-2', confirmedAt: NOW + 2, lastStep: 10, createdAt: NOW + 1 });
+    // Confirmed: a new setup is refused, and only later steps are taken.
+    expect(await store.savePendingTotp(dana.id, 'jwe-3', NOW + 4)).toBe(false);
+    expect((await store.getTotp(dana.id))?.secretJwe).toBe('jwe-2');
+    expect(await store.useTotpStep(dana.id, 10)).toBe(false);
+    expect(await store.useTotpStep(dana.id, 9)).toBe(false);
+    expect(await store.useTotpStep(dana.id, 11)).toBe(true);
+    expect(await store.useTotpStep(dana.id, 11)).toBe(false);
+    expect((await store.getTotp(dana.id))?.lastStep).toBe(11);
+    // Recovery codes: each once, only the user's own, a new set replaces the old.
+    expect(await store.countRecoveryCodes(dana.id)).toBe(2);
+    expect(await store.useRecoveryCode(bob.id, hash('a'), NOW + 5)).toBe(false);
+    expect(await store.useRecoveryCode(dana.id, hash('a'), NOW + 5)).toBe(true);
+    expect(await store.useRecoveryCode(dana.id, hash('a'), NOW + 6)).toBe(false);
+    expect(await store.countRecoveryCodes(dana.id)).toBe(1);
+    await store.replaceRecoveryCodes(dana.id, [hash('d'), hash('e'), hash('f')], NOW + 7);
+    expect(await store.countRecoveryCodes(dana.id)).toBe(3);
+    expect(await store.useRecoveryCode(dana.id, hash('b'), NOW + 8)).toBe(false);
+    expect(await store.useRecoveryCode(dana.id, hash('d'), NOW + 8)).toBe(true);
+    // Switching off deletes the factor and its codes; a new setup may then start.
+    expect(await store.deleteTotp(dana.id)).toBe(true);
+    expect(await store.deleteTotp(dana.id)).toBe(false);
+    expect(await store.getTotp(dana.id)).toBeUndefined();
+    expect(await store.countRecoveryCodes(dana.id)).toBe(0);
+    expect(await store.savePendingTotp(dana.id, 'jwe-4', NOW + 9)).toBe(true);
+    expect(await store.confirmTotp(dana.id, 'jwe-4', 20, NOW + 9, [hash('g')])).toBe(true);
+    // Nothing for a user that does not exist; everything goes with the user.
+    expect(await store.savePendingTotp(999_999, 'jwe-x', NOW)).toBe(false);
+    expect(await store.deleteUser(dana.id, NOW + 10)).toBeDefined();
+    expect(await store.getTotp(dana.id)).toBeUndefined();
+    expect(await store.countRecoveryCodes(dana.id)).toBe(0);
+    expect(await store.useRecoveryCode(dana.id, hash('g'), NOW + 11)).toBe(false);
+  });
 
   it('answers every lookup by a key no row can hold (NUL in a string, an id beyond 32 bits or not whole) as not found, and no query fails', async () => {
     const seen: string[] = [];
@@ -755,6 +801,16 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.deletePasskey(far, 1)).toBe(false);
       expect(await store.deletePasskey(alice.id, 1.5)).toBe(false);
       expect(await store.recordPasskeyUse(far, { counter: 1, deviceType: 'singleDevice', backedUp: false }, NOW)).toBe(false);
+      expect(await store.getTotp(far)).toBeUndefined();
+      expect(await store.savePendingTotp(far, 'jwe', NOW)).toBe(false);
+      expect(await store.confirmTotp(far, 'jwe', 1, NOW, [])).toBe(false);
+      expect(await store.confirmTotp(alice.id, nul, 1, NOW, [])).toBe(false);
+      expect(await store.useTotpStep(far, 1)).toBe(false);
+      expect(await store.deleteTotp(far)).toBe(false);
+      await expect(store.replaceRecoveryCodes(far, [hash('r')], NOW)).resolves.toBeUndefined();
+      expect(await store.useRecoveryCode(far, hash('r'), NOW)).toBe(false);
+      expect(await store.useRecoveryCode(alice.id, nul, NOW)).toBe(false);
+      expect(await store.countRecoveryCodes(far)).toBe(0);
       expect(seen).toEqual([]);
     } finally {
       store.onDatabaseError(() => undefined);

@@ -20,6 +20,8 @@ import { getHome } from './getHome.js';
 import { getAsset } from './getAsset.js';
 import { getSignIn } from './getSignIn.js';
 import { postSignIn } from './postSignIn.js';
+import { getSignInSecondStep, postSignInSecondStep } from './signInSecondStep.js';
+import { confirmTotpSetup, disableTotp, getSecondFactor, replaceRecoveryCodes, startTotpSetup } from './secondFactor.js';
 import { getSignUp } from './getSignUp.js';
 import { postSignUp } from './postSignUp.js';
 import { postSignOut } from './postSignOut.js';
@@ -98,6 +100,8 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   getAsset,
   getSignIn,
   postSignIn,
+  getSignInSecondStep,
+  postSignInSecondStep,
   getSignUp,
   postSignUp,
   postSignOut,
@@ -126,6 +130,11 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   listGrants,
   revokeGrant,
   changePassword,
+  getSecondFactor,
+  startTotpSetup,
+  confirmTotpSetup,
+  disableTotp,
+  replaceRecoveryCodes,
   listSessions,
   endSession,
   signOutEverywhere,

@@ -7,11 +7,8 @@
  * A rotation adds a key that signs from then on and retires the one before it; a retired key
  * stays published for RETIRED_KEY_KEPT_MS (longer than any ID token it signed lives), then goes.
  */
-import { hkdfSync } from 'node:crypto';
 import {
   calculateJwkThumbprint,
-  compactDecrypt,
-  CompactEncrypt,
   exportJWK,
   generateKeyPair,
   importJWK,
@@ -23,6 +20,7 @@ import {
 import type { Logger } from 'pino';
 import type { components } from '../../generated/api.js';
 import { InvalidInput } from '../domain/errors.js';
+import { seal, unseal } from '../security/sealed.js';
 import type { SigningKeyRecord, SigningKeyStore } from '../store/types.js';
 
 /** ID tokens live as long as access tokens: 600 seconds. */
@@ -58,10 +56,6 @@ interface Rotation {
 
 /** The public JWK Set (RFC 7517 5) as the JWKS endpoint publishes it. */
 type PublicJwks = components['schemas']['Jwks'];
-
-function keyEncryptionKey(secret: string): Uint8Array {
-  return new Uint8Array(hkdfSync('sha256', secret, '', KEY_ENCRYPTION_INFO, 32));
-}
 
 export class KeyRing {
   private cached: { readAt: number; key: SigningKey } | undefined;
@@ -168,26 +162,22 @@ export class KeyRing {
     const kid = await calculateJwkThumbprint(privateJwk);
     const { kty, n, e } = privateJwk;
     const publicJwk = { kty, n, e, kid, use: 'sig', alg: ALG };
-    const privateJwe = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ ...privateJwk, kid, alg: ALG })))
-      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
-      .encrypt(keyEncryptionKey(this.secrets[0]!));
+    const privateJwe = await seal(this.secrets[0]!, KEY_ENCRYPTION_INFO, JSON.stringify({ ...privateJwk, kid, alg: ALG }));
     return { kid, alg: ALG, publicJwk: JSON.stringify(publicJwk), privateJwe, createdAt: now, retiredAt: null };
   }
 
   private async decrypt(record: SigningKeyRecord): Promise<PrivateKey | undefined> {
     const known = this.decrypted.get(record.kid);
     if (known) return known;
-    for (const secret of this.secrets) {
-      try {
-        const { plaintext } = await compactDecrypt(record.privateJwe, keyEncryptionKey(secret));
-        const key = await importJWK(JSON.parse(new TextDecoder().decode(plaintext)) as JWK, ALG);
-        this.decrypted.set(record.kid, key);
-        return key;
-      } catch {
-        // Not this secret: try the next.
-      }
+    const plaintext = await unseal(this.secrets, KEY_ENCRYPTION_INFO, record.privateJwe);
+    if (plaintext === undefined) return undefined;
+    try {
+      const key = await importJWK(JSON.parse(plaintext) as JWK, ALG);
+      this.decrypted.set(record.kid, key);
+      return key;
+    } catch {
+      return undefined;
     }
-    return undefined;
   }
 }
 

@@ -7,7 +7,8 @@
 import { html, type SafeHtml } from './html.js';
 import { passkeysSection } from './passkeys.js';
 
-export function accountControlSections(o: { userName: string }): SafeHtml {
+/** `afterPassword`: the sections that follow "Change password" in the security area (the authenticator app). */
+export function accountControlSections(o: { userName: string; afterPassword?: SafeHtml }): SafeHtml {
   return html`<section id="connected-apps" class="card"><h2>Connected apps</h2>
 <p>Apps you let use your account. Revoking access signs the app out at once; it has to ask again next time.</p>
 <div id="grants"><p>Loading…</p></div></section>
@@ -19,6 +20,7 @@ export function accountControlSections(o: { userName: string }): SafeHtml {
 <small>Every other browser signed in to your account is signed out; this one stays signed in.</small>
 </form></section>
 ${passkeysSection()}
+${o.afterPassword ?? ''}
 <section id="sessions-section" class="card"><h2>Where you are signed in</h2>
 <ul id="sessions"><li>Loading…</li></ul>
 <button type="button" id="signout-everywhere" class="secondary">Sign out everywhere</button></section>

@@ -120,11 +120,13 @@ ${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name
   });
 }
 
-export function accountPage(o: Common & { user: PageUser; emailSection?: SafeHtml; signIns?: readonly SignInRecord[] }): string {
+export function accountPage(
+  o: Common & { user: PageUser; emailSection?: SafeHtml; signIns?: readonly SignInRecord[]; securitySections?: SafeHtml },
+): string {
   return layout({
     ...o,
     title: 'Your account',
-    scripts: ['account.js', 'account-control.js', ...PASSKEY_SCRIPTS],
+    scripts: ['account.js', 'account-control.js', ...PASSKEY_SCRIPTS, 'authenticator.js'],
     body: html`<h1>Your account</h1>
 <section id="profile" class="card"><img id="picture" alt="Your profile picture" width="64" height="64"><div><strong id="profile-name">${o.user.name}</strong> <span id="profile-flair" class="flair"></span><div id="profile-email"></div><div>Played <span id="play-minutes">0</span> minutes</div></div></section>
 ${o.emailSection ?? ''}
@@ -134,7 +136,7 @@ ${o.emailSection ?? ''}
 <form id="picture-form" class="stack"><label>New profile picture <small>any image, at most 8 MB</small> <input type="file" id="picture-file" name="file" accept="image/*" required></label><button type="submit">Upload</button></form>
 <button type="button" id="remove-picture" class="secondary">Remove picture</button>
 ${o.signIns ? signInsSection(o.signIns) : ''}
-${accountControlSections({ userName: o.user.name })}`,
+${accountControlSections({ userName: o.user.name, afterPassword: o.securitySections })}`,
   });
 }
 

@@ -36,10 +36,25 @@ interface SessionData {
    * each is taken (deleted) by the first answer to it, and counts only until `expiresAt`.
    */
   passkeyChallenges?: Partial<Record<PasskeyCeremony, { challenge: string; expiresAt: number }>>;
+  /**
+   * A sign-in half done: the password was right, the second step (src/handlers/signInSecondStep.ts)
+   * is still owed. It gives no access: `userId` stays unset until the second step is done.
+   */
+  secondStep?: SecondStep;
 }
 
 /** A passkey ceremony: adding one to the signed-in account, or signing in with one. */
 type PasskeyCeremony = 'register' | 'sign_in';
+
+/** Who passed the password, when, and where they were going (return_to). */
+interface SecondStep {
+  userId: number;
+  at: number;
+  returnTo?: string;
+}
+
+/** How long the second step of a sign-in may wait after the password. */
+const SECOND_STEP_MS = 5 * 60 * 1000;
 
 /**
  * How stale "last seen" may get before a request writes it again: a session row is written at
@@ -114,6 +129,7 @@ export async function startUserSession(
   amr: readonly string[] = ['pwd'],
 ): Promise<void> {
   const session = sessionOf(ctx);
+  delete session.secondStep;
   session.userId = userId;
   session.amr = [...amr];
   session.csrfSecret = csrfSecret;
@@ -143,6 +159,22 @@ export function takePasskeyChallenge(ctx: Koa.Context, ceremony: PasskeyCeremony
   delete rest[ceremony];
   session.passkeyChallenges = Object.keys(rest).length > 0 ? rest : undefined;
   return now < found.expiresAt ? found.challenge : undefined;
+}
+
+/**
+ * The password was right and a second step is owed: remembered in this session (under a fresh id,
+ * as a sign-in would be) without signing it in.
+ */
+export async function startSecondStep(ctx: Koa.Context, step: SecondStep): Promise<void> {
+  const session = sessionOf(ctx);
+  session.secondStep = step;
+  await session.regenerate();
+}
+
+/** The second step this session owes, if one is owed and not expired. */
+export function pendingSecondStep(ctx: Koa.Context, now: number): SecondStep | undefined {
+  const step = sessionOf(ctx).secondStep;
+  return step && now - step.at < SECOND_STEP_MS && now >= step.at ? step : undefined;
 }
 
 /** How long a sign-in counts as the fresh one an authorization request asked for. */

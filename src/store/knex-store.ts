@@ -21,6 +21,7 @@ import {
   toSessionMeta,
   toSignIn,
   toTokenWithUser,
+  toTotp,
   toUser,
   type Row,
 } from './rows.js';
@@ -51,6 +52,7 @@ import {
   type Store,
   type TokenRecord,
   type TokenWithUser,
+  type TotpRecord,
   type UserPatch,
   type UserRecord,
 } from './types.js';
@@ -235,6 +237,8 @@ export class KnexStore implements Store {
       await trx('sessions').where({ user_id: id }).delete();
       await trx('email_links').where({ user_id: id }).delete();
       await trx('passkeys').where({ user_id: id }).delete();
+      await trx('recovery_codes').where({ user_id: id }).delete();
+      await trx('totp_factors').where({ user_id: id }).delete();
       await trx('games').where({ author_id: id }).delete();
       await trx('apps').where({ owner_id: id }).delete();
       await trx('retired_names').insert({ name_key: String(row.name_key), retired_at: now }).onConflict('name_key').ignore();
@@ -660,5 +664,84 @@ export class KnexStore implements Store {
     else query.where('counter', '<', use.counter);
     const changed = await query.update({ counter: use.counter, device_type: use.deviceType, backed_up: use.backedUp, last_used_at: now });
     return changed === 1;
+  }
+  // SecondFactorStore
+
+  async getTotp(userId: number): Promise<TotpRecord | undefined> {
+    if (!isRowId(userId)) return undefined;
+    const row = (await this.knex('totp_factors').where({ user_id: userId }).first()) as Row | undefined;
+    return row && toTotp(row);
+  }
+
+  async savePendingTotp(userId: number, secretJwe: string, now: number): Promise<boolean> {
+    if (!isRowId(userId)) return false;
+    return this.knex.transaction(async (trx) => {
+      if (!(await trx('users').where({ id: userId }).first('id'))) return false;
+      // One statement: a confirmation committed at the same moment is never overwritten.
+      const rows = await trx('totp_factors')
+        .insert({ user_id: userId, secret_jwe: secretJwe, confirmed_at: null, last_step: null, created_at: now })
+        .onConflict('user_id')
+        .merge()
+        .whereNull('totp_factors.confirmed_at')
+        .returning<Row[]>('user_id');
+      return rows.length === 1;
+    });
+  }
+
+  async confirmTotp(userId: number, secretJwe: string, step: number, now: number, recoveryCodeHashes: readonly string[]): Promise<boolean> {
+    if (!isRowId(userId) || !isRowKey(secretJwe)) return false;
+    return this.knex.transaction(async (trx) => {
+      const claimed = await trx('totp_factors')
+        .where({ user_id: userId, secret_jwe: secretJwe })
+        .whereNull('confirmed_at')
+        .update({ confirmed_at: now, last_step: step });
+      if (claimed !== 1) return false;
+      await this.writeRecoveryCodes(trx, userId, recoveryCodeHashes, now);
+      return true;
+    });
+  }
+
+  async useTotpStep(userId: number, step: number): Promise<boolean> {
+    if (!isRowId(userId)) return false;
+    const changed = await this.knex('totp_factors')
+      .where({ user_id: userId })
+      .whereNotNull('confirmed_at')
+      .whereRaw('(last_step is null or last_step < ?)', [step])
+      .update({ last_step: step });
+    return changed === 1;
+  }
+
+  async deleteTotp(userId: number): Promise<boolean> {
+    if (!isRowId(userId)) return false;
+    return this.knex.transaction(async (trx) => {
+      await trx('recovery_codes').where({ user_id: userId }).delete();
+      return (await trx('totp_factors').where({ user_id: userId }).delete()) === 1;
+    });
+  }
+
+  async replaceRecoveryCodes(userId: number, codeHashes: readonly string[], now: number): Promise<void> {
+    if (!isRowId(userId)) return;
+    await this.knex.transaction(async (trx) => {
+      await this.writeRecoveryCodes(trx, userId, codeHashes, now);
+    });
+  }
+
+  private async writeRecoveryCodes(trx: Knex.Transaction, userId: number, codeHashes: readonly string[], now: number): Promise<void> {
+    await trx('recovery_codes').where({ user_id: userId }).delete();
+    if (codeHashes.length > 0) {
+      await trx('recovery_codes').insert(codeHashes.map((h) => ({ user_id: userId, code_hash: h, used_at: null, created_at: now })));
+    }
+  }
+
+  async useRecoveryCode(userId: number, codeHash: string, now: number): Promise<boolean> {
+    if (!isRowId(userId) || !isRowKey(codeHash)) return false;
+    const changed = await this.knex('recovery_codes').where({ user_id: userId, code_hash: codeHash }).whereNull('used_at').update({ used_at: now });
+    return changed === 1;
+  }
+
+  async countRecoveryCodes(userId: number): Promise<number> {
+    if (!isRowId(userId)) return 0;
+    const row = (await this.knex('recovery_codes').where({ user_id: userId }).whereNull('used_at').count({ n: '*' }).first()) as Row | undefined;
+    return num(row?.n ?? 0);
   }
 }

@@ -83,6 +83,15 @@ export const STORE_METHODS = [
   'renamePasskey',
   'deletePasskey',
   'recordPasskeyUse',
+  // SecondFactorStore
+  'getTotp',
+  'savePendingTotp',
+  'confirmTotp',
+  'useTotpStep',
+  'deleteTotp',
+  'replaceRecoveryCodes',
+  'useRecoveryCode',
+  'countRecoveryCodes',
 
   // RateLimitStore
   'rateLimiter',

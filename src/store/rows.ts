@@ -18,6 +18,7 @@ import type {
   SigningKeyRecord,
   TokenRecord,
   TokenWithUser,
+  TotpRecord,
   UserRecord,
 } from './types.js';
 
@@ -223,5 +224,14 @@ export function toPasskey(r: Row): PasskeyRecord {
     name: String(r.name),
     createdAt: num(r.created_at),
     lastUsedAt: numOrNull(r.last_used_at),
+  };
+}
+export function toTotp(r: Row): TotpRecord {
+  return {
+    userId: num(r.user_id),
+    secretJwe: String(r.secret_jwe),
+    confirmedAt: numOrNull(r.confirmed_at),
+    lastStep: numOrNull(r.last_step),
+    createdAt: num(r.created_at),
   };
 }

@@ -214,6 +214,17 @@ export interface PasskeyUse {
   deviceType: PasskeyRecord['deviceType'];
   backedUp: boolean;
 }
+/** A user's authenticator app (TOTP): its seed only sealed, never in the clear. */
+export interface TotpRecord {
+  userId: number;
+  /** The seed (base32), sealed: a compact JWE (src/security/sealed.ts). */
+  secretJwe: string;
+  /** When the first valid code switched it on; null while the setup waits for one. */
+  confirmedAt: number | null;
+  /** The 30-second time step of the last code accepted; a code of it or an earlier step is refused. */
+  lastStep: number | null;
+  createdAt: number;
+}
 
 /** One bounded round of the purge: rows past these instants go, at most `limit` per table. */
 export interface PurgeBatch {
@@ -291,6 +302,8 @@ export interface UserStore {
   /**
    * Deletes a user with everything of theirs in one transaction: grants, sessions, passkeys,
    * codes and tokens, the apps and games they own (with those apps' codes, tokens and grants), and retires
+   * Deletes a user with everything of theirs in one transaction: grants, sessions, codes and
+   * tokens, second factors, the apps and games they own (with those apps' codes, tokens and grants), and retires
    * the name. Returns the deleted user (its picture files are the caller's), or undefined.
    */
   deleteUser(id: number, now: number): Promise<UserRecord | undefined>;
@@ -426,6 +439,34 @@ interface PasskeyStore {
    */
   recordPasskeyUse(id: number, use: PasskeyUse, now: number): Promise<boolean>;
 }
+/** Second factors: the authenticator app and its single-use recovery codes (stored by hash). */
+interface SecondFactorStore {
+  getTotp(userId: number): Promise<TotpRecord | undefined>;
+  /**
+   * Stores a setup waiting for its first code, replacing an earlier unconfirmed one. False,
+   * writing nothing, while the user has a confirmed one (or no such user).
+   */
+  savePendingTotp(userId: number, secretJwe: string, now: number): Promise<boolean>;
+  /**
+   * In one transaction: switches on the pending setup whose seed is still `secretJwe`, records
+   * `step` as used and replaces the user's recovery codes with these. False, writing nothing,
+   * when there is no such pending setup (confirmed already, replaced, or switched off).
+   */
+  confirmTotp(userId: number, secretJwe: string, step: number, now: number, recoveryCodeHashes: readonly string[]): Promise<boolean>;
+  /**
+   * Records time step `step` as used if the factor is on and no code of this step or a later one
+   * was accepted (compare-and-set: of two concurrent uses of one code, one wins). False otherwise.
+   */
+  useTotpStep(userId: number, step: number): Promise<boolean>;
+  /** Deletes the user's authenticator app (confirmed or pending) and recovery codes; whether there was one. */
+  deleteTotp(userId: number): Promise<boolean>;
+  /** Replaces every recovery code of the user (used or not) with these hashes. */
+  replaceRecoveryCodes(userId: number, codeHashes: readonly string[], now: number): Promise<void>;
+  /** Marks the user's unused recovery code with this hash used; false when there is none (a code works once). */
+  useRecoveryCode(userId: number, codeHash: string, now: number): Promise<boolean>;
+  /** How many of the user's recovery codes are unused. */
+  countRecoveryCodes(userId: number): Promise<number>;
+}
 
 export interface RateLimitStore {
   /**
@@ -456,5 +497,6 @@ export interface Store
     EmailLinkStore,
     SignInStore,
     PasskeyStore,
+    SecondFactorStore,
     RateLimitStore,
     PurgeStore {}

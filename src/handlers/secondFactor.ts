@@ -1,0 +1,49 @@
+/** The account's authenticator app and recovery codes (src/accounts/second-factor.ts). */
+import type Koa from 'koa';
+import {
+  confirmTotpSetup as confirmSetup,
+  disableTotp as disable,
+  replaceRecoveryCodes as replaceCodes,
+  secondFactorStatus,
+  startTotpSetup as startSetup,
+  type SecondFactorDeps,
+} from '../accounts/second-factor.js';
+import type { AppDeps, Handler, JsonBody } from './types.js';
+import { signedInUser } from './web.js';
+
+/** What the second factor needs of the app's dependencies: SESSION_SECRET seals, PUBLIC_URL's host name is the issuer (no port: a colon would split the label). */
+export function secondFactorDeps(deps: AppDeps): SecondFactorDeps {
+  return { ...deps, secrets: deps.config.sessionSecrets, issuer: new URL(deps.config.publicUrl).hostname };
+}
+
+function sendJson(ctx: Koa.Context, body: unknown): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+}
+
+export const getSecondFactor: Handler<'getSecondFactor'> = async (_input, ctx, deps) => {
+  const body: JsonBody<'getSecondFactor', 200> = await secondFactorStatus(deps, signedInUser(ctx).id);
+  sendJson(ctx, body);
+};
+
+export const startTotpSetup: Handler<'startTotpSetup'> = async (_input, ctx, deps) => {
+  const body: JsonBody<'startTotpSetup', 200> = await startSetup(secondFactorDeps(deps), signedInUser(ctx));
+  sendJson(ctx, body);
+};
+
+export const confirmTotpSetup: Handler<'confirmTotpSetup'> = async (input, ctx, deps) => {
+  const recoveryCodes = await confirmSetup(secondFactorDeps(deps), signedInUser(ctx), input.body.code, ctx.ip);
+  const body: JsonBody<'confirmTotpSetup', 200> = { recoveryCodes };
+  sendJson(ctx, body);
+};
+
+export const disableTotp: Handler<'disableTotp'> = async (input, ctx, deps) => {
+  await disable(secondFactorDeps(deps), signedInUser(ctx), input.body.password, ctx.ip);
+  ctx.status = 204;
+};
+
+export const replaceRecoveryCodes: Handler<'replaceRecoveryCodes'> = async (input, ctx, deps) => {
+  const recoveryCodes = await replaceCodes(secondFactorDeps(deps), signedInUser(ctx), input.body.password, ctx.ip);
+  const body: JsonBody<'replaceRecoveryCodes', 200> = { recoveryCodes };
+  sendJson(ctx, body);
+};

@@ -1,0 +1,66 @@
+// The account page's "Authenticator app" section (src/pages/authenticator.ts): set up (QR code
+// and otpauth:// address, switched on by the first code), recovery codes, switching off.
+'use strict';
+(function () {
+  const { api, el } = window.idp;
+  const byId = (id) => document.getElementById(id);
+  const message = (res, what) => `${what} failed: ${(res.data && res.data.message) || `HTTP ${res.status}`}`;
+
+  function showRecoveryCodes(codes) {
+    byId('recovery-codes').replaceChildren(...codes.map((c) => el('li', {}, el('code', { text: c }))));
+    byId('recovery-codes-box').hidden = false;
+    byId('recovery-codes-left').textContent = String(codes.length);
+  }
+
+  byId('totp-start').addEventListener('click', async () => {
+    const res = await api('POST', '/api/account/totp');
+    if (!res.ok) return (byId('totp-error').textContent = message(res, 'Starting the setup'));
+    byId('totp-qr').src = res.data.qrImage;
+    byId('totp-uri').textContent = res.data.uri;
+    byId('totp-error').textContent = '';
+    byId('totp-setup').hidden = false;
+    byId('totp-code').focus();
+  });
+
+  byId('totp-confirm-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const code = byId('totp-code');
+    const res = await api('POST', '/api/account/totp/confirm', { code: code.value });
+    if (!res.ok) {
+      code.setAttribute('aria-invalid', 'true');
+      byId('totp-error').textContent = message(res, 'Switching on');
+      return;
+    }
+    code.value = '';
+    code.removeAttribute('aria-invalid');
+    byId('totp-error').textContent = '';
+    byId('totp-setup').hidden = true;
+    byId('totp-off').hidden = true;
+    byId('totp-on').hidden = false;
+    showRecoveryCodes(res.data.recoveryCodes);
+  });
+
+  byId('recovery-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const password = byId('recovery-password');
+    const res = await api('POST', '/api/account/recovery-codes', { password: password.value });
+    password.value = '';
+    if (!res.ok) return (byId('recovery-error').textContent = message(res, 'Making new recovery codes'));
+    byId('recovery-error').textContent = '';
+    showRecoveryCodes(res.data.recoveryCodes);
+  });
+
+  byId('totp-off-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const password = byId('totp-off-password');
+    const res = await api('DELETE', '/api/account/totp', { password: password.value });
+    password.value = '';
+    if (!res.ok) return (byId('totp-off-error').textContent = message(res, 'Switching off'));
+    byId('totp-off-error').textContent = '';
+    byId('recovery-codes-box').hidden = true;
+    byId('recovery-codes').replaceChildren();
+    byId('totp-on').hidden = true;
+    byId('totp-setup').hidden = true;
+    byId('totp-off').hidden = false;
+  });
+})();

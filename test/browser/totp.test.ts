@@ -1,0 +1,87 @@
+/**
+ * The authenticator app in Chromium: set up from the account page (codes computed from the
+ * address #totp-uri shows), recovery codes shown once, then a sign-in that asks for a code after
+ * the password, and a recovery code that works once.
+ */
+import { TOTP, URI } from 'otpauth';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserRecord } from '../../src/store/types.js';
+import { makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
+import { hasChromium, launchChromium } from './chromium.js';
+
+let t: TestServer;
+let browser: Browser;
+let user: UserRecord;
+
+/** Signs in with the password in a new browser; ends on the page the form led to. */
+async function passwordStep(): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${t.baseUrl}/signin`);
+  await page.fill('input[name=name]', user.name);
+  await page.fill('input[name=password]', TEST_PASSWORD);
+  await Promise.all([page.waitForLoadState('load'), page.click('button[type=submit]')]);
+  return page;
+}
+
+describe.skipIf(!hasChromium)('authenticator app in Chromium', () => {
+  beforeAll(async () => {
+    t = await startServer({}, { limits: { signInIp: { points: 1000, seconds: 600 } } });
+    user = await makeUser(t);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('sets up from the account page, then signs in with a code after the password; a recovery code works once', async () => {
+    const page = await passwordStep();
+    expect(new URL(page.url()).pathname).toBe('/account');
+    const csp: string[] = [];
+    page.on('console', (m) => /Content Security Policy/.test(m.text()) && csp.push(m.text()));
+
+    await page.click('#totp-start');
+    const uri = (await page.locator('#totp-uri').textContent())!;
+    const totp = URI.parse(uri) as TOTP;
+    expect(totp).toBeInstanceOf(TOTP);
+    // The QR code is an image the page's CSP lets load, with alt text.
+    await page.waitForFunction(() => (document.getElementById('totp-qr') as HTMLImageElement).naturalWidth > 0);
+    expect(await page.getAttribute('#totp-qr', 'alt')).toBe('QR code of the authenticator app address shown below');
+
+    await page.fill('#totp-code', totp.generate({ timestamp: t.clock.now() + 10 * 60_000 }));
+    await page.click('#totp-confirm');
+    await expect.poll(() => page.locator('#totp-error').textContent()).toContain('That code is not right');
+    await page.fill('#totp-code', totp.generate({ timestamp: t.clock.now() }));
+    await page.click('#totp-confirm');
+    await page.locator('#recovery-codes li').nth(9).waitFor();
+    const codes = await page.locator('#recovery-codes li').allTextContents();
+    expect(codes).toHaveLength(10);
+    expect(await page.isVisible('#totp-on')).toBe(true);
+    expect(csp).toEqual([]);
+    await page.context().close();
+
+    // The setup's code is used up: sign-in takes the next step's.
+    t.clock.advance(30_000);
+    const second = await passwordStep();
+    expect(new URL(second.url()).pathname).toBe('/signin/otp');
+    await second.fill('#otp', totp.generate({ timestamp: t.clock.now() }));
+    await Promise.all([second.waitForURL(`${t.baseUrl}/account`), second.click('button[type=submit]')]);
+    expect(await second.textContent('#profile-name')).toBe(user.name);
+    await second.context().close();
+
+    const recovery = await passwordStep();
+    await recovery.fill('#otp', codes[0]!);
+    await Promise.all([recovery.waitForURL(`${t.baseUrl}/account`), recovery.click('button[type=submit]')]);
+    await recovery.context().close();
+
+    const reused = await passwordStep();
+    await reused.fill('#otp', codes[0]!);
+    await Promise.all([reused.waitForLoadState('load'), reused.click('button[type=submit]')]);
+    expect(new URL(reused.url()).pathname).toBe('/signin/otp');
+    expect(await reused.textContent('#error-message[role=alert]')).toBe('That code is not right, or it was used already');
+    expect(await reused.inputValue('#otp')).toBe(codes[0]);
+    await reused.context().close();
+  });
+});
