@@ -198,13 +198,6 @@ export function sessionAuthTime(ctx: Koa.Context): number | undefined {
   return sessionOf(ctx).meta?.startedAt;
 }
 
-/** How the person signed in to this session (RFC 8176 values), if it is signed in. */
-export function sessionAmr(ctx: Koa.Context): readonly string[] | undefined {
-  const session = sessionOf(ctx);
-  if (session.userId === undefined) return undefined;
-  return session.amr ?? ['pwd'];
-}
-
 function newMeta(ctx: Koa.Context, now: number): SessionMeta {
   const userAgent = ctx.get('User-Agent').slice(0, MAX_USER_AGENT);
   return { publicId: randomSecret(16), startedAt: now, lastSeenAt: now, userAgent: userAgent === '' ? null : userAgent };
