@@ -833,9 +833,12 @@ export interface paths {
          *
          *     OpenID Connect: `prompt=login`, or a `max_age` shorter than the time since the person
          *     signed in, sends them to sign in again first (`/signin?prompt=login`). `nonce` is
-         *     repeated in the ID token. Other OpenID Connect parameters (`display`, `ui_locales`,
-         *     `login_hint`, `id_token_hint`, `acr_values`, `response_mode=query`) are accepted and
-         *     ignored.
+         *     repeated in the ID token. `acr_values=2` (two factors) with a session signed in with one
+         *     sends a person who has a second factor (an authenticator app or a passkey) to sign in
+         *     again the same way, once; a person without one, or a sign-in that again reached one
+         *     factor, gets a code whose ID token says `acr` `1`: the app checks `acr`. Other OpenID
+         *     Connect parameters (`display`, `ui_locales`, `login_hint`, `id_token_hint`,
+         *     `response_mode=query`) are accepted and ignored.
          */
         get: operations["getAuthorize"];
         put?: never;
@@ -1539,7 +1542,8 @@ export interface paths {
          * Game flow: issue an authorization code
          * @description Called by the play page after the player consents. The app's owner must be the game's
          *     author, and the scopes some of `userinfo`, `openid` and `profile` (never `email`). The
-         *     code is bound to no redirect_uri; its `auth_time` is when the player signed in.
+         *     code is bound to no redirect_uri; its `auth_time` is when the player signed in, its `amr`
+         *     and `acr` how.
          *
          *     `code_challenge` (with `code_challenge_method: S256`) binds the code to a PKCE verifier,
          *     which the token request must then send. A public app's code requires it (400 without).
@@ -1642,6 +1646,8 @@ export interface components {
             claims_supported: string[];
             /** @description `none`, `login` and `consent`. */
             prompt_values_supported: string[];
+            /** @description The ID token's `acr` values: `1`, signed in with one factor; `2`, with two (its `amr` has `mfa`). */
+            acr_values_supported: string[];
             /** @description Always false. */
             claims_parameter_supported: boolean;
             /** @description Always false. */
@@ -1727,8 +1733,10 @@ export interface components {
              * @description Only when the code was granted the `openid` scope: an OpenID Connect ID token, a JWT
              *     signed with RS256 (the key's `kid` in its header, the key in `jwks_uri`). Claims:
              *     `iss`, `sub` (the user id as a string), `aud` and `azp` (the client id), `iat`, `exp`
-             *     (600 seconds later), `auth_time` (when the person signed in), `nonce` (when the
-             *     authorization request had one); with `profile`: `preferred_username`, `picture`,
+             *     (600 seconds later), `auth_time` (when the person signed in), `amr` (how: RFC 8176
+             *     values such as `pwd`, `otp`, `mfa`, `hwk`, `swk`, `user`) and `acr` (`1` one factor,
+             *     `2` two factors, i.e. `amr` has `mfa`) except on a code the operator CLI issued,
+             *     `nonce` (when the authorization request had one); with `profile`: `preferred_username`, `picture`,
              *     `updated_at`; with `email`: `email`, `email_verified`.
              */
             id_token?: string;
@@ -2418,6 +2426,16 @@ export interface components {
          */
         MaxAge: string;
         /**
+         * @description OpenID Connect's `acr_values`: the authentication context classes the app would like, in
+         *     order of preference, space-separated (`acr_values_supported`: `1` one factor, `2` two
+         *     factors). When every value this service knows is `2` and the session was signed in with
+         *     one factor, a person with a second factor signs in again first (with `prompt=none`:
+         *     `error=login_required`); otherwise the code is issued and the ID token's `acr` says what
+         *     the sign-in reached. Unknown values are ignored.
+         * @example 2
+         */
+        AcrValues: string;
+        /**
          * @description OpenID Connect's `prompt`: `login` asks the person to sign in again even when signed in
          *     (the ID token's `auth_time` is then that sign-in); `consent` shows the consent page even
          *     for an app the user has already granted the scopes; `none` never shows a page
@@ -2785,6 +2803,8 @@ export interface operations {
                      *         "exp",
                      *         "iat",
                      *         "auth_time",
+                     *         "amr",
+                     *         "acr",
                      *         "nonce",
                      *         "azp",
                      *         "preferred_username",
@@ -2797,6 +2817,10 @@ export interface operations {
                      *         "none",
                      *         "login",
                      *         "consent"
+                     *       ],
+                     *       "acr_values_supported": [
+                     *         "1",
+                     *         "2"
                      *       ],
                      *       "claims_parameter_supported": false,
                      *       "request_parameter_supported": false,
@@ -2891,6 +2915,8 @@ export interface operations {
                      *         "exp",
                      *         "iat",
                      *         "auth_time",
+                     *         "amr",
+                     *         "acr",
                      *         "nonce",
                      *         "azp",
                      *         "preferred_username",
@@ -2903,6 +2929,10 @@ export interface operations {
                      *         "none",
                      *         "login",
                      *         "consent"
+                     *       ],
+                     *       "acr_values_supported": [
+                     *         "1",
+                     *         "2"
                      *       ],
                      *       "claims_parameter_supported": false,
                      *       "request_parameter_supported": false,
@@ -3905,6 +3935,16 @@ export interface operations {
                  * @example 3600
                  */
                 max_age?: components["parameters"]["MaxAge"];
+                /**
+                 * @description OpenID Connect's `acr_values`: the authentication context classes the app would like, in
+                 *     order of preference, space-separated (`acr_values_supported`: `1` one factor, `2` two
+                 *     factors). When every value this service knows is `2` and the session was signed in with
+                 *     one factor, a person with a second factor signs in again first (with `prompt=none`:
+                 *     `error=login_required`); otherwise the code is issued and the ID token's `acr` says what
+                 *     the sign-in reached. Unknown values are ignored.
+                 * @example 2
+                 */
+                acr_values?: components["parameters"]["AcrValues"];
             };
             header?: never;
             path?: never;
@@ -3958,6 +3998,8 @@ export interface operations {
                     code_challenge_method?: string;
                     /** @description OpenID Connect's `nonce`, carried over from the consent page; repeated in the ID token. */
                     nonce?: string;
+                    /** @description OpenID Connect's `acr_values`, carried over from the consent page (where the browser goes to sign in, should the session have ended). The code's `acr` is the session's, whatever was asked. */
+                    acr_values?: string;
                     /** @description The CSRF token of the consent page's form. */
                     _csrf?: string;
                 };

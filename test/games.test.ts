@@ -90,7 +90,7 @@ describe('issueGameCode', () => {
     }
   });
 
-  it('an openid game code gives an ID token with the nonce and the sign-in time; granted follows the scopes asked for', async () => {
+  it('an openid game code gives an ID token with the nonce, the sign-in time and how (amr, acr); granted follows the scopes asked for', async () => {
     const { game, client } = await authoredGame();
     const user = await makeUser(t);
     const agent = new Agent(t);
@@ -104,7 +104,7 @@ describe('issueGameCode', () => {
     const token = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: client.clientId, client_secret: client.clientSecret });
     const { id_token } = (await token.json()) as { id_token: string };
     const claims = JSON.parse(Buffer.from(id_token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
-    expect(claims).toMatchObject({ sub: String(user.id), aud: client.clientId, nonce: 'game-nonce', auth_time: Math.floor(signedInAt / 1000), preferred_username: user.name });
+    expect(claims).toMatchObject({ sub: String(user.id), aud: client.clientId, nonce: 'game-nonce', auth_time: Math.floor(signedInAt / 1000), amr: ['pwd'], acr: '1', preferred_username: user.name });
     const after = await agent.fetch(`/api/games/${game.id}/apps/${client.clientId}?scope=openid%20profile`);
     expect(((await after.json()) as { granted: boolean }).granted).toBe(true);
     // The grant covers what was granted, not more: userinfo was never asked for.

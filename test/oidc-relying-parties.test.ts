@@ -68,6 +68,9 @@ function baseClaims(clientId: string, nonce: string | undefined): Record<string,
     exp: now + 600,
     iat: now,
     auth_time: now,
+    // Every sign-in here is a password's: one factor.
+    amr: ['pwd'],
+    acr: '1',
     ...(nonce === undefined ? {} : { nonce }),
     azp: clientId,
   };
@@ -107,7 +110,7 @@ describe('openid-client v6, OpenID Connect mode', () => {
     });
     expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'userinfo']));
     expect(metadata.claims_supported).toEqual(
-      expect.arrayContaining(['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'preferred_username', 'picture', 'updated_at', 'email', 'email_verified']),
+      expect.arrayContaining(['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'acr', 'nonce', 'azp', 'preferred_username', 'picture', 'updated_at', 'email', 'email_verified']),
     );
     // The RFC 8414 document is the same object, but for the field OAuth clients read whois from.
     const rfc8414 = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
@@ -376,7 +379,8 @@ describe('passport-openidconnect against discovery', () => {
     });
     expect(JSON.parse(call!.userInfoProfile._raw!)).toEqual(userInfo);
     expect(call!.idTokenProfile).toEqual({ id: String(user.id), username: user.name, emails: [{ value: user.email }] });
-    expect(call!.context).toEqual({ timestamp: new Date(serverSeconds(t) * 1000) });
+    // The strategy hands the ID token's acr and amr on as the sign-in's class and methods.
+    expect(call!.context).toEqual({ timestamp: new Date(serverSeconds(t) * 1000), class: '1', methods: ['pwd'] });
     expect(call!.params).toEqual({ access_token: expect.stringMatching(/^[\w-]{43}$/), token_type: 'Bearer', expires_in: 600, id_token: call!.idToken });
 
     // What the strategy leaves out (the signature) holds too.

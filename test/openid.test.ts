@@ -109,6 +109,9 @@ describe('the ID token', () => {
       exp: iat + 600,
       iat,
       auth_time: seconds(flow.signedInAt),
+      // Signed in with a password: one factor.
+      amr: ['pwd'],
+      acr: '1',
       nonce: 'n-0S6_WzA2Mj',
       azp: flow.client.clientId,
       preferred_username: flow.user.name,
@@ -123,7 +126,7 @@ describe('the ID token', () => {
     const flow = await setup();
     const body = await authorize(flow, { scope: 'openid' });
     const { payload } = await jwtVerify(body.id_token as string, createLocalJWKSet(await jwks()), { currentDate: new Date(t.clock.now()) });
-    expect(Object.keys(payload).sort()).toEqual(['aud', 'auth_time', 'azp', 'exp', 'iat', 'iss', 'sub']);
+    expect(Object.keys(payload).sort()).toEqual(['acr', 'amr', 'aud', 'auth_time', 'azp', 'exp', 'iat', 'iss', 'sub']);
   });
 
   it('is not in the response without openid: the three fields, as always', async () => {

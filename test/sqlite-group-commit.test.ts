@@ -25,6 +25,7 @@ const code = (c: string): CodeRecord => ({
   codeChallenge: null,
   nonce: null,
   authTime: NOW,
+  amr: null,
   expiresAt: NOW + 300_000,
   usedAt: null,
   createdAt: NOW,

@@ -200,6 +200,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     codeChallenge: null,
     nonce: null,
     authTime: NOW - 60_000,
+    amr: ['pwd', 'otp', 'mfa'],
     expiresAt: NOW + 300_000,
     usedAt: null,
     createdAt: NOW,

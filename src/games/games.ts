@@ -76,6 +76,8 @@ export async function issueGameCode(
     userId: number;
     /** When the player signed in (the ID token's auth_time). */
     authTime: number;
+    /** How the player signed in (the ID token's amr and acr). */
+    amr: readonly string[];
     codeChallenge?: string;
     codeChallengeMethod?: 'S256';
     nonce?: string;
@@ -94,6 +96,7 @@ export async function issueGameCode(
     codeChallenge: input.codeChallenge ?? null,
     nonce: input.nonce ?? null,
     authTime: input.authTime,
+    amr: input.amr,
   });
   return code;
 }

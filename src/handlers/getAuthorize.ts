@@ -1,12 +1,14 @@
+import { hasSecondFactor } from '../accounts/second-factor.js';
 import { AUTHORIZE_FIELDS, checkGrant, grantErrorRedirect, resolveClient } from '../oauth/authorize.js';
+import { asksForTwoFactors } from '../oauth/claims.js';
 import { issueCode } from '../oauth/codes.js';
 import { useRememberedGrant } from '../oauth/grants.js';
 import { parsePrompt, redirectWithIss, silentError } from '../oauth/prompt.js';
 import { consentEmailNotice } from '../pages/email-pages.js';
 import { consentPage } from '../pages/pages.js';
 import { allowPageSources } from '../security/headers.js';
-import { sessionAuthTime, takeFreshSignIn } from '../sessions/session.js';
-import type { Handler } from './types.js';
+import { sessionAmr, sessionAuthTime, takeFreshSignIn } from '../sessions/session.js';
+import type { AppDeps, Handler } from './types.js';
 import { pageContext, redirect, redirectToSignIn, sendHtml } from './web.js';
 
 export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) => {
@@ -20,13 +22,17 @@ export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) =>
     if (prompt.none) return redirect(ctx, silentError(client, 'login_required', params.state, publicUrl), 302);
     return redirectToSignIn(ctx, `/oauth?${ctx.querystring}`, 302);
   }
-  // OpenID Connect: prompt=login, or a sign-in older than max_age, asks for a sign-in first;
-  // the sign-in it leads to is taken here once (src/sessions/session.ts, takeFreshSignIn).
+  // OpenID Connect: prompt=login, a sign-in older than max_age, or acr_values asking for two
+  // factors of a one-factor session whose person has a second factor, asks for a sign-in first.
+  // The sign-in it leads to is taken here once (src/sessions/session.ts, takeFreshSignIn), so
+  // the request goes on after it whatever it reached: no loop (docs/oauth.md#how-the-person-signed-in-amr-and-acr).
   const now = deps.now();
   const authTime = sessionAuthTime(ctx) ?? now;
+  const amr = sessionAmr(ctx);
   const fresh = takeFreshSignIn(ctx, now, `/oauth?${ctx.querystring}`);
   const tooOld = params.max_age !== undefined && now - authTime > Number(params.max_age) * 1000;
-  if ((prompt.login || tooOld) && !fresh) {
+  const needsSecondFactor = !fresh && asksForTwoFactors(params.acr_values) && !amr.includes('mfa') && (await canUseTwoFactors(deps, page.user.id));
+  if ((prompt.login || tooOld || needsSecondFactor) && !fresh) {
     if (prompt.none) return redirect(ctx, silentError(client, 'login_required', params.state, publicUrl), 302);
     return redirect(ctx, `/signin?prompt=login&return_to=${encodeURIComponent(`/oauth?${ctx.querystring}`)}`, 302);
   }
@@ -43,6 +49,7 @@ export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) =>
       codeChallenge: grant.codeChallenge,
       nonce: grant.nonce,
       authTime,
+      amr,
     });
     return redirect(ctx, redirectWithIss(client, { code }, params.state, publicUrl), 302);
   }
@@ -62,3 +69,8 @@ export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) =>
     consentPage({ ...page, user: page.user, appName: client.app.name, ownerName: client.owner.name, scopes: grant.scopes, fields, emailNotice }),
   );
 };
+
+/** Whether the person can sign in with two factors: an authenticator app switched on, or a passkey. */
+async function canUseTwoFactors(deps: AppDeps, userId: number): Promise<boolean> {
+  return (await hasSecondFactor(deps, userId)) || (await deps.store.listPasskeys(userId)).length > 0;
+}

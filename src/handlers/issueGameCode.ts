@@ -1,6 +1,6 @@
 import { gameScopes, issueGameCode as issue } from '../games/games.js';
 import { recordConsent, useRememberedGrant } from '../oauth/grants.js';
-import { sessionAuthTime } from '../sessions/session.js';
+import { sessionAmr, sessionAuthTime } from '../sessions/session.js';
 import type { Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
@@ -9,7 +9,8 @@ export const issueGameCode: Handler<'issueGameCode'> = async (input, ctx, deps) 
   const userId = signedInUser(ctx).id;
   const { client_id: clientId, scopes, code_challenge: codeChallenge, code_challenge_method: codeChallengeMethod, nonce } = input.body;
   const authTime = sessionAuthTime(ctx) ?? deps.now();
-  const code = await issue(deps, { gameId, clientId, scopes, userId, authTime, codeChallenge, codeChallengeMethod, nonce });
+  const amr = sessionAmr(ctx);
+  const code = await issue(deps, { gameId, clientId, scopes, userId, authTime, amr, codeChallenge, codeChallengeMethod, nonce });
   // The play page skips its dialog only for a remembered grant; anything else was a consent click.
   const granted = gameScopes(scopes);
   if (!(await useRememberedGrant(deps, { userId, clientId, scopes: granted }))) {

@@ -1,6 +1,6 @@
 import { AUTHORIZE_FIELDS, checkGrant, decide, grantErrorRedirect, resolveClient } from '../oauth/authorize.js';
 import { recordConsent } from '../oauth/grants.js';
-import { sessionAuthTime } from '../sessions/session.js';
+import { sessionAmr, sessionAuthTime } from '../sessions/session.js';
 import type { Handler } from './types.js';
 import { currentUser, redirect, redirectToSignIn } from './web.js';
 
@@ -16,7 +16,8 @@ export const postAuthorize: Handler<'postAuthorize'> = async (input, ctx, deps) 
   const grant = checkGrant(form, client.app);
   if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, form.state, deps.config.publicUrl), 302);
   const authTime = sessionAuthTime(ctx) ?? deps.now();
-  const location = await decide(deps, { client, grant, userId: user.id, authTime, state: form.state, decision: form.decision, issuer: deps.config.publicUrl });
+  const amr = sessionAmr(ctx);
+  const location = await decide(deps, { client, grant, userId: user.id, authTime, amr, state: form.state, decision: form.decision, issuer: deps.config.publicUrl });
   if (form.decision === 'authorize') {
     await recordConsent(deps, { userId: user.id, clientId: client.app.clientId, scopes: grant.scopes, flow: 'traditional' });
   }

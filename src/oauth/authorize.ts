@@ -23,6 +23,7 @@ export const AUTHORIZE_FIELDS = [
   'code_challenge',
   'code_challenge_method',
   'nonce',
+  'acr_values',
 ] as const satisfies readonly (keyof AuthorizeParams)[];
 
 export interface ResolvedClient {
@@ -115,6 +116,8 @@ export async function decide(
     userId: number;
     /** When the person signed in (the ID token's auth_time). */
     authTime: number;
+    /** How the person signed in (the ID token's amr and acr). */
+    amr: readonly string[];
     state: string | undefined;
     decision: 'authorize' | 'cancel';
     issuer: string;
@@ -132,6 +135,7 @@ export async function decide(
     codeChallenge: grant.codeChallenge,
     nonce: grant.nonce,
     authTime: input.authTime,
+    amr: input.amr,
   });
   return clientRedirect(client.redirectUri, { code }, state, issuer);
 }

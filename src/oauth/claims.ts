@@ -37,6 +37,28 @@ export function userClaims(user: ClaimsUser, scopes: readonly string[], issuer: 
   return claims;
 }
 
+/**
+ * The authentication context classes an ID token's `acr` may name (docs/decisions.md#acr-values):
+ * "1", one factor (a password, or a passkey without user verification); "2", two factors (the
+ * sign-in's amr has `mfa`: password and authenticator-app code, or a passkey with user verification).
+ */
+export const ACR_VALUES = ['1', '2'] as const;
+
+/** The `acr` of a sign-in made with these methods (RFC 8176 values). */
+function acrOf(amr: readonly string[]): (typeof ACR_VALUES)[number] {
+  return amr.includes('mfa') ? '2' : '1';
+}
+
+/**
+ * Whether an authorization request's `acr_values` (space-separated, in order of preference) asks
+ * for two factors: every value of it this service knows is "2". Unknown values are ignored, so a
+ * request naming only those asks for nothing.
+ */
+export function asksForTwoFactors(acrValues: string | undefined): boolean {
+  const known = (acrValues ?? '').split(' ').filter((v) => (ACR_VALUES as readonly string[]).includes(v));
+  return known.length > 0 && known.every((v) => v === '2');
+}
+
 /** The ID token's claims (OpenID Connect Core 2, 3.1.3.6) for a code redeemed at `now` by `clientId`. */
 export function idTokenClaims(input: {
   user: ClaimsUser;
@@ -44,6 +66,8 @@ export function idTokenClaims(input: {
   clientId: string;
   issuer: string;
   authTime: number;
+  /** How the person signed in; null when no sign-in stands behind the code (then no amr, no acr). */
+  amr: readonly string[] | null;
   nonce: string | null;
   now: number;
 }): Record<string, unknown> {
@@ -56,6 +80,7 @@ export function idTokenClaims(input: {
     exp: iat + ID_TOKEN_TTL_SECONDS,
     iat,
     auth_time: seconds(input.authTime),
+    ...(input.amr === null ? {} : { amr: [...input.amr], acr: acrOf(input.amr) }),
     ...(input.nonce === null ? {} : { nonce: input.nonce }),
     azp: input.clientId,
     ...scoped,

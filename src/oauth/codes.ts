@@ -22,6 +22,11 @@ export interface CodeRequest {
   nonce?: string | null;
   /** When the person signed in to the session asking (the ID token's auth_time); default now (the operator CLI). */
   authTime?: number;
+  /**
+   * How the person signed in to that session (RFC 8176 values: the ID token's `amr` and `acr`);
+   * none when no sign-in stands behind the code (the operator CLI: its ID token has neither).
+   */
+  amr?: readonly string[];
 }
 
 /**
@@ -57,6 +62,7 @@ export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: s
     codeChallenge: req.codeChallenge,
     nonce: req.nonce ?? null,
     authTime: req.authTime ?? now,
+    amr: req.amr === undefined ? null : [...req.amr],
     expiresAt: now + CODE_TTL_MS,
     usedAt: null,
     createdAt: now,

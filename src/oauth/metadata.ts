@@ -4,6 +4,7 @@
  * libraries and relying parties start from.
  */
 import type { components } from '../../generated/api.js';
+import { ACR_VALUES } from './claims.js';
 import { SCOPES } from './scopes.js';
 
 type AuthorizationServerMetadata = components['schemas']['AuthorizationServerMetadata'];
@@ -13,7 +14,7 @@ const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
 const ANY_CLIENT_AUTH_METHODS = [...CLIENT_AUTH_METHODS, 'none'];
 
 /** Every claim an ID token or UserInfo answer may carry (src/oauth/claims.ts). */
-const CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'preferred_username', 'picture', 'updated_at', 'email', 'email_verified'];
+const CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'acr', 'nonce', 'azp', 'preferred_username', 'picture', 'updated_at', 'email', 'email_verified'];
 
 /**
  * `issuer` is PUBLIC_URL as config.ts normalises it: no trailing slash, as RFC 8414 2 requires.
@@ -43,6 +44,7 @@ export function authorizationServerMetadata(issuer: string, kind: 'oauth' | 'ope
     id_token_signing_alg_values_supported: ['RS256'],
     claims_supported: CLAIMS,
     prompt_values_supported: ['none', 'login', 'consent'],
+    acr_values_supported: [...ACR_VALUES],
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

@@ -102,6 +102,7 @@ async function idToken(deps: ExchangeDeps, code: CodeRecord, now: number): Promi
     clientId: code.clientId,
     issuer: deps.config.publicUrl,
     authTime: code.authTime,
+    amr: code.amr,
     nonce: code.nonce,
     now,
   });

@@ -198,6 +198,14 @@ export function sessionAuthTime(ctx: Koa.Context): number | undefined {
   return sessionOf(ctx).meta?.startedAt;
 }
 
+/**
+ * How the person signed in to this (signed-in) session: RFC 8176 values, copied onto the codes
+ * issued in it (the ID token's amr and acr); `['pwd']` for a session signed in before it was recorded.
+ */
+export function sessionAmr(ctx: Koa.Context): readonly string[] {
+  return sessionOf(ctx).amr ?? ['pwd'];
+}
+
 function newMeta(ctx: Koa.Context, now: number): SessionMeta {
   const userAgent = ctx.get('User-Agent').slice(0, MAX_USER_AGENT);
   return { publicId: randomSecret(16), startedAt: now, lastSeenAt: now, userAgent: userAgent === '' ? null : userAgent };

@@ -331,6 +331,7 @@ export class KnexStore implements Store {
       code_challenge: code.codeChallenge,
       nonce: code.nonce,
       auth_time: code.authTime,
+      amr: code.amr === null ? null : code.amr.join(' '),
       expires_at: code.expiresAt,
       used_at: code.usedAt,
       created_at: code.createdAt,

@@ -95,6 +95,7 @@ export function toCode(r: Row): CodeRecord {
     codeChallenge: (r.code_challenge as string | null) ?? null,
     nonce: (r.nonce as string | null) ?? null,
     authTime: num(r.auth_time ?? r.created_at),
+    amr: typeof r.amr === 'string' ? r.amr.split(' ').filter((v) => v !== '') : null,
     expiresAt: num(r.expires_at),
     usedAt: numOrNull(r.used_at),
     createdAt: num(r.created_at),

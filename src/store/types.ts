@@ -96,6 +96,11 @@ export interface CodeRecord {
   nonce: string | null;
   /** When the person signed in to the session the code was issued in (the ID token's auth_time). */
   authTime: number;
+  /**
+   * How the person signed in to that session (RFC 8176 values, the ID token's `amr`; its `acr`
+   * follows from them); null when no sign-in stands behind the code (the operator CLI).
+   */
+  amr: string[] | null;
   expiresAt: number;
   usedAt: number | null;
   createdAt: number;
