@@ -47,6 +47,10 @@ export type IdTokenClaims = OidcUserInfo & {
   auth_time: number;
   /** The authorization request's nonce, when it had one. */
   nonce?: string;
+  /** How the person signed in (RFC 8176 values: `pwd`, `otp`, `mfa`, `hwk`, `swk`, `user`). */
+  amr?: string[];
+  /** The level of that sign-in: `"1"` one factor, `"2"` two (amr includes `mfa`). */
+  acr?: '1' | '2';
 };
 
 export const PICTURE_SIZES: Readonly<Record<PictureSize, number>> = { large: 256, medium: 64, small: 16 };
