@@ -4,12 +4,14 @@ import {
   addPasskey as add,
   authenticationOptions,
   listPasskeys as list,
+  reauthOptions,
   registrationOptions,
   removePasskey as remove,
   renamePasskey as rename,
+  verifyPasskeyReauth,
   verifyPasskeySignIn,
 } from '../accounts/passkeys.js';
-import { putPasskeyChallenge, takePasskeyChallenge } from '../sessions/session.js';
+import { notePasskeyConfirmation, passkeyConfirmedAt, putPasskeyChallenge, takePasskeyChallenge } from '../sessions/session.js';
 import type { Handler, JsonBody } from './types.js';
 import { beginSignedInSession, safeReturnTo, signedInUser } from './web.js';
 
@@ -41,7 +43,23 @@ export const renamePasskey: Handler<'renamePasskey'> = async (input, ctx, deps) 
 };
 
 export const removePasskey: Handler<'removePasskey'> = async (input, ctx, deps) => {
-  await remove(deps, signedInUser(ctx).id, Number(input.path.passkeyId), ctx.ip);
+  const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
+  await remove(deps, signedInUser(ctx), Number(input.path.passkeyId), proof, ctx.ip);
+  ctx.status = 204;
+};
+
+export const passkeyReauthOptions: Handler<'passkeyReauthOptions'> = async (_input, ctx, deps) => {
+  const options = await reauthOptions(deps, signedInUser(ctx).id);
+  putPasskeyChallenge(ctx, 'reauth', options.challenge, deps.now());
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = options;
+};
+
+export const reauthWithPasskey: Handler<'reauthWithPasskey'> = async (input, ctx, deps) => {
+  const challenge = takePasskeyChallenge(ctx, 'reauth', deps.now());
+  const response = input.body.credential as unknown as AuthenticationResponseJSON;
+  await verifyPasskeyReauth(deps, signedInUser(ctx).id, { response, challenge }, ctx.ip);
+  notePasskeyConfirmation(ctx, deps.now());
   ctx.status = 204;
 };
 

@@ -8,6 +8,7 @@ import {
   startTotpSetup as startSetup,
   type SecondFactorDeps,
 } from '../accounts/second-factor.js';
+import { passkeyConfirmedAt } from '../sessions/session.js';
 import type { AppDeps, Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
@@ -38,12 +39,13 @@ export const confirmTotpSetup: Handler<'confirmTotpSetup'> = async (input, ctx, 
 };
 
 export const disableTotp: Handler<'disableTotp'> = async (input, ctx, deps) => {
-  await disable(secondFactorDeps(deps), signedInUser(ctx), input.body.password, ctx.ip);
+  await disable(secondFactorDeps(deps), signedInUser(ctx), { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) }, ctx.ip);
   ctx.status = 204;
 };
 
 export const replaceRecoveryCodes: Handler<'replaceRecoveryCodes'> = async (input, ctx, deps) => {
-  const recoveryCodes = await replaceCodes(secondFactorDeps(deps), signedInUser(ctx), input.body.password, ctx.ip);
+  const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
+  const recoveryCodes = await replaceCodes(secondFactorDeps(deps), signedInUser(ctx), proof, ctx.ip);
   const body: JsonBody<'replaceRecoveryCodes', 200> = { recoveryCodes };
   sendJson(ctx, body);
 };
