@@ -1452,7 +1452,9 @@ export interface paths {
          * Download my data
          * @description One JSON file (`Content-Disposition: attachment`) with everything the service keeps about
          *     the signed-in user: profile, email, the apps (without secrets) and games they own, their
-         *     grants, their sessions and their passkeys (names and dates only). Requires the session cookie; sent with `Cache-Control: no-store`.
+         *     grants, their sessions, their passkeys (names and dates only) and whether an authenticator
+         *     app is switched on (since when, how many recovery codes are left; never its secret or the
+         *     codes). Requires the session cookie; sent with `Cache-Control: no-store`.
          */
         get: operations["exportAccount"];
         put?: never;
@@ -2167,6 +2169,15 @@ export interface components {
             sessions: components["schemas"]["UserSession"][];
             /** @description The user's passkeys (names and dates; never a key or credential id). */
             passkeys: components["schemas"]["Passkey"][];
+            /** @description The authenticator app (never its secret, never a recovery code). */
+            authenticator_app: {
+                /** @description Whether signing in asks for a code of an authenticator app after the password. */
+                enabled: boolean;
+                /** @description When it was switched on, ms since the Unix epoch; left out while it is off. */
+                since?: number;
+                /** @description Unused recovery codes (0 while it is off). */
+                recovery_codes_left: number;
+            };
         };
         SecondFactorStatus: {
             /** @description Whether signing in asks for a code of an authenticator app after the password. */
@@ -5591,7 +5602,12 @@ export interface operations {
                      *           "last_used_at": 1733711165493,
                      *           "synced": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "authenticator_app": {
+                     *         "enabled": true,
+                     *         "since": 1733650000000,
+                     *         "recovery_codes_left": 9
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["AccountExport"];
