@@ -11,6 +11,7 @@ import {
   verifyPasskeyReauth,
   verifyPasskeySignIn,
 } from '../accounts/passkeys.js';
+import { noticeSecurityChange } from '../accounts/notices.js';
 import { notePasskeyConfirmation, passkeyConfirmedAt, putPasskeyChallenge, takePasskeyChallenge } from '../sessions/session.js';
 import type { Handler, JsonBody } from './types.js';
 import { beginSignedInSession, safeReturnTo, signedInUser } from './web.js';
@@ -26,7 +27,9 @@ export const addPasskey: Handler<'addPasskey'> = async (input, ctx, deps) => {
   const challenge = takePasskeyChallenge(ctx, 'register', deps.now());
   // The contract checks the answer's shape; the WebAuthn library checks the rest.
   const response = input.body.credential as unknown as RegistrationResponseJSON;
-  const body: JsonBody<'addPasskey', 201> = await add(deps, signedInUser(ctx).id, { response, name: input.body.name, challenge }, ctx.ip);
+  const userId = signedInUser(ctx).id;
+  const body: JsonBody<'addPasskey', 201> = await add(deps, userId, { response, name: input.body.name, challenge }, ctx.ip);
+  noticeSecurityChange(deps, userId, 'passkey_added');
   ctx.status = 201;
   ctx.body = body;
 };
@@ -44,7 +47,9 @@ export const renamePasskey: Handler<'renamePasskey'> = async (input, ctx, deps) 
 
 export const removePasskey: Handler<'removePasskey'> = async (input, ctx, deps) => {
   const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
-  await remove(deps, signedInUser(ctx), Number(input.path.passkeyId), proof, ctx.ip);
+  const user = signedInUser(ctx);
+  await remove(deps, user, Number(input.path.passkeyId), proof, ctx.ip);
+  noticeSecurityChange(deps, user.id, 'passkey_removed');
   ctx.status = 204;
 };
 
