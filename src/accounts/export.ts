@@ -6,6 +6,7 @@
  */
 import type { components } from '../../generated/api.js';
 import { Unauthenticated } from '../domain/errors.js';
+import { authenticatorAppView } from './factors.js';
 import { listPasskeys } from './passkeys.js';
 import { gameView } from '../games/games.js';
 import { appView } from '../oauth/clients.js';
@@ -19,17 +20,14 @@ type AccountExport = components['schemas']['AccountExport'];
 export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
   const user = await deps.store.getUser(userId);
   if (!user) throw new Unauthenticated('Sign in first');
-  const [apps, games, grants, sessions, passkeys, totp, recoveryCodesLeft] = await Promise.all([
+  const [apps, games, grants, sessions, passkeys, authenticatorApp] = await Promise.all([
     deps.store.listAppsByOwner(userId),
     deps.store.listGamesByAuthor(userId),
     listGrants(deps.store, userId),
     listUserSessions(deps, userId, currentSession),
     listPasskeys(deps.store, userId),
-    deps.store.getTotp(userId),
-    deps.store.countRecoveryCodes(userId),
+    authenticatorAppView(deps.store, userId),
   ]);
-  // A setup still waiting for its first code is not switched on.
-  const since = totp?.confirmedAt ?? null;
   return {
     exported_at: deps.now(),
     user: toPublicUser(user),
@@ -40,6 +38,6 @@ export async function exportAccount(deps: { store: Store; now: () => number }, u
     grants,
     sessions,
     passkeys,
-    authenticator_app: since === null ? { enabled: false, recovery_codes_left: 0 } : { enabled: true, since, recovery_codes_left: recoveryCodesLeft },
+    authenticator_app: authenticatorApp,
   };
 }

@@ -9,7 +9,7 @@ import type { Mailer } from '../mail/mailer.js';
 import { securityNoticeMessage, type SecurityChange } from '../mail/messages.js';
 import type { Store } from '../store/types.js';
 
-export interface NoticeDeps {
+interface NoticeDeps {
   store: Pick<Store, 'getUser'>;
   mailer: Pick<Mailer, 'background' | 'send'>;
   config: Pick<Config, 'publicUrl'>;
