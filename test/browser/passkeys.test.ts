@@ -73,7 +73,14 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
     await page.waitForSelector('#passkeys li.passkey');
     expect(await page.textContent('#passkeys .passkey-times')).toMatch(/, last used /);
 
+    // The last passkey (no authenticator app): the password again, or the passkey itself.
     await page.click('#passkeys .remove-passkey');
+    await page.waitForSelector('#passkeys .passkey-remove-password', { state: 'visible' });
+    await page.fill('#passkeys .passkey-remove-password', 'not my password');
+    await page.click('#passkeys .remove-passkey-confirmed');
+    await page.waitForFunction(() => document.querySelector('#passkeys [role=alert]')?.textContent === 'Removing the passkey failed: The password is wrong');
+    expect(await page.getAttribute('#passkeys .passkey-remove-password', 'aria-invalid')).toBe('true');
+    await page.click('#passkeys .remove-passkey-with-passkey');
     await page.waitForFunction(() => document.getElementById('passkey-list')?.textContent === 'No passkeys yet.');
     expect(await t.store.listPasskeys(user.id)).toEqual([]);
     await context.close();
