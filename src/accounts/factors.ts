@@ -1,6 +1,6 @@
 /**
  * An account's sign-in factors as a whole: what the data export and the operator see of them,
- * and the operator's reset (`admin user factors --reset`, docs/operations.md#resetting-factors).
+ * and the operator's reset (`admin user factors --reset`, docs/operations.md#resetting-an-accounts-factors).
  */
 import type { Audit } from '../audit.js';
 import { NotFound } from '../domain/errors.js';
