@@ -489,7 +489,9 @@ export interface paths {
          *     works once; a code of the app is taken once too). Right: the session signs in (a fresh
          *     session id) and the browser goes to the `return_to` the sign-in form had, or `/account`.
          *     Wrong (401) or too late (401: sign in again) shows the page again with the reason.
-         *     Attempts are rate-limited per client address and per account, like passwords (429).
+         *     Attempts are rate-limited per client address and per account, like passwords (429). When
+         *     the app's stored secret cannot be opened (SESSION_SECRET lost the key that sealed it), a
+         *     6-digit code cannot be checked: 503, asking for a recovery code instead.
          */
         post: operations["postSignInSecondStep"];
         delete?: never;
@@ -1154,8 +1156,10 @@ export interface paths {
         /**
          * Switch the authenticator app off
          * @description Switches the authenticator app off and deletes its recovery codes: signing in asks for the
-         *     password alone again. Requires the password (wrong: 403; rate-limited like sign-in: 429),
-         *     the session cookie and the CSRF token. 409 when no app is switched on.
+         *     password alone again. Requires the password (missing: 400; wrong: 403; rate-limited like
+         *     sign-in: 429), or a passkey confirmation of this session in the last 5 minutes
+         *     (`POST /api/account/reauth/passkey`) instead; the session cookie and the CSRF token. 409
+         *     when no app is switched on.
          */
         delete: operations["disableTotp"];
         options?: never;
@@ -1199,8 +1203,10 @@ export interface paths {
         /**
          * Make a new set of recovery codes
          * @description Answers ten new single-use recovery codes, shown this once; every earlier code stops
-         *     working. Requires an authenticator app switched on (409 otherwise), the password (wrong:
-         *     403; rate-limited like sign-in: 429), the session cookie and the CSRF token.
+         *     working. Requires an authenticator app switched on (409 otherwise), the password (missing:
+         *     400; wrong: 403; rate-limited like sign-in: 429) or a passkey confirmation of this session
+         *     in the last 5 minutes (`POST /api/account/reauth/passkey`), the session cookie and the CSRF
+         *     token.
          */
         post: operations["replaceRecoveryCodes"];
         delete?: never;
@@ -1279,7 +1285,11 @@ export interface paths {
          * Remove a passkey
          * @description Removes one of the user's passkeys: it no longer signs in here (the authenticator may
          *     still list it until the person deletes it there). 404 when the user has no passkey with
-         *     this id (another user's passkey included). Requires the session cookie and the CSRF token.
+         *     this id (another user's passkey included). Removing the account's last passkey while no
+         *     authenticator app is switched on requires the password (missing: 400; wrong: 403;
+         *     rate-limited like sign-in: 429) or a passkey confirmation of this session in the last 5
+         *     minutes (`POST /api/account/reauth/passkey`); other removals need no body. Requires the
+         *     session cookie and the CSRF token.
          */
         delete: operations["removePasskey"];
         options?: never;
@@ -1291,6 +1301,55 @@ export interface paths {
          *     cookie and the CSRF token.
          */
         patch: operations["renamePasskey"];
+        trace?: never;
+    };
+    "/api/account/reauth/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start confirming with a passkey
+         * @description The options to pass to `navigator.credentials.get()` (as JSON, for
+         *     `@simplewebauthn/browser`'s `startAuthentication`) to confirm who the signed-in person is
+         *     with one of the account's passkeys (they are the allowed credentials) before a factor
+         *     change. The challenge is kept in the session for 5 minutes and is good for one answer
+         *     (`reauthWithPasskey`). 409 when the account has no passkey. Requires the session cookie
+         *     and the CSRF token.
+         */
+        post: operations["passkeyReauthOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/reauth/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm with a passkey
+         * @description Verifies the browser's answer to `passkeyReauthOptions` as a passkey sign-in is verified
+         *     (and counted: 429 with Retry-After), and that the passkey is the signed-in user's. Then,
+         *     for 5 minutes, this session may switch the authenticator app off, make new recovery codes
+         *     and remove the last passkey without the password. The challenge is used up whatever the
+         *     outcome. Requires the session cookie and the CSRF token.
+         */
+        post: operations["reauthWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/account/sessions": {
@@ -1396,7 +1455,9 @@ export interface paths {
          * Download my data
          * @description One JSON file (`Content-Disposition: attachment`) with everything the service keeps about
          *     the signed-in user: profile, email, the apps (without secrets) and games they own, their
-         *     grants, their sessions and their passkeys (names and dates only). Requires the session cookie; sent with `Cache-Control: no-store`.
+         *     grants, their sessions, their passkeys (names and dates only) and whether an authenticator
+         *     app is switched on (since when, how many recovery codes are left; never its secret or the
+         *     codes). Requires the session cookie; sent with `Cache-Control: no-store`.
          */
         get: operations["exportAccount"];
         put?: never;
@@ -2017,7 +2078,7 @@ export interface components {
             timeout?: number;
             /** @description Always `preferred`. */
             userVerification?: string;
-            /** @description Left out or empty; any passkey of this service may answer (discoverable credentials). */
+            /** @description Signing in: left out; any passkey of this service may answer (discoverable credentials). Confirming (`passkeyReauthOptions`): the account's passkeys. */
             allowCredentials?: components["schemas"]["PasskeyDescriptor"][];
             /** @description The extensions asked for, if any. */
             extensions?: {
@@ -2116,6 +2177,15 @@ export interface components {
             sessions: components["schemas"]["UserSession"][];
             /** @description The user's passkeys (names and dates; never a key or credential id). */
             passkeys: components["schemas"]["Passkey"][];
+            /** @description The authenticator app (never its secret, never a recovery code). */
+            authenticator_app: {
+                /** @description Whether signing in asks for a code of an authenticator app after the password. */
+                enabled: boolean;
+                /** @description When it was switched on, ms since the Unix epoch; left out while it is off. */
+                since?: number;
+                /** @description Unused recovery codes (0 while it is off). */
+                recovery_codes_left: number;
+            };
         };
         SecondFactorStatus: {
             /** @description Whether signing in asks for a code of an authenticator app after the password. */
@@ -2133,9 +2203,10 @@ export interface components {
             /** @description Ten single-use codes that stand in for a code of the authenticator app at sign-in; shown only now. */
             recoveryCodes: string[];
         };
+        /** @description The password asked again before a factor change; it may be left out while a passkey confirmation of this session (`POST /api/account/reauth/passkey`, 5 minutes) stands in for it. */
         PasswordConfirmation: {
             /** @description The user's password, asked again. */
-            password: string;
+            password?: string;
         };
         /** @description Every failure of a JSON endpoint: one field, the specific reason. */
         Error: {
@@ -3494,6 +3565,7 @@ export interface operations {
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
+            503: components["responses"]["HtmlError"];
         };
     };
     getSignUp: {
@@ -4668,7 +4740,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4686,7 +4758,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The password is missing or not a string. */
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4809,7 +4881,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4845,7 +4917,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryCodes"];
                 };
             };
-            /** @description The password is missing or not a string. */
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5085,7 +5157,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordConfirmation"];
+            };
+        };
         responses: {
             /** @description Removed. */
             204: {
@@ -5094,9 +5175,26 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The last passkey, and the password is missing (no recent passkey confirmation stands in for it) or not a string. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Body field password is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["SignInRequired"];
-            403: components["responses"]["CsrfFailed"];
+            403: components["responses"]["WrongPasswordOrCsrf"];
             404: components["responses"]["PasskeyNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     renamePasskey: {
@@ -5162,6 +5260,129 @@ export interface operations {
             404: components["responses"]["PasskeyNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    passkeyReauthOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The authentication options. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rpId": "id.example.com",
+                     *       "challenge": "7wAAAAAb7k1yV0ZkZk9kQnFhV0pQ3q2",
+                     *       "timeout": 60000,
+                     *       "userVerification": "preferred",
+                     *       "allowCredentials": [
+                     *         {
+                     *           "id": "kq3ZbXlDcmVkZW50aWFsSWQ",
+                     *           "type": "public-key",
+                     *           "transports": [
+                     *             "internal"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyRequestOptions"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description The account has no passkey. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This account has no passkey; confirm with your password"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reauthWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credential": {
+                 *         "id": "kq3ZbXlDcmVkZW50aWFsSWQ",
+                 *         "rawId": "kq3ZbXlDcmVkZW50aWFsSWQ",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0",
+                 *           "authenticatorData": "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MdAAAAAA",
+                 *           "signature": "MEUCIQDx7J0s2-example-signature",
+                 *           "userHandle": "MTI"
+                 *         },
+                 *         "clientExtensionResults": {},
+                 *         "authenticatorAttachment": "platform"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    credential: components["schemas"]["PasskeyAssertion"];
+                };
+            };
+        };
+        responses: {
+            /** @description Confirmed; the session may make factor changes without the password for 5 minutes. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No passkey confirmation is under way (none asked for, used, or older than 5 minutes), or the answer is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "No passkey confirmation is under way (or it expired): start again"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            /** @description The passkey's answer does not verify or is not one of this account's passkeys, or the CSRF token is wrong. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listSessions: {
@@ -5423,7 +5644,12 @@ export interface operations {
                      *           "last_used_at": 1733711165493,
                      *           "synced": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "authenticator_app": {
+                     *         "enabled": true,
+                     *         "since": 1733650000000,
+                     *         "recovery_codes_left": 9
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["AccountExport"];

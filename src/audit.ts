@@ -34,6 +34,10 @@ export interface AuditEvents {
   passkey_removed: { userId: number; passkeyId: number; ip: string };
   password_changed: { userId: number; endedSessions: number };
   second_factor_changed: { userId: number; change: 'totp_enabled' | 'totp_disabled' | 'recovery_codes_replaced' };
+  /** The signed-in person confirmed who they are with a passkey (it stands in for the password for 5 minutes). */
+  passkey_confirmed: { userId: number; ip: string };
+  /** An operator removed every factor of the account (`admin user factors --reset`). */
+  factors_reset: { userId: number; source: 'cli'; passkeys: number; totp: boolean; endedSessions: number };
   app_created: { userId: number; clientId: string; ip: string };
   app_secret_rotated: { userId: number; clientId: string; ip: string };
   app_deleted: { userId: number; clientId: string; ip: string };

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/admin.js';
 import { SIZES, SIZE_NAMES } from '../src/pictures/images.js';
 import { FULL_PROFILE, publicUser } from './fixtures/users.js';
-import { fixturesDir, startServer, tempDir, tokenRequest, type TestServer } from './helpers.js';
+import { Agent, fixturesDir, startServer, tempDir, tokenRequest, type TestServer } from './helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -28,6 +28,13 @@ async function cli(...argv: string[]): Promise<Run> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, { env, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+  return { code, stdout, stderr };
+}
+
+async function runCliWith(runEnv: NodeJS.ProcessEnv, ...argv: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, { env: runEnv, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
   return { code, stdout, stderr };
 }
 
@@ -157,6 +164,39 @@ describe('user', () => {
 
   it('fails on an unknown command (usage error, exit 2)', async () => {
     await fails(2, "unknown command 'frobnicate'", 'user', 'frobnicate');
+  });
+});
+
+describe('user factors', () => {
+  it('lists the passkeys and the authenticator app; --reset removes them all, ends the sessions, audits and mails a notice', async () => {
+    const user = await createUser();
+    const agent = new Agent(t);
+    await agent.signIn(user, `password-${user.name}`);
+    const passkey = await t.store.createPasskey({ userId: user.id, credentialId: `cred-${user.id}`, publicKey: 'public-key', counter: 0, transports: ['usb'], deviceType: 'singleDevice', backedUp: false, name: 'Phone', createdAt: 1000 });
+    expect(await ok('user', 'factors', '--id', String(user.id))).toEqual({
+      id: user.id,
+      passkeys: [{ id: passkey.id, name: 'Phone', created_at: 1000, synced: false }],
+      authenticator_app: { enabled: false, recovery_codes_left: 0 },
+    });
+    await t.store.savePendingTotp(user.id, 'sealed-seed', 2000);
+    await t.store.confirmTotp(user.id, 'sealed-seed', 1, 3000, ['hash-1', 'hash-2']);
+    const listed = await ok<{ authenticator_app: unknown }>('user', 'factors', '--id', String(user.id));
+    expect(listed.authenticator_app).toEqual({ enabled: true, since: 3000, recovery_codes_left: 2 });
+    expect(JSON.stringify(listed)).not.toMatch(/sealed-seed|hash-1|cred-|public-key/);
+
+    const outbox = path.join(dir, 'outbox');
+    const before = fs.existsSync(outbox) ? fs.readdirSync(outbox).length : 0;
+    // The audit line goes to stderr (LOG_LEVEL=info here); stdout is the one JSON answer.
+    const run = await runCliWith({ ...env, LOG_LEVEL: 'info' }, 'user', 'factors', '--id', String(user.id), '--reset');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ id: user.id, passkeys: 1, totp: true, endedSessions: 1, notified: true });
+    expect((await agent.fetch('/api/account')).status).toBe(401);
+    const audit = run.stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'factors_reset');
+    expect(audit).toMatchObject({ audit: true, event: 'factors_reset', userId: user.id, source: 'cli', passkeys: 1, totp: true });
+    const notices = fs.readdirSync(outbox).filter((f) => f.endsWith('-security_notice.eml'));
+    expect(notices.length).toBe(before + 1);
+    expect(await ok('user', 'factors', '--id', String(user.id))).toEqual({ id: user.id, passkeys: [], authenticator_app: { enabled: false, recovery_codes_left: 0 } });
+    await fails(3, 'User 999999 not found', 'user', 'factors', '--id', '999999', '--reset');
   });
 });
 

@@ -42,6 +42,10 @@ async function populatedUser() {
   ).searchParams.get('code')!;
   const fanToken = await exchange(ownApp, fanCode);
   const pendingCode = await consent(otherApp.clientId);
+  // Factors: a passkey, an authenticator app and its recovery codes.
+  await t.store.createPasskey({ userId: user.id, credentialId: `credential-of-${user.id}`, publicKey: 'key', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'Phone', createdAt: t.clock.now() });
+  await t.store.savePendingTotp(user.id, 'sealed-seed', t.clock.now());
+  await t.store.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash']);
   // Everything that must disappear answers before the deletion.
   expect((await fetch(`${t.baseUrl}/pfp/small/${user.id}-${pfp}.webp`)).status).toBe(200);
   expect((await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${fanToken}` } })).status).toBe(200);
@@ -67,7 +71,7 @@ async function expectGone(p: Awaited<ReturnType<typeof populatedUser>>) {
   expect(await t.store.getGrant(p.fan.user.id, p.ownApp.clientId)).toBeUndefined();
   expect(await t.store.listUserSessions(user.id, t.clock.now())).toEqual([]);
   const knex = t.store.knex;
-  for (const [table, column] of [['access_tokens', 'user_id'], ['auth_codes', 'user_id'], ['grants', 'user_id'], ['sessions', 'user_id'], ['apps', 'owner_id'], ['games', 'author_id']] as const) {
+  for (const [table, column] of [['access_tokens', 'user_id'], ['auth_codes', 'user_id'], ['grants', 'user_id'], ['sessions', 'user_id'], ['apps', 'owner_id'], ['games', 'author_id'], ['passkeys', 'user_id'], ['totp_factors', 'user_id'], ['recovery_codes', 'user_id']] as const) {
     expect(await knex(table).where(column, user.id)).toEqual([]);
   }
   // The app's other users lost their tokens with it, but not their accounts.

@@ -12,7 +12,7 @@ afterAll(async () => t?.close());
 const CALLBACK = 'https://client.example/callback';
 
 describe('exportAccount', () => {
-  it('is an attachment with profile, email, apps and games owned, grants, sessions and passkeys', async () => {
+  it('is an attachment with profile, email, apps and games owned, grants, sessions, passkeys and the authenticator app', async () => {
     const { agent, user } = await signedInAgent(t);
     await t.store.updateUser(user.id, { bio: 'hello' });
     const own = await makeClient(t, user.id, [CALLBACK]);
@@ -31,6 +31,10 @@ describe('exportAccount', () => {
       name: 'Phone',
       createdAt: t.clock.now(),
     });
+    const seed = 'sealed-seed-of-the-authenticator-app';
+    const codeHashes = ['recovery-code-hash-1', 'recovery-code-hash-2'];
+    await t.store.savePendingTotp(user.id, seed, t.clock.now());
+    await t.store.confirmTotp(user.id, seed, 1, t.clock.now(), codeHashes);
     const res = await agent.fetch('/api/account/export');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -51,13 +55,21 @@ describe('exportAccount', () => {
       ],
       sessions: [expect.objectContaining({ started_at: now, last_seen_at: now, current: true })],
       passkeys: [{ id: passkey.id, name: 'Phone', created_at: now, synced: false }],
+      authenticator_app: { enabled: true, since: now, recovery_codes_left: 2 },
     });
     // No secret of any kind.
     const stored = await t.store.getUser(user.id);
     const app = await t.store.getApp(own.clientId);
-    for (const secret of [TEST_PASSWORD, stored!.passwordHash, own.clientSecret, app!.secretHash, agent.cookies.get('idp.sid')!, passkey.credentialId, passkey.publicKey]) {
+    for (const secret of [TEST_PASSWORD, stored!.passwordHash, own.clientSecret, app!.secretHash, agent.cookies.get('idp.sid')!, passkey.credentialId, passkey.publicKey, seed, ...codeHashes]) {
       expect(text).not.toContain(secret);
     }
+  });
+
+  it('says the authenticator app is off while no setup is confirmed', async () => {
+    const { agent, user } = await signedInAgent(t);
+    await t.store.savePendingTotp(user.id, 'sealed-seed-of-a-setup', t.clock.now());
+    const body = (await (await agent.fetch('/api/account/export')).json()) as Record<string, unknown>;
+    expect(body.authenticator_app).toEqual({ enabled: false, recovery_codes_left: 0 });
   });
 
   it('is 401 signed out', async () => {

@@ -10,7 +10,7 @@ import type { AuditEvent, AuditFields } from '../src/audit.js';
 import { RateLimited } from '../src/domain/errors.js';
 import { hashSecret } from '../src/oauth/secrets.js';
 import { SoftAuthenticator } from './fixtures/soft-authenticator.js';
-import { Agent, signedInAgent, startServer, type TestServer } from './helpers.js';
+import { Agent, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let events: { event: AuditEvent; fields: AuditFields }[] = [];
@@ -285,9 +285,55 @@ describe('the pages', () => {
   });
 });
 
+describe('confirming before removing the last passkey', () => {
+  it('asks for the password (400 missing, 403 wrong) for the last passkey only', async () => {
+    const { agent, user } = await signedInAgent(t);
+    const first = await addPasskey(agent);
+    const second = await addPasskey(agent);
+    expect((await agent.json('DELETE', `/api/account/passkeys/${first.id}`)).status).toBe(204);
+    const missing = [400, { message: 'Body field password is required' }];
+    expect(await body(await agent.json('DELETE', `/api/account/passkeys/${second.id}`))).toEqual(missing);
+    expect(await body(await agent.json('DELETE', `/api/account/passkeys/${second.id}`, {}))).toEqual(missing);
+    expect(await body(await agent.json('DELETE', `/api/account/passkeys/${second.id}`, { password: 'wrong password' }))).toEqual([403, { message: 'The password is wrong' }]);
+    expect((await agent.json('DELETE', `/api/account/passkeys/${second.id}`, { password: TEST_PASSWORD })).status).toBe(204);
+    expect(await t.store.listPasskeys(user.id)).toEqual([]);
+  });
+
+  it('takes a passkey confirmation of the session instead, for 5 minutes, from one of the account\'s passkeys only', async () => {
+    const { agent, user } = await signedInAgent(t);
+    expect(await body(await agent.json('POST', '/api/account/reauth/passkey/options'))).toEqual([409, { message: 'This account has no passkey; confirm with your password' }]);
+    const { key, id } = await addPasskey(agent);
+    const { agent: stranger } = await signedInAgent(t);
+    const strangersKey = (await addPasskey(stranger)).key;
+    const confirm = async (who: Agent, k: SoftAuthenticator): Promise<Response> => {
+      const res = await who.json('POST', '/api/account/reauth/passkey/options');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const options = (await res.json()) as Options & { allowCredentials: { id: string }[] };
+      return who.json('POST', '/api/account/reauth/passkey', { credential: k.authenticate(options) });
+    };
+    // Another account's passkey does not confirm this one.
+    expect(await body(await confirm(agent, strangersKey))).toEqual([403, { message: 'The passkey was not accepted' }]);
+    expect(await body(await agent.json('POST', '/api/account/reauth/passkey', { credential: key.authenticate({ challenge: 'abc' }) }))).toEqual([
+      400,
+      { message: 'No passkey confirmation is under way (or it expired): start again' },
+    ]);
+    events = [];
+    expect((await confirm(agent, key)).status).toBe(204);
+    expect(events).toEqual([{ event: 'passkey_confirmed', fields: { userId: user.id, ip: '127.0.0.1' } }]);
+    // 5 minutes later it no longer stands in for the password.
+    t.clock.advance(5 * 60 * 1000);
+    expect((await agent.json('DELETE', `/api/account/passkeys/${id}`)).status).toBe(400);
+    expect((await confirm(agent, key)).status).toBe(204);
+    expect((await agent.json('DELETE', `/api/account/passkeys/${id}`)).status).toBe(204);
+  });
+});
+
 describe('mayRemovePasskey', () => {
-  it('allows every removal for now (the password still signs in): the hook for second-factor rules', () => {
+  it('asks for a reconfirmation only for the last passkey of an account without an authenticator app', () => {
     const passkey = { id: 1, userId: 1, credentialId: 'c', publicKey: 'k', counter: 0, transports: [], deviceType: 'singleDevice' as const, backedUp: false, name: 'P', createdAt: 0, lastUsedAt: null };
-    expect(mayRemovePasskey({ userId: 1, passkey, passkeys: [passkey] })).toBeUndefined();
+    const other = { ...passkey, id: 2 };
+    expect(mayRemovePasskey({ passkey, passkeys: [passkey], authenticatorApp: false })).toBe('reconfirm');
+    expect(mayRemovePasskey({ passkey, passkeys: [passkey], authenticatorApp: true })).toBe('allowed');
+    expect(mayRemovePasskey({ passkey, passkeys: [passkey, other], authenticatorApp: false })).toBe('allowed');
   });
 });

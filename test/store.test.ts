@@ -735,6 +735,16 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.countRecoveryCodes(dana.id)).toBe(0);
     expect(await store.savePendingTotp(dana.id, 'jwe-4', NOW + 9)).toBe(true);
     expect(await store.confirmTotp(dana.id, 'jwe-4', 20, NOW + 9, [hash('g')])).toBe(true);
+    // An operator's reset: every factor at once, only the user's.
+    await store.createPasskey({ userId: dana.id, credentialId: 'dana-reset-1', publicKey: 'k', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'A', createdAt: NOW });
+    await store.createPasskey({ userId: dana.id, credentialId: 'dana-reset-2', publicKey: 'k', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'B', createdAt: NOW });
+    const bobsBefore = await store.listPasskeys(bob.id);
+    expect(await store.deleteFactors(dana.id)).toEqual({ passkeys: 2, totp: true });
+    expect([await store.listPasskeys(dana.id), await store.getTotp(dana.id), await store.countRecoveryCodes(dana.id)]).toEqual([[], undefined, 0]);
+    expect(await store.listPasskeys(bob.id)).toEqual(bobsBefore);
+    expect(await store.deleteFactors(dana.id)).toEqual({ passkeys: 0, totp: false });
+    expect(await store.savePendingTotp(dana.id, 'jwe-5', NOW + 9)).toBe(true);
+    expect(await store.deleteFactors(dana.id)).toEqual({ passkeys: 0, totp: true });
     // Nothing for a user that does not exist; everything goes with the user.
     expect(await store.savePendingTotp(999_999, 'jwe-x', NOW)).toBe(false);
     expect(await store.deleteUser(dana.id, NOW + 10)).toBeDefined();
@@ -812,6 +822,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.useRecoveryCode(far, hash('r'), NOW)).toBe(false);
       expect(await store.useRecoveryCode(alice.id, nul, NOW)).toBe(false);
       expect(await store.countRecoveryCodes(far)).toBe(0);
+      expect(await store.deleteFactors(far)).toEqual({ passkeys: 0, totp: false });
       expect(seen).toEqual([]);
     } finally {
       store.onDatabaseError(() => undefined);

@@ -230,3 +230,22 @@ describe('switching the authenticator app off', () => {
     expect(await t.store.countRecoveryCodes(user.id)).toBe(0);
   });
 });
+
+describe('a seed no SESSION_SECRET value opens', () => {
+  it('answers a 6-digit code with 503 and the way out (a recovery code), which still signs in', async () => {
+    const { user, totp, recoveryCodes } = await withAuthenticator();
+    const agent = await halfSignedIn(user);
+    const config = t.app.deps.config;
+    // Every value that sealed the seed is gone (cookies are signed with the keys the app started with).
+    t.app.deps.config = { ...config, sessionSecrets: ['another-session-secret-of-32-characters'] };
+    try {
+      const res = await agent.form('/signin/otp', { otp: codeOf(totp) });
+      expect(res.status).toBe(503);
+      expect(await res.text()).toContain('The authenticator app cannot be checked now; use a recovery code');
+      const ok = await agent.form('/signin/otp', { otp: recoveryCodes[0]! });
+      expect([ok.status, ok.headers.get('location')]).toEqual([303, '/account']);
+    } finally {
+      t.app.deps.config = config;
+    }
+  });
+});

@@ -1,10 +1,12 @@
 /**
  * "Download my data": everything the service keeps about a user in one document. Secrets stay
  * out (password hash, client secrets, codes, tokens, session cookies); sessions appear by their
- * public id, passkeys by name and dates (no key, no credential id).
+ * public id, passkeys by name and dates (no key, no credential id), the authenticator app by
+ * whether it is on, since when and how many recovery codes are left (no seed, no code).
  */
 import type { components } from '../../generated/api.js';
 import { Unauthenticated } from '../domain/errors.js';
+import { authenticatorAppView } from './factors.js';
 import { listPasskeys } from './passkeys.js';
 import { gameView } from '../games/games.js';
 import { appView } from '../oauth/clients.js';
@@ -18,12 +20,13 @@ type AccountExport = components['schemas']['AccountExport'];
 export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
   const user = await deps.store.getUser(userId);
   if (!user) throw new Unauthenticated('Sign in first');
-  const [apps, games, grants, sessions, passkeys] = await Promise.all([
+  const [apps, games, grants, sessions, passkeys, authenticatorApp] = await Promise.all([
     deps.store.listAppsByOwner(userId),
     deps.store.listGamesByAuthor(userId),
     listGrants(deps.store, userId),
     listUserSessions(deps, userId, currentSession),
     listPasskeys(deps.store, userId),
+    authenticatorAppView(deps.store, userId),
   ]);
   return {
     exported_at: deps.now(),
@@ -35,5 +38,6 @@ export async function exportAccount(deps: { store: Store; now: () => number }, u
     grants,
     sessions,
     passkeys,
+    authenticator_app: authenticatorApp,
   };
 }

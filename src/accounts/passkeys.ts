@@ -16,8 +16,10 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Audit } from '../audit.js';
+import type { AccountDeps } from './accounts.js';
+import { reconfirm, type Reconfirmation } from './reauth.js';
 import type { Config } from '../config.js';
-import { Conflict, InvalidInput, NotFound, RateLimited, Unauthenticated } from '../domain/errors.js';
+import { Conflict, Forbidden, InvalidInput, NotFound, RateLimited, Unauthenticated } from '../domain/errors.js';
 import type { Limits } from '../security/rate-limit.js';
 import { CONTROL_CHARACTER } from '../domain/text.js';
 import { UniqueViolation, type PasskeyRecord, type Store, type UserRecord } from '../store/types.js';
@@ -143,27 +145,74 @@ export async function renamePasskey(store: Pick<Store, 'renamePasskey'>, userId:
 }
 
 /**
- * Whether the user may remove this passkey: the reason why not, or undefined when they may. Every
- * removal is allowed for now (the password still signs in); this is where a rule such as "not the
- * last way to sign in" or "not while it is the only second factor" belongs.
+ * What removing this passkey takes: `reconfirm` (the password again, or a recent passkey
+ * confirmation of the session) when it is the account's last passkey and no authenticator app is
+ * switched on, since it may then be the one strong way in left; `allowed` otherwise. The one
+ * place for rules on removing passkeys.
  */
-export function mayRemovePasskey(_context: { userId: number; passkey: PasskeyRecord; passkeys: readonly PasskeyRecord[] }): string | undefined {
-  return undefined;
+export function mayRemovePasskey(context: { passkey: PasskeyRecord; passkeys: readonly PasskeyRecord[]; authenticatorApp: boolean }): 'allowed' | 'reconfirm' {
+  const others = context.passkeys.filter((p) => p.id !== context.passkey.id);
+  return others.length === 0 && !context.authenticatorApp ? 'reconfirm' : 'allowed';
 }
 
-export async function removePasskey(deps: Pick<PasskeyDeps, 'store' | 'audit'>, userId: number, id: number, ip: string): Promise<void> {
-  const passkeys = await deps.store.listPasskeys(userId);
+export async function removePasskey(
+  deps: AccountDeps & Pick<PasskeyDeps, 'audit'>,
+  user: UserRecord,
+  id: number,
+  proof: Reconfirmation,
+  ip: string,
+): Promise<void> {
+  const passkeys = await deps.store.listPasskeys(user.id);
   const passkey = passkeys.find((p) => p.id === id);
   if (!passkey) throw new NotFound('Passkey not found');
-  const refusal = mayRemovePasskey({ userId, passkey, passkeys });
-  if (refusal !== undefined) throw new Conflict(refusal);
-  if (!(await deps.store.deletePasskey(userId, id))) throw new NotFound('Passkey not found');
-  deps.audit('passkey_removed', { userId, passkeyId: id, ip });
+  const totp = await deps.store.getTotp(user.id);
+  if (mayRemovePasskey({ passkey, passkeys, authenticatorApp: totp !== undefined && totp.confirmedAt !== null }) === 'reconfirm') {
+    await reconfirm(deps, user, proof, ip);
+  }
+  if (!(await deps.store.deletePasskey(user.id, id))) throw new NotFound('Passkey not found');
+  deps.audit('passkey_removed', { userId: user.id, passkeyId: id, ip });
 }
 
 /** Options for navigator.credentials.get() with a discoverable credential: no account named. */
 export function authenticationOptions(deps: Pick<PasskeyDeps, 'config'>): Promise<PublicKeyCredentialRequestOptionsJSON> {
   return generateAuthenticationOptions({ rpID: relyingParty(deps.config).rpID, userVerification: 'preferred' });
+}
+
+/**
+ * Options for confirming who the signed-in person is with one of the account's passkeys (before a
+ * factor change): the account's passkeys are the allowed ones. 409 when it has none.
+ */
+export async function reauthOptions(deps: Pick<PasskeyDeps, 'config' | 'store'>, userId: number): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const passkeys = await deps.store.listPasskeys(userId);
+  if (passkeys.length === 0) throw new Conflict('This account has no passkey; confirm with your password');
+  return generateAuthenticationOptions({
+    rpID: relyingParty(deps.config).rpID,
+    userVerification: 'preferred',
+    allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: p.transports })),
+  });
+}
+
+/**
+ * Verifies a passkey confirmation of the signed-in user: as a passkey sign-in is checked (and
+ * counted), and the passkey must be one of this user's. Refusals are 403, not 401: the session
+ * stays signed in.
+ */
+export async function verifyPasskeyReauth(
+  deps: PasskeyDeps & { limits: Pick<Limits, 'signInIp'> },
+  userId: number,
+  input: { response: AuthenticationResponseJSON; challenge: string | undefined },
+  ip: string,
+): Promise<void> {
+  if (input.challenge === undefined) throw new InvalidInput('No passkey confirmation is under way (or it expired): start again');
+  let signedIn: { userId: number };
+  try {
+    signedIn = await verifyPasskeySignIn(deps, input, ip);
+  } catch (err) {
+    if (err instanceof Unauthenticated) throw new Forbidden(REFUSED);
+    throw err;
+  }
+  if (signedIn.userId !== userId) throw new Forbidden(REFUSED);
+  deps.audit('passkey_confirmed', { userId, ip });
 }
 
 /**

@@ -1,11 +1,11 @@
 /**
  * Asking a signed-in user for their password again before a change that a stolen session alone
- * must not be able to make (password change, account deletion). Counted like sign-in: every
- * attempt against the client address, failures against the account, and a locked account
- * refuses even the right password, so a hijacked session cannot guess the password faster than
- * the sign-in form could.
+ * must not be able to make (password change, account deletion, switching factors off). Counted
+ * like sign-in: every attempt against the client address, failures against the account, and a
+ * locked account refuses even the right password, so a hijacked session cannot guess the password
+ * faster than the sign-in form could.
  */
-import { Forbidden } from '../domain/errors.js';
+import { Forbidden, InvalidInput } from '../domain/errors.js';
 import type { UserRecord } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
 import { verifyPassword } from './passwords.js';
@@ -19,4 +19,29 @@ export async function confirmPassword(deps: AccountDeps, user: UserRecord, passw
     throw new Forbidden(wrong);
   }
   await deps.limits.signInAccount.reset(key);
+}
+
+/** How long a passkey confirmation in a session stands in for the password (docs/account.md#confirming-with-a-passkey). */
+const PASSKEY_REAUTH_MS = 5 * 60 * 1000;
+
+/**
+ * What a signed-in person offers to confirm a factor change: the password, and/or when this
+ * session last confirmed with one of the account's passkeys.
+ */
+export interface Reconfirmation {
+  password?: string | undefined;
+  passkeyConfirmedAt?: number | undefined;
+}
+
+const PASSWORD_REQUIRED = 'Body field password is required';
+
+/**
+ * The password again, or a passkey confirmation of this session within PASSKEY_REAUTH_MS: 400
+ * when neither is given, 403 for a wrong password (counted as confirmPassword counts).
+ */
+export async function reconfirm(deps: AccountDeps, user: UserRecord, proof: Reconfirmation, ip: string): Promise<void> {
+  const at = proof.passkeyConfirmedAt;
+  if (at !== undefined && deps.now() >= at && deps.now() - at < PASSKEY_REAUTH_MS) return;
+  if (proof.password === undefined) throw new InvalidInput(PASSWORD_REQUIRED);
+  await confirmPassword(deps, user, proof.password, ip, 'The password is wrong');
 }

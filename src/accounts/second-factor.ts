@@ -12,14 +12,15 @@
  */
 import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
+import type { Logger } from 'pino';
 import QRCode from 'qrcode';
 import type { Audit } from '../audit.js';
-import { Conflict, InvalidInput, RateLimited, Unauthenticated } from '../domain/errors.js';
+import { Conflict, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
 import { hashSecret } from '../oauth/secrets.js';
 import { seal, unseal } from '../security/sealed.js';
 import type { UserRecord } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
-import { confirmPassword } from './reauth.js';
+import { reconfirm, type Reconfirmation } from './reauth.js';
 
 export interface SecondFactorDeps extends AccountDeps {
   audit: Audit;
@@ -27,6 +28,7 @@ export interface SecondFactorDeps extends AccountDeps {
   secrets: readonly string[];
   /** Who the authenticator app says the codes are for: PUBLIC_URL's host name. */
   issuer: string;
+  logger: Pick<Logger, 'error'>;
 }
 
 const SEED_INFO = 'identity-profile-service: authenticator app seed encryption';
@@ -95,10 +97,19 @@ function stepOf(totp: TOTP, code: string, now: number): number | undefined {
   return delta === null ? undefined : TOTP.counter({ period: PERIOD_SECONDS, timestamp: now }) + delta;
 }
 
-async function openSeed(deps: SecondFactorDeps, jwe: string): Promise<string> {
+const SEED_UNREADABLE = 'The authenticator app cannot be checked now; use a recovery code';
+
+/**
+ * The seed, opened with any SESSION_SECRET value. None opens it only when SESSION_SECRET lost
+ * every value that sealed it (docs/operations.md#rotating-the-session-key): the codes cannot be checked, so
+ * the person is told to use a recovery code (503, logged), and the app must be set up again.
+ */
+async function openSeed(deps: SecondFactorDeps, userId: number, jwe: string, unreadable: () => Error): Promise<string> {
   const seed = await unseal(deps.secrets, SEED_INFO, jwe);
-  // Only a SESSION_SECRET that lost every value that sealed it: the app must be set up again.
-  if (seed === undefined) throw new Error('no SESSION_SECRET value opens this authenticator app seed');
+  if (seed === undefined) {
+    deps.logger.error({ userId }, 'no SESSION_SECRET value opens this authenticator app seed');
+    throw unreadable();
+  }
   return seed;
 }
 
@@ -115,7 +126,7 @@ export async function confirmTotpSetup(deps: SecondFactorDeps, user: UserRecord,
   const key = `user:${user.id}`;
   await deps.limits.signInAccount.check(key);
   const typed = code.replace(/\s/g, '');
-  const step = SIX_DIGITS.test(typed) ? stepOf(totpOf(deps, user.name, await openSeed(deps, pending.secretJwe)), typed, deps.now()) : undefined;
+  const step = SIX_DIGITS.test(typed) ? stepOf(totpOf(deps, user.name, await openSeed(deps, user.id, pending.secretJwe, () => new Conflict('This setup cannot be finished any more; start again'))), typed, deps.now()) : undefined;
   if (step === undefined) {
     await deps.limits.signInAccount.consume(key);
     throw new InvalidInput('That code is not right: type the 6 digits the app shows now');
@@ -129,18 +140,18 @@ export async function confirmTotpSetup(deps: SecondFactorDeps, user: UserRecord,
   return codes;
 }
 
-/** Switches the authenticator app off (the password again first); its recovery codes go too. */
-export async function disableTotp(deps: SecondFactorDeps, user: UserRecord, password: string, ip: string): Promise<void> {
+/** Switches the authenticator app off (the password or a passkey again first); its recovery codes go too. */
+export async function disableTotp(deps: SecondFactorDeps, user: UserRecord, proof: Reconfirmation, ip: string): Promise<void> {
   if (!(await hasSecondFactor(deps, user.id))) throw new Conflict('No authenticator app is switched on');
-  await confirmPassword(deps, user, password, ip, 'The password is wrong');
+  await reconfirm(deps, user, proof, ip);
   await deps.store.deleteTotp(user.id);
   deps.audit('second_factor_changed', { userId: user.id, change: 'totp_disabled' });
 }
 
-/** A new set of recovery codes (the password again first); the old set stops working. */
-export async function replaceRecoveryCodes(deps: SecondFactorDeps, user: UserRecord, password: string, ip: string): Promise<string[]> {
+/** A new set of recovery codes (the password or a passkey again first); the old set stops working. */
+export async function replaceRecoveryCodes(deps: SecondFactorDeps, user: UserRecord, proof: Reconfirmation, ip: string): Promise<string[]> {
   if (!(await hasSecondFactor(deps, user.id))) throw new Conflict('Switch on an authenticator app first');
-  await confirmPassword(deps, user, password, ip, 'The password is wrong');
+  await reconfirm(deps, user, proof, ip);
   const { codes, hashes } = newRecoveryCodes();
   await deps.store.replaceRecoveryCodes(user.id, hashes, deps.now());
   deps.audit('second_factor_changed', { userId: user.id, change: 'recovery_codes_replaced' });
@@ -166,7 +177,7 @@ export async function verifySecondFactor(deps: SecondFactorDeps, user: UserRecor
   let used: 'otp' | 'recovery' | undefined;
   if (SIX_DIGITS.test(compact)) {
     const totp = await deps.store.getTotp(user.id);
-    const step = totp && totp.confirmedAt !== null ? stepOf(totpOf(deps, user.name, await openSeed(deps, totp.secretJwe)), compact, deps.now()) : undefined;
+    const step = totp && totp.confirmedAt !== null ? stepOf(totpOf(deps, user.name, await openSeed(deps, user.id, totp.secretJwe, () => new Unavailable(SEED_UNREADABLE))), compact, deps.now()) : undefined;
     if (step !== undefined && (await deps.store.useTotpStep(user.id, step))) used = 'otp';
   } else if (normalRecoveryCode(compact).length === RECOVERY_LENGTH) {
     if (await deps.store.useRecoveryCode(user.id, hashSecret(normalRecoveryCode(compact)), deps.now())) used = 'recovery';

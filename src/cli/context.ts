@@ -3,6 +3,7 @@
  * once per run and only when a command needs it, so `--help` and usage errors need no environment
  * and no database, and `backup` never opens the store.
  */
+import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { PictureFiles } from '../pictures/pictures.js';
 import { openStoreAt } from '../store/open.js';
@@ -26,6 +27,8 @@ export interface CliContext {
   files(): PictureFiles;
   /** The command's answer: one JSON line on stdout. */
   print(value: unknown): void;
+  /** Log lines (audit lines included) at LOG_LEVEL, on stderr: stdout carries only the answer. */
+  logger(): Logger;
 }
 
 export function createCliContext(io: CliIo): CliContext & { close(): Promise<void> } {
@@ -48,6 +51,7 @@ export function createCliContext(io: CliIo): CliContext & { close(): Promise<voi
     deps: async () => ({ store: await getStore(), now }),
     files: () => new PictureFiles(getConfig().picturesDir),
     print: (value) => io.stdout(`${JSON.stringify(value)}\n`),
+    logger: () => pino({ level: getConfig().logLevel }, { write: (line: string) => io.stderr(line) }),
     close: async () => {
       await store?.close();
     },

@@ -1,9 +1,11 @@
-/** `user create|show|update|delete`. */
+/** `user create|show|update|delete|factors`. */
 import type { Command } from 'commander';
-import { pino } from 'pino';
 import { deleteUser } from '../accounts/deletion.js';
+import { accountFactors, resetFactors } from '../accounts/factors.js';
 import { createAudit } from '../audit.js';
-import { NotFound } from '../domain/errors.js';
+import { NotFound, Unavailable } from '../domain/errors.js';
+import { createMailer } from '../mail/mailer.js';
+import { securityNoticeMessage } from '../mail/messages.js';
 import type { UserPatch } from '../store/types.js';
 import { createUser, toPublicUser, updateUser } from '../users/users.js';
 import { int, list } from './arguments.js';
@@ -60,8 +62,32 @@ export function userCommands(program: Command, cli: CliContext): void {
     .requiredOption('--id <id>', 'user id', int('--id'))
     .action(async (o: { id: number }) => {
       // The audit line goes to stderr: stdout carries only the command's JSON answer.
-      const audit = createAudit(pino({ level: cli.config().logLevel }, pino.destination({ fd: 2, sync: true })));
+      const audit = createAudit(cli.logger());
       await deleteUser({ ...(await cli.deps()), files: cli.files(), audit }, o.id, 'operator');
       cli.print({ id: o.id, deleted: true });
+    });
+  user
+    .command('factors')
+    .description("Print a user's passkeys and authenticator app; with --reset, remove them all and end the user's sessions")
+    .requiredOption('--id <id>', 'user id', int('--id'))
+    .option('--reset', 'remove every passkey, the authenticator app and the recovery codes, end every session, and mail the user a notice')
+    .action(async (o: { id: number; reset?: boolean }) => {
+      const store = await cli.store();
+      if (!o.reset) return cli.print(await accountFactors(store, o.id));
+      // Log lines (the audit line, a mail failure) go to stderr: stdout carries only the JSON answer.
+      const logger = cli.logger();
+      const reset = await resetFactors({ store, audit: createAudit(logger) }, o.id);
+      const user = (await store.getUser(o.id))!;
+      let notified = false;
+      if (user.emailVerifiedAt !== null) {
+        try {
+          await createMailer(cli.config(), logger).send(securityNoticeMessage(cli.config().publicUrl, user.email, user.name, 'factors_reset'));
+          notified = true;
+        } catch (err) {
+          // The reset is done; the mailer logged why the notice was not sent.
+          if (!(err instanceof Unavailable)) throw err;
+        }
+      }
+      cli.print({ id: o.id, ...reset, notified });
     });
 }

@@ -1,3 +1,4 @@
+import { noticeSecurityChange } from '../accounts/notices.js';
 import { changePassword as change } from '../accounts/password-change.js';
 import { currentSessionIdHash } from '../sessions/session.js';
 import type { Handler } from './types.js';
@@ -5,6 +6,8 @@ import { signedInUser } from './web.js';
 
 export const changePassword: Handler<'changePassword'> = async (input, ctx, deps) => {
   const { currentPassword, newPassword } = input.body;
-  await change(deps, { userId: signedInUser(ctx).id, currentPassword, newPassword, keepSessionIdHash: currentSessionIdHash(ctx) }, ctx.ip);
+  const userId = signedInUser(ctx).id;
+  await change(deps, { userId, currentPassword, newPassword, keepSessionIdHash: currentSessionIdHash(ctx) }, ctx.ip);
+  noticeSecurityChange(deps, userId, 'password_changed');
   ctx.status = 204;
 };

@@ -64,8 +64,10 @@ import { postResetPassword } from './postResetPassword.js';
 import {
   addPasskey,
   listPasskeys,
+  passkeyReauthOptions,
   passkeyRegistrationOptions,
   passkeySignInOptions,
+  reauthWithPasskey,
   removePasskey,
   renamePasskey,
   signInWithPasskey,
@@ -152,6 +154,8 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   listPasskeys,
   renamePasskey,
   removePasskey,
+  passkeyReauthOptions,
+  reauthWithPasskey,
   passkeySignInOptions,
   signInWithPasskey,
 };

@@ -4,12 +4,15 @@ import {
   addPasskey as add,
   authenticationOptions,
   listPasskeys as list,
+  reauthOptions,
   registrationOptions,
   removePasskey as remove,
   renamePasskey as rename,
+  verifyPasskeyReauth,
   verifyPasskeySignIn,
 } from '../accounts/passkeys.js';
-import { putPasskeyChallenge, takePasskeyChallenge } from '../sessions/session.js';
+import { noticeSecurityChange } from '../accounts/notices.js';
+import { notePasskeyConfirmation, passkeyConfirmedAt, putPasskeyChallenge, takePasskeyChallenge } from '../sessions/session.js';
 import type { Handler, JsonBody } from './types.js';
 import { beginSignedInSession, safeReturnTo, signedInUser } from './web.js';
 
@@ -24,7 +27,9 @@ export const addPasskey: Handler<'addPasskey'> = async (input, ctx, deps) => {
   const challenge = takePasskeyChallenge(ctx, 'register', deps.now());
   // The contract checks the answer's shape; the WebAuthn library checks the rest.
   const response = input.body.credential as unknown as RegistrationResponseJSON;
-  const body: JsonBody<'addPasskey', 201> = await add(deps, signedInUser(ctx).id, { response, name: input.body.name, challenge }, ctx.ip);
+  const userId = signedInUser(ctx).id;
+  const body: JsonBody<'addPasskey', 201> = await add(deps, userId, { response, name: input.body.name, challenge }, ctx.ip);
+  noticeSecurityChange(deps, userId, 'passkey_added');
   ctx.status = 201;
   ctx.body = body;
 };
@@ -41,7 +46,25 @@ export const renamePasskey: Handler<'renamePasskey'> = async (input, ctx, deps) 
 };
 
 export const removePasskey: Handler<'removePasskey'> = async (input, ctx, deps) => {
-  await remove(deps, signedInUser(ctx).id, Number(input.path.passkeyId), ctx.ip);
+  const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
+  const user = signedInUser(ctx);
+  await remove(deps, user, Number(input.path.passkeyId), proof, ctx.ip);
+  noticeSecurityChange(deps, user.id, 'passkey_removed');
+  ctx.status = 204;
+};
+
+export const passkeyReauthOptions: Handler<'passkeyReauthOptions'> = async (_input, ctx, deps) => {
+  const options = await reauthOptions(deps, signedInUser(ctx).id);
+  putPasskeyChallenge(ctx, 'reauth', options.challenge, deps.now());
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = options;
+};
+
+export const reauthWithPasskey: Handler<'reauthWithPasskey'> = async (input, ctx, deps) => {
+  const challenge = takePasskeyChallenge(ctx, 'reauth', deps.now());
+  const response = input.body.credential as unknown as AuthenticationResponseJSON;
+  await verifyPasskeyReauth(deps, signedInUser(ctx).id, { response, challenge }, ctx.ip);
+  notePasskeyConfirmation(ctx, deps.now());
   ctx.status = 204;
 };
 

@@ -1,5 +1,6 @@
 /** The account's authenticator app and recovery codes (src/accounts/second-factor.ts). */
 import type Koa from 'koa';
+import { noticeSecurityChange } from '../accounts/notices.js';
 import {
   confirmTotpSetup as confirmSetup,
   disableTotp as disable,
@@ -8,6 +9,7 @@ import {
   startTotpSetup as startSetup,
   type SecondFactorDeps,
 } from '../accounts/second-factor.js';
+import { passkeyConfirmedAt } from '../sessions/session.js';
 import type { AppDeps, Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
@@ -32,18 +34,25 @@ export const startTotpSetup: Handler<'startTotpSetup'> = async (_input, ctx, dep
 };
 
 export const confirmTotpSetup: Handler<'confirmTotpSetup'> = async (input, ctx, deps) => {
-  const recoveryCodes = await confirmSetup(secondFactorDeps(deps), signedInUser(ctx), input.body.code, ctx.ip);
+  const user = signedInUser(ctx);
+  const recoveryCodes = await confirmSetup(secondFactorDeps(deps), user, input.body.code, ctx.ip);
+  noticeSecurityChange(deps, user.id, 'totp_enabled');
   const body: JsonBody<'confirmTotpSetup', 200> = { recoveryCodes };
   sendJson(ctx, body);
 };
 
 export const disableTotp: Handler<'disableTotp'> = async (input, ctx, deps) => {
-  await disable(secondFactorDeps(deps), signedInUser(ctx), input.body.password, ctx.ip);
+  const user = signedInUser(ctx);
+  await disable(secondFactorDeps(deps), user, { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) }, ctx.ip);
+  noticeSecurityChange(deps, user.id, 'totp_disabled');
   ctx.status = 204;
 };
 
 export const replaceRecoveryCodes: Handler<'replaceRecoveryCodes'> = async (input, ctx, deps) => {
-  const recoveryCodes = await replaceCodes(secondFactorDeps(deps), signedInUser(ctx), input.body.password, ctx.ip);
+  const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
+  const user = signedInUser(ctx);
+  const recoveryCodes = await replaceCodes(secondFactorDeps(deps), user, proof, ctx.ip);
+  noticeSecurityChange(deps, user.id, 'recovery_codes_replaced');
   const body: JsonBody<'replaceRecoveryCodes', 200> = { recoveryCodes };
   sendJson(ctx, body);
 };

@@ -5,6 +5,7 @@
  * and call that needs a user treats it as signed out.
  */
 import type Koa from 'koa';
+import { noticeSecurityChange } from '../accounts/notices.js';
 import { verifySecondFactor } from '../accounts/second-factor.js';
 import { Unauthenticated } from '../domain/errors.js';
 import { signInSecondStepPage } from '../pages/authenticator.js';
@@ -34,7 +35,8 @@ export const postSignInSecondStep: Handler<'postSignInSecondStep'> = async (inpu
       const step = pendingSecondStep(ctx, deps.now());
       const user = step && (await deps.store.getUser(step.userId));
       if (!step || !user) throw new Unauthenticated('This sign-in took too long or was not started: start over with your password');
-      await verifySecondFactor(secondFactorDeps(deps), user, typed, ctx.ip);
+      const used = await verifySecondFactor(secondFactorDeps(deps), user, typed, ctx.ip);
+      if (used === 'recovery') noticeSecurityChange(deps, user.id, 'recovery_code_used');
       await beginSignedInSession(ctx, deps, user.id, 'sign_in', step.returnTo, ['pwd', 'otp', 'mfa']);
       redirect(ctx, step.returnTo ?? '/account', 303);
     },

@@ -74,3 +74,38 @@ export function changeNoticeMessage(publicUrl: string, to: string, name: string,
       `${mailedLink(publicUrl, '/forgot-password')}, then contact the operator of this service.`,
   ]);
 }
+
+/** A change to how an account signs in that its owner is told of (docs/account.md#notices). */
+export type SecurityChange =
+  | 'passkey_added'
+  | 'passkey_removed'
+  | 'totp_enabled'
+  | 'totp_disabled'
+  | 'recovery_codes_replaced'
+  | 'recovery_code_used'
+  | 'password_changed'
+  | 'factors_reset';
+
+const SECURITY_CHANGES: Record<SecurityChange, { subject: string; what: string }> = {
+  passkey_added: { subject: 'A passkey was added to your account', what: 'a passkey was added to your account' },
+  passkey_removed: { subject: 'A passkey was removed from your account', what: 'a passkey was removed from your account' },
+  totp_enabled: { subject: 'An authenticator app was switched on', what: 'an authenticator app was switched on for your account: signing in now asks for its code' },
+  totp_disabled: { subject: 'The authenticator app was switched off', what: 'the authenticator app of your account was switched off: signing in no longer asks for its code' },
+  recovery_codes_replaced: { subject: 'New recovery codes were made', what: 'a new set of recovery codes was made for your account; the earlier codes no longer work' },
+  recovery_code_used: { subject: 'A recovery code was used to sign in', what: 'one of your recovery codes was used to sign in to your account; it does not work again' },
+  password_changed: { subject: 'Your password was changed', what: 'the password of your account was changed' },
+  factors_reset: {
+    subject: 'Your passkeys and authenticator app were removed',
+    what: "the operator of this service removed your account's passkeys, authenticator app and recovery codes; your password alone signs in now",
+  },
+};
+
+/** A short notice of a sign-in change: what happened and what to do if it was not the owner. Nothing secret. */
+export function securityNoticeMessage(publicUrl: string, to: string, name: string, change: SecurityChange): MailMessage {
+  const { subject, what } = SECURITY_CHANGES[change];
+  return build('security_notice', to, subject, [
+    `Hello ${name}, ${what}.`,
+    `If this was you, nothing needs doing. If it was not, reset your password at ${mailedLink(publicUrl, '/forgot-password')}, ` +
+      `check your passkeys and authenticator app at ${mailedLink(publicUrl, '/account')}, then contact the operator of this service.`,
+  ]);
+}

@@ -27,6 +27,8 @@ export function authenticatorSection(o: { enabled: boolean; recoveryCodesLeft: n
 <p>Your recovery codes. Each works once, in place of a code of the app, should you lose your phone. Keep them somewhere safe: they are shown only now.</p>
 <ul id="recovery-codes" class="codes"></ul>
 </div>
+<p><button type="button" id="totp-passkey-confirm" class="secondary" hidden>Confirm with a passkey instead of your password</button></p>
+<p id="totp-passkey-status" role="alert"></p>
 <form id="recovery-form" class="stack">
 <label>Password <input type="password" id="recovery-password" name="password" autocomplete="current-password" required maxlength="256" aria-describedby="recovery-error"></label>
 <p id="recovery-error" class="error" role="alert"></p>

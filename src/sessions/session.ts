@@ -41,10 +41,16 @@ interface SessionData {
    * is still owed. It gives no access: `userId` stays unset until the second step is done.
    */
   secondStep?: SecondStep;
+  /**
+   * When the signed-in person last confirmed who they are with one of the account's passkeys
+   * (POST /api/account/reauth/passkey): for a few minutes it stands in for the password before
+   * a factor change (src/accounts/reauth.ts reconfirm).
+   */
+  passkeyConfirmedAt?: number;
 }
 
-/** A passkey ceremony: adding one to the signed-in account, or signing in with one. */
-type PasskeyCeremony = 'register' | 'sign_in';
+/** A passkey ceremony: adding one to the signed-in account, signing in with one, or confirming with one. */
+type PasskeyCeremony = 'register' | 'sign_in' | 'reauth';
 
 /** Who passed the password, when, and where they were going (return_to). */
 interface SecondStep {
@@ -159,6 +165,16 @@ export function takePasskeyChallenge(ctx: Koa.Context, ceremony: PasskeyCeremony
   delete rest[ceremony];
   session.passkeyChallenges = Object.keys(rest).length > 0 ? rest : undefined;
   return now < found.expiresAt ? found.challenge : undefined;
+}
+
+/** Notes that the signed-in person just confirmed with one of the account's passkeys. */
+export function notePasskeyConfirmation(ctx: Koa.Context, now: number): void {
+  sessionOf(ctx).passkeyConfirmedAt = now;
+}
+
+/** When this session last confirmed with a passkey, if it did. */
+export function passkeyConfirmedAt(ctx: Koa.Context): number | undefined {
+  return sessionOf(ctx).passkeyConfirmedAt;
 }
 
 /**

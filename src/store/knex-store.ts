@@ -745,4 +745,14 @@ export class KnexStore implements Store {
     const row = (await this.knex('recovery_codes').where({ user_id: userId }).whereNull('used_at').count({ n: '*' }).first()) as Row | undefined;
     return num(row?.n ?? 0);
   }
+
+  async deleteFactors(userId: number): Promise<{ passkeys: number; totp: boolean }> {
+    if (!isRowId(userId)) return { passkeys: 0, totp: false };
+    return this.knex.transaction(async (trx) => {
+      const passkeys = await trx('passkeys').where({ user_id: userId }).delete();
+      await trx('recovery_codes').where({ user_id: userId }).delete();
+      const totp = (await trx('totp_factors').where({ user_id: userId }).delete()) === 1;
+      return { passkeys, totp };
+    });
+  }
 }

@@ -92,6 +92,7 @@ export const STORE_METHODS = [
   'replaceRecoveryCodes',
   'useRecoveryCode',
   'countRecoveryCodes',
+  'deleteFactors',
 
   // RateLimitStore
   'rateLimiter',

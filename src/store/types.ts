@@ -471,6 +471,12 @@ interface SecondFactorStore {
   useRecoveryCode(userId: number, codeHash: string, now: number): Promise<boolean>;
   /** How many of the user's recovery codes are unused. */
   countRecoveryCodes(userId: number): Promise<number>;
+  /**
+   * In one transaction: deletes every passkey, the authenticator app (confirmed or pending) and
+   * the recovery codes of the user (an operator's reset); how many passkeys went and whether an
+   * app did.
+   */
+  deleteFactors(userId: number): Promise<{ passkeys: number; totp: boolean }>;
 }
 
 export interface RateLimitStore {

@@ -73,7 +73,28 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
     await page.waitForSelector('#passkeys li.passkey');
     expect(await page.textContent('#passkeys .passkey-times')).toMatch(/, last used /);
 
+    // With an authenticator app on, the passkey stands in for the password for 5 minutes.
+    await t.store.savePendingTotp(user.id, 'sealed-seed', t.clock.now());
+    await t.store.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash']);
+    await page.reload();
+    await page.click('#totp-passkey-confirm');
+    await page.waitForFunction(() => document.getElementById('totp-passkey-status')?.textContent === 'Confirmed with a passkey: for 5 minutes, leave the password empty.');
+    await page.click('#recovery-new');
+    await page.waitForSelector('#recovery-codes li');
+    expect(await t.store.countRecoveryCodes(user.id)).toBe(10);
+    await page.click('#totp-disable');
+    await page.waitForSelector('#totp-off', { state: 'visible' });
+    expect(await t.store.getTotp(user.id)).toBeUndefined();
+    t.clock.advance(5 * 60 * 1000);
+
+    // The last passkey (no authenticator app): the password again, or the passkey itself.
     await page.click('#passkeys .remove-passkey');
+    await page.waitForSelector('#passkeys .passkey-remove-password', { state: 'visible' });
+    await page.fill('#passkeys .passkey-remove-password', 'not my password');
+    await page.click('#passkeys .remove-passkey-confirmed');
+    await page.waitForFunction(() => document.querySelector('#passkeys [role=alert]')?.textContent === 'Removing the passkey failed: The password is wrong');
+    expect(await page.getAttribute('#passkeys .passkey-remove-password', 'aria-invalid')).toBe('true');
+    await page.click('#passkeys .remove-passkey-with-passkey');
     await page.waitForFunction(() => document.getElementById('passkey-list')?.textContent === 'No passkeys yet.');
     expect(await t.store.listPasskeys(user.id)).toEqual([]);
     await context.close();

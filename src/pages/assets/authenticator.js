@@ -1,10 +1,37 @@
 // The account page's "Authenticator app" section (src/pages/authenticator.ts): set up (QR code
-// and otpauth:// address, switched on by the first code), recovery codes, switching off.
+// and otpauth:// address, switched on by the first code), recovery codes, switching off. Both
+// of the last two ask for the password, or a passkey confirmation of the session (5 minutes).
 'use strict';
 (function () {
   const { api, el } = window.idp;
   const byId = (id) => document.getElementById(id);
   const message = (res, what) => `${what} failed: ${(res.data && res.data.message) || `HTTP ${res.status}`}`;
+  const webauthn = window.SimpleWebAuthnBrowser;
+  const passwords = ['recovery-password', 'totp-off-password'].map(byId);
+  // An empty field sends no password: a passkey confirmation of the session may stand in for it.
+  const proof = (password) => (password.value === '' ? {} : { password: password.value });
+
+  async function confirmWithPasskey() {
+    const say = byId('totp-passkey-status');
+    const options = await api('POST', '/api/account/reauth/passkey/options');
+    let credential;
+    try {
+      if (!options.ok) throw new Error((options.data && options.data.message) || `HTTP ${options.status}`);
+      credential = await webauthn.startAuthentication({ optionsJSON: options.data });
+    } catch (err) {
+      say.textContent = `Confirming with a passkey failed: ${err.message}`;
+      return;
+    }
+    const res = await api('POST', '/api/account/reauth/passkey', { credential });
+    if (!res.ok) return (say.textContent = message(res, 'Confirming with a passkey'));
+    say.textContent = 'Confirmed with a passkey: for 5 minutes, leave the password empty.';
+    for (const p of passwords) p.required = false;
+  }
+
+  if (webauthn && webauthn.browserSupportsWebAuthn()) {
+    byId('totp-passkey-confirm').hidden = false;
+    byId('totp-passkey-confirm').addEventListener('click', confirmWithPasskey);
+  }
 
   function showRecoveryCodes(codes) {
     byId('recovery-codes').replaceChildren(...codes.map((c) => el('li', {}, el('code', { text: c }))));
@@ -43,7 +70,7 @@
   byId('recovery-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const password = byId('recovery-password');
-    const res = await api('POST', '/api/account/recovery-codes', { password: password.value });
+    const res = await api('POST', '/api/account/recovery-codes', proof(password));
     password.value = '';
     if (!res.ok) return (byId('recovery-error').textContent = message(res, 'Making new recovery codes'));
     byId('recovery-error').textContent = '';
@@ -53,7 +80,7 @@
   byId('totp-off-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const password = byId('totp-off-password');
-    const res = await api('DELETE', '/api/account/totp', { password: password.value });
+    const res = await api('DELETE', '/api/account/totp', proof(password));
     password.value = '';
     if (!res.ok) return (byId('totp-off-error').textContent = message(res, 'Switching off'));
     byId('totp-off-error').textContent = '';

@@ -1,5 +1,7 @@
 // The account page's passkeys (src/pages/passkeys.ts): list, add (WebAuthn registration through
 // the vendored SimpleWebAuthnBrowser), rename, remove. Every call goes through the JSON API.
+// Removing the last passkey of an account without an authenticator app asks for the password
+// again, or a confirmation with the passkey itself (POST /api/account/reauth/passkey).
 'use strict';
 (function () {
   const { api, status, failed, el } = window.idp;
@@ -18,6 +20,18 @@
   function item(p) {
     const name = el('input', { class: 'passkey-name', 'aria-label': 'Passkey name', maxlength: '64', required: true, value: p.name });
     const used = p.last_used_at === undefined ? 'never used' : `last used ${when(p.last_used_at)}`;
+    const errorId = `passkey-remove-error-${p.id}`;
+    const password = el('input', { type: 'password', class: 'passkey-remove-password', autocomplete: 'current-password', required: true, maxlength: '256', 'aria-describedby': errorId });
+    const error = el('p', { class: 'error passkey-remove-error', id: errorId, role: 'alert' });
+    const confirmForm = el(
+      'form',
+      { class: 'stack passkey-remove-confirm', hidden: true, onsubmit: (event) => (event.preventDefault(), remove(p, { password: password.value }, password, error)) },
+      el('p', { text: 'This is your last passkey: type your password, or confirm with the passkey, to remove it.' }),
+      el('label', {}, 'Password ', password),
+      error,
+      el('button', { type: 'submit', class: 'danger remove-passkey-confirmed', text: 'Remove with password' }),
+      el('button', { type: 'button', class: 'secondary remove-passkey-with-passkey', text: 'Confirm with a passkey', onclick: () => removeWithPasskey(p, password, error) }),
+    );
     return el(
       'li',
       { class: 'passkey', 'data-passkey-id': p.id },
@@ -28,7 +42,8 @@
         el('button', { type: 'submit', class: 'secondary rename-passkey', text: 'Rename' }),
       ),
       el('div', { class: 'passkey-times', text: `Added ${when(p.created_at)}, ${used}${p.synced ? ' (synced)' : ''}` }),
-      el('button', { type: 'button', class: 'secondary remove-passkey', text: 'Remove', onclick: () => remove(p) }),
+      el('button', { type: 'button', class: 'secondary remove-passkey', text: 'Remove', onclick: () => confirm(`Remove the passkey "${p.name}"? It will no longer sign you in.`) && remove(p, undefined, password, error) }),
+      confirmForm,
     );
   }
 
@@ -39,12 +54,40 @@
     load();
   }
 
-  async function remove(passkey) {
-    if (!confirm(`Remove the passkey "${passkey.name}"? It will no longer sign you in.`)) return;
-    const res = await api('DELETE', `/api/account/passkeys/${passkey.id}`);
-    if (!res.ok) return failed(res, 'Removing the passkey');
+  // Without a body first; a 400 (the last passkey) shows the item's password form.
+  async function remove(passkey, body, password, error) {
+    const res = await api('DELETE', `/api/account/passkeys/${passkey.id}`, body);
+    password.value = '';
+    if (res.status === 400 && body === undefined) {
+      password.closest('form').hidden = false;
+      password.focus();
+      return;
+    }
+    if (!res.ok) {
+      password.setAttribute('aria-invalid', 'true');
+      error.textContent = `Removing the passkey failed: ${(res.data && res.data.message) || `HTTP ${res.status}`}`;
+      return;
+    }
     status(`Removed ${passkey.name}`);
     load();
+  }
+
+  async function removeWithPasskey(passkey, password, error) {
+    const options = await api('POST', '/api/account/reauth/passkey/options');
+    let credential;
+    try {
+      if (!options.ok) throw new Error((options.data && options.data.message) || `HTTP ${options.status}`);
+      credential = await webauthn.startAuthentication({ optionsJSON: options.data });
+    } catch (err) {
+      error.textContent = `Confirming with a passkey failed: ${err.message}`;
+      return;
+    }
+    const res = await api('POST', '/api/account/reauth/passkey', { credential });
+    if (!res.ok) {
+      error.textContent = `Confirming with a passkey failed: ${(res.data && res.data.message) || `HTTP ${res.status}`}`;
+      return;
+    }
+    remove(passkey, {}, password, error);
   }
 
   async function add() {

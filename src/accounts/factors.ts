@@ -1,0 +1,43 @@
+/**
+ * An account's sign-in factors as a whole: what the data export and the operator see of them,
+ * and the operator's reset (`admin user factors --reset`, docs/operations.md#resetting-an-accounts-factors).
+ */
+import type { Audit } from '../audit.js';
+import { NotFound } from '../domain/errors.js';
+import type { Store } from '../store/types.js';
+import { listPasskeys } from './passkeys.js';
+
+/** The authenticator app as the export and the CLI show it: never its seed or a code. */
+interface AuthenticatorAppView {
+  enabled: boolean;
+  /** When it was switched on; absent while it is off (a setup waiting for its first code is off). */
+  since?: number;
+  recovery_codes_left: number;
+}
+
+export async function authenticatorAppView(store: Pick<Store, 'getTotp' | 'countRecoveryCodes'>, userId: number): Promise<AuthenticatorAppView> {
+  const totp = await store.getTotp(userId);
+  if (!totp || totp.confirmedAt === null) return { enabled: false, recovery_codes_left: 0 };
+  return { enabled: true, since: totp.confirmedAt, recovery_codes_left: await store.countRecoveryCodes(userId) };
+}
+
+/** Every factor of the user: passkeys (names and dates) and the authenticator app. 404 for no such user. */
+export async function accountFactors(store: Store, userId: number) {
+  if (!(await store.getUser(userId))) throw new NotFound(`User ${userId} not found`);
+  const [passkeys, authenticatorApp] = await Promise.all([listPasskeys(store, userId), authenticatorAppView(store, userId)]);
+  return { id: userId, passkeys, authenticator_app: authenticatorApp };
+}
+
+/**
+ * An operator's reset, for a person who lost their phone and recovery codes: every passkey, the
+ * authenticator app and the recovery codes go (one transaction), and every session of the user
+ * ends, since whoever holds one may be why the person lost access. The password alone signs in
+ * afterwards. Audited as `factors_reset`.
+ */
+export async function resetFactors(deps: { store: Store; audit: Audit }, userId: number): Promise<{ passkeys: number; totp: boolean; endedSessions: number }> {
+  if (!(await deps.store.getUser(userId))) throw new NotFound(`User ${userId} not found`);
+  const removed = await deps.store.deleteFactors(userId);
+  const endedSessions = await deps.store.deleteUserSessions(userId);
+  deps.audit('factors_reset', { userId, source: 'cli', passkeys: removed.passkeys, totp: removed.totp, endedSessions });
+  return { ...removed, endedSessions };
+}
