@@ -254,6 +254,9 @@ describe.skipIf(!hasChromium)('a single-page app signs in with oidc-client-ts as
       auth_time: now,
       nonce: authorization.searchParams.get('nonce'),
       azp: app.client_id,
+      // A password sign-in: one factor.
+      amr: ['pwd'],
+      acr: '1',
       ...profileClaims(issuer, user),
       ...emailClaims(user),
     });
