@@ -91,6 +91,8 @@ async function newPage(): Promise<Page> {
   tab.on('requestfinished', (request: BrowserRequest) => {
     void (async () => {
       if (!request.url().startsWith(issuer) || !['fetch', 'xhr'].includes(request.resourceType())) return;
+      // The app's own calls only: not the provider's pages' (the sign-in page asks for passkey options).
+      if (!request.frame().url().startsWith(spaOrigin)) return;
       const headers = await request.allHeaders();
       providerFetches.push({
         method: request.method(),

@@ -78,7 +78,12 @@ describe.skipIf(!hasChromium)('authenticator app in Chromium', () => {
 
     const reused = await passwordStep();
     await reused.fill('#otp', codes[0]!);
-    await Promise.all([reused.waitForLoadState('load'), reused.click('button[type=submit]')]);
+    // The refusal is the same page again (same address): wait for the answer to the POST itself.
+    await Promise.all([
+      reused.waitForResponse((r) => new URL(r.url()).pathname === '/signin/otp' && r.request().method() === 'POST'),
+      reused.click('button[type=submit]'),
+    ]);
+    await reused.waitForLoadState('load');
     expect(new URL(reused.url()).pathname).toBe('/signin/otp');
     expect(await reused.textContent('#error-message[role=alert]')).toBe('That code is not right, or it was used already');
     expect(await reused.inputValue('#otp')).toBe(codes[0]);
