@@ -13,17 +13,8 @@
 
   async function confirmWithPasskey() {
     const say = byId('totp-passkey-status');
-    const options = await api('POST', '/api/account/reauth/passkey/options');
-    let credential;
-    try {
-      if (!options.ok) throw new Error((options.data && options.data.message) || `HTTP ${options.status}`);
-      credential = await webauthn.startAuthentication({ optionsJSON: options.data });
-    } catch (err) {
-      say.textContent = `Confirming with a passkey failed: ${err.message}`;
-      return;
-    }
-    const res = await api('POST', '/api/account/reauth/passkey', { credential });
-    if (!res.ok) return (say.textContent = message(res, 'Confirming with a passkey'));
+    const failure = await window.idp.confirmWithPasskey();
+    if (failure) return (say.textContent = failure);
     say.textContent = 'Confirmed with a passkey: for 5 minutes, leave the password empty.';
     for (const p of passwords) p.required = false;
   }

@@ -42,5 +42,22 @@
     status(`${what} failed: ${(res.data && res.data.message) || `HTTP ${res.status}`}`, true);
   }
 
-  window.idp = { csrf, api, el, status, failed };
+  // Confirms the signed-in person again with one of their passkeys (POST /api/account/reauth/passkey,
+  // through the vendored SimpleWebAuthnBrowser): undefined when done, else what went wrong.
+  async function confirmWithPasskey() {
+    const failure = (reason) => `Confirming with a passkey failed: ${reason}`;
+    const reasonOf = (res) => (res.data && res.data.message) || `HTTP ${res.status}`;
+    const options = await api('POST', '/api/account/reauth/passkey/options');
+    if (!options.ok) return failure(reasonOf(options));
+    let credential;
+    try {
+      credential = await window.SimpleWebAuthnBrowser.startAuthentication({ optionsJSON: options.data });
+    } catch (err) {
+      return failure(err.message);
+    }
+    const res = await api('POST', '/api/account/reauth/passkey', { credential });
+    return res.ok ? undefined : failure(reasonOf(res));
+  }
+
+  window.idp = { csrf, api, el, status, failed, confirmWithPasskey };
 })();

@@ -73,20 +73,8 @@
   }
 
   async function removeWithPasskey(passkey, password, error) {
-    const options = await api('POST', '/api/account/reauth/passkey/options');
-    let credential;
-    try {
-      if (!options.ok) throw new Error((options.data && options.data.message) || `HTTP ${options.status}`);
-      credential = await webauthn.startAuthentication({ optionsJSON: options.data });
-    } catch (err) {
-      error.textContent = `Confirming with a passkey failed: ${err.message}`;
-      return;
-    }
-    const res = await api('POST', '/api/account/reauth/passkey', { credential });
-    if (!res.ok) {
-      error.textContent = `Confirming with a passkey failed: ${(res.data && res.data.message) || `HTTP ${res.status}`}`;
-      return;
-    }
+    const failure = await window.idp.confirmWithPasskey();
+    if (failure) return (error.textContent = failure);
     remove(passkey, {}, password, error);
   }
 
