@@ -43,6 +43,8 @@ describe.skipIf(!hasChromium)('authenticator app in Chromium', () => {
     page.on('console', (m) => /Content Security Policy/.test(m.text()) && csp.push(m.text()));
 
     await page.click('#totp-start');
+    // The address appears once the page's request for it has answered.
+    await page.waitForFunction(() => /^otpauth:/.test(document.getElementById('totp-uri')?.textContent ?? ''));
     const uri = (await page.locator('#totp-uri').textContent())!;
     const totp = URI.parse(uri) as TOTP;
     expect(totp).toBeInstanceOf(TOTP);
