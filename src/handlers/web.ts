@@ -61,7 +61,7 @@ export async function pageContext(
 ): Promise<{ user: PageUser | undefined; record: UserRecord | undefined; csrfToken: string }> {
   const record = await currentUser(ctx, deps);
   const token = withForm || record ? csrfToken(ctx) : existingCsrfToken(ctx);
-  return { record, user: record && { id: record.id, name: record.name }, csrfToken: token };
+  return { record, user: record && { id: record.id, name: record.name, modLevel: record.modLevel }, csrfToken: token };
 }
 
 export function sendHtml(ctx: Koa.Context, page: string, status = 200): void {
