@@ -29,6 +29,7 @@ import { getAccountPage } from './getAccountPage.js';
 import { getAppsPage } from './getAppsPage.js';
 import { getGamesPage } from './getGamesPage.js';
 import { getPlayPage } from './getPlayPage.js';
+import { getModerationPage, getProfilePage } from './pagePlaceholders.js';
 import { getGameSdk, getGameSdkTypes } from './getGameSdk.js';
 import { getAuthorize } from './getAuthorize.js';
 import { postAuthorize } from './postAuthorize.js';
@@ -111,6 +112,8 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   getAppsPage,
   getGamesPage,
   getPlayPage,
+  getProfilePage,
+  getModerationPage,
   getGameSdk,
   getGameSdkTypes,
   getAuthorize,
