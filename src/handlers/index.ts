@@ -30,6 +30,19 @@ import { getAppsPage } from './getAppsPage.js';
 import { getGamesPage } from './getGamesPage.js';
 import { getPlayPage } from './getPlayPage.js';
 import { getModerationPage, getProfilePage } from './pagePlaceholders.js';
+import {
+  closeReport,
+  findModerationUsers,
+  getModerationUser,
+  hideBio,
+  liftSuspension,
+  listModerationActions,
+  listReports,
+  removePicture,
+  reportUser,
+  setModLevel,
+  suspendUser,
+} from './moderation.js';
 import { getGameSdk, getGameSdkTypes } from './getGameSdk.js';
 import { getAuthorize } from './getAuthorize.js';
 import { postAuthorize } from './postAuthorize.js';
@@ -161,6 +174,17 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   reauthWithPasskey,
   passkeySignInOptions,
   signInWithPasskey,
+  reportUser,
+  listReports,
+  closeReport,
+  findModerationUsers,
+  getModerationUser,
+  suspendUser,
+  liftSuspension,
+  hideBio,
+  removePicture,
+  setModLevel,
+  listModerationActions,
 };
 
 /**
