@@ -25,15 +25,15 @@ import {
 import { toPublicUser } from '../users/users.js';
 
 type Schemas = components['schemas'];
-export type ReportView = Schemas['Report'];
+type ReportView = Schemas['Report'];
 type ModerationActionView = Schemas['ModerationAction'];
 type AccountModerationActionView = Schemas['AccountModerationAction'];
 export type ModerationUserView = Schemas['ModerationUser'];
 type SuspensionView = Schemas['Suspension'];
 type BioRemovalView = Schemas['BioRemoval'];
 
-export const NOT_A_MODERATOR = 'Only moderators may do this';
-export const OUTRANKED = 'You may act only on users whose modLevel is below yours';
+const NOT_A_MODERATOR = 'Only moderators may do this';
+const OUTRANKED = 'You may act only on users whose modLevel is below yours';
 const USER_NOT_FOUND = 'User not found';
 const MAX_REASON = 500;
 /** How many users the moderators' search lists at most. */
@@ -51,7 +51,7 @@ type Actor = UserRecord | null;
 // Suspensions
 
 /** The suspension in force at `now`: none when there is none or its end has passed. */
-export function activeSuspension(user: Pick<UserRecord, 'suspension'>, now: number): SuspensionRecord | undefined {
+function activeSuspension(user: Pick<UserRecord, 'suspension'>, now: number): SuspensionRecord | undefined {
   const s = user.suspension;
   return s && (s.until === null || s.until > now) ? s : undefined;
 }
@@ -61,7 +61,7 @@ function utcMinute(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-export function suspensionMessage(s: SuspensionRecord): string {
+function suspensionMessage(s: SuspensionRecord): string {
   return s.until === null ? `This account is suspended: ${s.reason}` : `This account is suspended until ${utcMinute(s.until)}: ${s.reason}`;
 }
 
@@ -76,7 +76,7 @@ export function refuseSuspended(user: Pick<UserRecord, 'suspension'>, now: numbe
 }
 
 /** `until` as the API and the CLI take it: ms since the epoch or an ISO 8601 date-time, in the future. */
-export function parseUntil(raw: number | string | undefined, now: number): number | null {
+function parseUntil(raw: number | string | undefined, now: number): number | null {
   if (raw === undefined) return null;
   const ms = typeof raw === 'number' ? raw : Date.parse(raw);
   if (!Number.isSafeInteger(ms) || ms <= now) throw new InvalidInput('until must be in the future');
@@ -85,7 +85,7 @@ export function parseUntil(raw: number | string | undefined, now: number): numbe
 
 // Who may do what
 
-export function requireModerator(actor: UserRecord): void {
+function requireModerator(actor: UserRecord): void {
   if (actor.modLevel < 1) throw new Forbidden(NOT_A_MODERATOR);
 }
 
@@ -136,7 +136,7 @@ function withoutNulls<T extends Record<string, unknown>>(o: T): { [K in keyof T]
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as { [K in keyof T]: Exclude<T[K], null> };
 }
 
-export function reportView(r: ReportRecord): ReportView {
+function reportView(r: ReportRecord): ReportView {
   return withoutNulls({
     id: r.id,
     target: r.target,
@@ -150,7 +150,7 @@ export function reportView(r: ReportRecord): ReportView {
   });
 }
 
-export function actionView(a: ModerationActionRecord): ModerationActionView {
+function actionView(a: ModerationActionRecord): ModerationActionView {
   return withoutNulls({
     id: a.id,
     moderator: a.moderator,
@@ -170,7 +170,7 @@ function accountActionView(a: ModerationActionRecord): AccountModerationActionVi
   return withoutNulls({ action: a.action, reason: a.reason, until: a.until, mod_level: a.modLevel, outcome: a.outcome, created_at: a.createdAt });
 }
 
-export function suspensionView(user: UserRecord, now: number): SuspensionView | undefined {
+function suspensionView(user: UserRecord, now: number): SuspensionView | undefined {
   const s = activeSuspension(user, now);
   return s && withoutNulls({ reason: s.reason, since: s.since, until: s.until });
 }

@@ -553,7 +553,7 @@ interface SecondFactorStore {
  * Moderation (docs/moderation.md): reports, what moderators do to accounts, and the record of it.
  * Every change to an account is written in one transaction with its row of the record.
  */
-export interface ModerationStore {
+interface ModerationStore {
   /**
    * In one transaction: sets the user's suspension (replacing one in force), ends every session
    * of the user, revokes every live access token, deletes the unused codes, and records `action`.
