@@ -31,6 +31,19 @@ import { getGamesPage } from './getGamesPage.js';
 import { getPlayPage } from './getPlayPage.js';
 import { getProfilePage } from './getProfilePage.js';
 import { getModerationPage } from './getModerationPage.js';
+import {
+  closeReport,
+  findModerationUsers,
+  getModerationUser,
+  hideBio,
+  liftSuspension,
+  listModerationActions,
+  listReports,
+  removePicture,
+  reportUser,
+  setModLevel,
+  suspendUser,
+} from './moderation.js';
 import { getGameSdk, getGameSdkTypes } from './getGameSdk.js';
 import { getAuthorize } from './getAuthorize.js';
 import { postAuthorize } from './postAuthorize.js';
@@ -162,6 +175,17 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   reauthWithPasskey,
   passkeySignInOptions,
   signInWithPasskey,
+  reportUser,
+  listReports,
+  closeReport,
+  findModerationUsers,
+  getModerationUser,
+  suspendUser,
+  liftSuspension,
+  hideBio,
+  removePicture,
+  setModLevel,
+  listModerationActions,
 };
 
 /**

@@ -11,7 +11,7 @@ type ReportReason = components['schemas']['ReportReason'];
 type ReportOutcome = components['schemas']['ReportOutcome'];
 type ActionKind = components['schemas']['ModerationActionKind'];
 
-export const REPORT_REASONS: Record<ReportReason, string> = {
+const REPORT_REASONS: Record<ReportReason, string> = {
   spam: 'Spam',
   harassment: 'Harassment: abuse aimed at people',
   hate: 'Hate speech',
