@@ -33,7 +33,7 @@ const ACTION_KINDS: Record<ActionKind, string> = {
   hide_bio: 'Hid the bio',
   remove_picture: 'Removed the picture',
   set_mod_level: 'Set the mod level',
-  close_report: 'Closed a report',
+  close_report: 'Closed report',
 };
 
 interface Common {

@@ -38,7 +38,11 @@ async function report(agent: Agent, target: UserRecord, reason: string, text?: s
   return ((await res.json()) as { id: number }).id;
 }
 
-const queueNames = (page: Page) => page.locator('#report-queue .queue-entry h3').allTextContents();
+/** The names in the queue, in its order, of the users given (other tests' reports stay in it). */
+async function queueNames(page: Page, ...users: UserRecord[]): Promise<string[]> {
+  const names = new Set(users.map((u) => u.name));
+  return (await page.locator('#report-queue .queue-entry h3').allTextContents()).filter((n) => names.has(n));
+}
 
 describe.skipIf(!hasChromium)('moderation in Chromium', () => {
   beforeAll(async () => {
@@ -128,8 +132,8 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     const page = await signedIn(mod);
     expect(await page.getAttribute('header a[href="/moderation"]', 'href')).toBe('/moderation');
     await page.goto(`${t.baseUrl}/moderation`);
-    await expect.poll(() => queueNames(page)).toEqual([rude.name, spammer.name]);
-    expect(await page.locator('#report-queue .queue-entry').nth(1).textContent()).toContain('2 reports');
+    await expect.poll(() => queueNames(page, rude, spammer)).toEqual([rude.name, spammer.name]);
+    expect(await page.locator(`#report-queue .queue-entry[data-user-id="${spammer.id}"] > p`).textContent()).toMatch(/^Mod level 0, 2 reports, first reported .+$/);
 
     await page.click(`#report-queue a:text-is("${rude.name}")`);
     await page.waitForURL(`${t.baseUrl}/moderation?user=${rude.id}`);
@@ -147,7 +151,7 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     await page.click(`#close-report-${first}`);
     await expect.poll(() => page.textContent('#moderation-status')).toBe(`Report #${first} closed: Bio hidden.`);
     expect(await page.textContent('#moderation-reports')).toBe('No open reports.');
-    await expect.poll(() => queueNames(page)).toEqual([spammer.name]);
+    await expect.poll(() => queueNames(page, rude, spammer)).toEqual([spammer.name]);
 
     await page.click(`#report-queue a:text-is("${spammer.name}")`);
     await expect.poll(() => page.textContent('#moderation-user-heading')).toBe(`${spammer.name} (id ${spammer.id})`);
@@ -161,7 +165,7 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
       await page.click(`#close-report-${id}`);
       await expect.poll(() => page.textContent('#moderation-status')).toBe(`Report #${id} closed: Suspended.`);
     }
-    await expect.poll(() => page.textContent('#queue-list')).toBe('No reports are waiting.');
+    await expect.poll(() => queueNames(page, rude, spammer)).toEqual([]);
     await page.screenshot({ path: `${SCREENSHOTS_DIR}/moderation-user.png`, fullPage: true });
 
     // The suspended user's password sign-in says why.
@@ -183,7 +187,7 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     expect(await owner.inputValue('#bio')).toBe('');
   });
 
-  it('search, opening a user by address, look-only for a peer; 303 signed out, 403 page for a user; fits a phone', async () => {
+  it('search, look-only for a peer, an admin setting the level from the page; 303 signed out, 403 page for a user; fits a phone', async () => {
     const mod = await makeUser(t, `mod_search_${process.pid}`);
     const peer = await makeUser(t, `mod_peer_${process.pid}`);
     await t.store.updateUser(mod.id, { modLevel: 1 });
@@ -202,8 +206,19 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     expect(await page.textContent('#moderation-history')).toBe('No moderator actions yet.');
     expect(await scrollsSideways(page)).toBe(false);
 
+    // Made an admin, the same moderator opens the peer by address and may now set their level.
+    await t.store.updateUser(mod.id, { modLevel: 2 });
     await page.goto(`${t.baseUrl}/moderation?user=${peer.id}`);
     await expect.poll(() => page.textContent('#moderation-user-heading')).toBe(`${peer.name} (id ${peer.id})`);
+    expect(await page.locator('#mod-level option').allTextContents()).toEqual(['0', '1']);
+    expect(await page.inputValue('#mod-level')).toBe('1');
+    await page.selectOption('#mod-level', '0');
+    await page.fill('#action-reason', 'Stepped down.');
+    await page.click('#set-mod-level');
+    await expect.poll(() => page.textContent('#moderation-status')).toBe('Setting the mod level: done.');
+    expect(await page.locator('#moderation-history li').first().textContent()).toMatch(new RegExp(`^Set the mod level to 0: Stepped down\\. \\(by ${mod.name}, .+\\)$`));
+    expect((await t.store.getUser(peer.id))!.modLevel).toBe(0);
+    expect(await scrollsSideways(page)).toBe(false);
 
     const out = await fetch(`${t.baseUrl}/moderation`, { redirect: 'manual' });
     expect([out.status, out.headers.get('location')]).toEqual([303, '/signin?return_to=%2Fmoderation']);
