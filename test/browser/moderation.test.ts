@@ -185,6 +185,11 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     await expect.poll(() => owner.textContent('#bio-removed')).toMatch(/^A moderator removed your bio on .+: Insults other players\.$/);
     expect(await owner.isVisible('#bio-removed')).toBe(true);
     expect(await owner.inputValue('#bio')).toBe('');
+    // A new bio ends the notice.
+    await owner.fill('#bio', 'Sorry, everyone.');
+    await owner.click('#bio-form button[type=submit]');
+    await expect.poll(() => owner.isHidden('#bio-removed')).toBe(true);
+    expect(await owner.textContent('#bio-removed')).toBe('');
   });
 
   it('search, look-only for a peer, an admin setting the level from the page; 303 signed out, 403 page for a user; fits a phone', async () => {
