@@ -269,7 +269,7 @@ describe('reports', () => {
     ]);
     expect(await answer(await mod.agent.json('POST', `/api/moderation/reports/${r2}/close`, { outcome: 'no_action' }))).toEqual([403, OUTRANKED]);
     expect((await admin.agent.json('POST', `/api/moderation/reports/${r2}/close`, { outcome: 'no_action' })).status).toBe(200);
-    const found = (await (await mod.agent.fetch(`/api/moderation/users?q=${first.id}`)).json()) as unknown;
+    const found = (await (await mod.agent.fetch(`/api/moderation/users?q=${first.id}`)).json());
     expect(found).toEqual({ users: [{ id: first.id, name: first.name, mod_level: 0, suspended: false, open_reports: 2 }] });
   });
 });
