@@ -197,6 +197,16 @@ describe('suspendUser and liftSuspension', () => {
     expect(await answer(await mod.agent.json('DELETE', `/api/moderation/users/${user.id}/suspension`))).toEqual([409, { message: 'This account is not suspended' }]);
   });
 
+  it('refuses a suspended account with an authenticator app at the password step, before the second step', async () => {
+    const user = await makeUser(t);
+    await t.store.savePendingTotp(user.id, 'sealed', t.clock.now());
+    expect(await t.store.confirmTotp(user.id, 'sealed', 1, t.clock.now(), [])).toBe(true);
+    await mod.agent.json('POST', `/api/moderation/users/${user.id}/suspension`, { reason: 'r' });
+    const res = await new Agent(t).form('/signin', { name: user.name, password: 'test-password-1' });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('This account is suspended: r');
+  });
+
   it('refuses the game flow for a suspended player (no session is left to ask with)', async () => {
     const { agent, user } = await signedInAgent(t);
     await mod.agent.json('POST', `/api/moderation/users/${user.id}/suspension`, { reason: 'r' });
@@ -269,7 +279,7 @@ describe('reports', () => {
     ]);
     expect(await answer(await mod.agent.json('POST', `/api/moderation/reports/${r2}/close`, { outcome: 'no_action' }))).toEqual([403, OUTRANKED]);
     expect((await admin.agent.json('POST', `/api/moderation/reports/${r2}/close`, { outcome: 'no_action' })).status).toBe(200);
-    const found = (await (await mod.agent.fetch(`/api/moderation/users?q=${first.id}`)).json()) as unknown;
+    const found = (await (await mod.agent.fetch(`/api/moderation/users?q=${first.id}`)).json());
     expect(found).toEqual({ users: [{ id: first.id, name: first.name, mod_level: 0, suspended: false, open_reports: 2 }] });
   });
 });
