@@ -6629,7 +6629,11 @@ export interface operations {
                  */
                 "application/json": {
                     reason: components["schemas"]["ModerationReason"];
-                    /** @description When the suspension ends by itself; in the future. Left out, it lasts until lifted. */
+                    /**
+                     * @description When the suspension ends by itself, in the future: ms since the Unix epoch, or an
+                     *     ISO 8601 date-time with its offset (`2026-12-01T12:00:00Z`; anything else is 400).
+                     *     Left out, it lasts until lifted.
+                     */
                     until?: number | string;
                 };
             };

@@ -188,6 +188,10 @@ describe('suspendUser and liftSuspension', () => {
       400,
       { message: 'until must be in the future' },
     ]);
+    expect(await answer(await mod.agent.json('POST', `/api/moderation/users/${user.id}/suspension`, { reason: 'r', until: 'next tuesday' }))).toEqual([
+      400,
+      { message: 'until must be ms since the Unix epoch or an ISO 8601 date-time such as 2026-12-01T12:00:00Z' },
+    ]);
     await mod.agent.json('POST', `/api/moderation/users/${user.id}/suspension`, { reason: 'Cool off', until: t.clock.now() + 60_000 });
     expect((await new Agent(t).form('/signin', { name: user.name, password: 'test-password-1' })).status).toBe(403);
     const game = await makeClient(t, admin.user.id);

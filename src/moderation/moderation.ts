@@ -78,10 +78,16 @@ export function refuseSuspended(user: Pick<UserRecord, 'suspension'>, now: numbe
 /** `until` as the API and the CLI take it: ms since the epoch or an ISO 8601 date-time, in the future. */
 function parseUntil(raw: number | string | undefined, now: number): number | null {
   if (raw === undefined) return null;
+  if (typeof raw === 'string' && !ISO_DATE_TIME.test(raw)) {
+    throw new InvalidInput('until must be ms since the Unix epoch or an ISO 8601 date-time such as 2026-12-01T12:00:00Z');
+  }
   const ms = typeof raw === 'number' ? raw : Date.parse(raw);
   if (!Number.isSafeInteger(ms) || ms <= now) throw new InvalidInput('until must be in the future');
   return ms;
 }
+
+/** A date (UTC midnight), or a date and time with seconds optional and an offset (`Z` or `+hh:mm`). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 // Who may do what
 
