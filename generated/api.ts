@@ -736,6 +736,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's public profile page
+         * @description The public profile (name, picture, bio, flair, play time) as anyone may see it. A
+         *     signed-in user viewing someone else's profile gets a form to report it to the moderators
+         *     (`reportUser`). 404 page for an id that is no user's.
+         */
+        get: operations["getProfilePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/moderation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The moderation page
+         * @description For moderators (`modLevel` >= 1): the queue of open reports grouped by user, a search by
+         *     name or id, and for the chosen user the profile, the open reports, the history of
+         *     moderator actions, and the actions the moderator may take. Redirects to the sign-in page
+         *     when signed out; 403 page for anyone who is not a moderator.
+         */
+        get: operations["getModerationPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/play/{gameId}": {
         parameters: {
             query?: never;
@@ -1468,6 +1513,247 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/{id}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a profile to the moderators
+         * @description The signed-in user reports another user's profile, with a reason from a short list and
+         *     optional text. One open report per reporter and user (409 while the earlier one is open);
+         *     at most 10 reports per reporter per hour (429). Reporting oneself is 400. The reported
+         *     user never learns who reported them. Requires the session cookie and the CSRF token.
+         */
+        post: operations["reportUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The queue of open reports
+         * @description Every open report, grouped by the reported user: the user whose oldest open report is
+         *     oldest comes first, and each user's reports are oldest first. For moderators
+         *     (`modLevel` >= 1); 403 for anyone else. Requires the session cookie; sent with
+         *     `Cache-Control: no-store`.
+         */
+        get: operations["listReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/reports/{reportId}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a report
+         * @description Closes one open report with what was done about it: the action taken (taken first,
+         *     with its own operation) or `no_action`. Recorded as a moderator action. Only a moderator
+         *     whose `modLevel` is above the reported user's may close it (403 otherwise, as for a
+         *     report that does not exist); 409 when it is closed already. Requires the session cookie
+         *     and the CSRF token.
+         */
+        post: operations["closeReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find users by name or id
+         * @description Up to 20 users whose name starts with `q` (case-insensitive), or the user whose id is
+         *     `q`, by name. For moderators; 403 for anyone else. Requires the session cookie; sent with
+         *     `Cache-Control: no-store`.
+         */
+        get: operations["findModerationUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user as moderators see them
+         * @description The user's public profile, suspension, removed bio, open reports (with reporters) and
+         *     the history of moderator actions on them, newest first; `can_act` says whether this
+         *     moderator outranks them. For moderators; 403 for anyone else, whether or not the user
+         *     exists. Requires the session cookie; sent with `Cache-Control: no-store`.
+         */
+        get: operations["getModerationUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/users/{id}/suspension": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend an account
+         * @description Suspends the user, with a reason they are shown and an optional end (`until`, ms since
+         *     the Unix epoch or an ISO 8601 date-time in the future; left out, until lifted). At once:
+         *     every session of the account ends, every live access token is revoked, unused codes stop
+         *     working, and sign-in (password, passkey) is refused with the reason and the end; no code
+         *     is issued for the account in either flow while it lasts. Suspending a suspended account
+         *     replaces the reason and end. `users/info` and the pictures keep answering as before.
+         *     Only a moderator whose `modLevel` is above the user's may do it (403 otherwise, and for
+         *     anyone who is not a moderator, whether or not the user exists). Requires the session
+         *     cookie and the CSRF token.
+         */
+        post: operations["suspendUser"];
+        /**
+         * Lift a suspension
+         * @description Ends the user's suspension now: they can sign in again (their old sessions and tokens
+         *     stay ended). 409 when the account is not suspended. Same rules as `suspendUser`.
+         *     Requires the session cookie and the CSRF token.
+         */
+        delete: operations["liftSuspension"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/users/{id}/bio-removal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hide a user's bio
+         * @description Empties the user's bio everywhere it is published; the user sees on their account page
+         *     that a moderator removed it, and why, until they write a new one. 409 when the bio is
+         *     empty already. Same rules as `suspendUser`. Requires the session cookie and the CSRF
+         *     token.
+         */
+        post: operations["hideBio"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/users/{id}/picture-removal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a user's picture
+         * @description Removes the user's profile picture: `pfpTimestamp` becomes absent, every address of the
+         *     old picture answers 404, and the plain addresses serve the default picture. 409 when the
+         *     user has no picture. Same rules as `suspendUser`. Requires the session cookie and the
+         *     CSRF token.
+         */
+        post: operations["removePicture"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/users/{id}/mod-level": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a user's moderation level
+         * @description Sets the user's `modLevel`. Needs `modLevel` >= 2; the user's level must be below the
+         *     moderator's, and the new level at most one below it (403 otherwise, and for anyone who is
+         *     not a moderator, whether or not the user exists). The operator CLI sets any level.
+         *     Requires the session cookie and the CSRF token.
+         */
+        put: operations["setModLevel"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The record of moderator actions
+         * @description Moderator actions, newest first (at most `limit`, default 50), optionally only those on
+         *     one user (`target`). Actions taken with the operator CLI have no `moderator`. For
+         *     moderators; 403 for anyone else. Requires the session cookie; sent with
+         *     `Cache-Control: no-store`.
+         */
+        get: operations["listModerationActions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/apps": {
         parameters: {
             query?: never;
@@ -1900,6 +2186,7 @@ export interface components {
             user: components["schemas"]["PublicUser"];
             /** @description The user's email address, in lower case. Private to the user (and to apps granted the `email` scope, through whois). */
             email: string;
+            bio_removed?: components["schemas"]["BioRemoval"];
         };
         /** @description The signed-in user's public profile. */
         AccountUser: {
@@ -2186,6 +2473,10 @@ export interface components {
                 /** @description Unused recovery codes (0 while it is off). */
                 recovery_codes_left: number;
             };
+            /** @description What moderators did to the account, oldest first (never who reported it, nor which moderator). */
+            moderation_actions: components["schemas"]["AccountModerationAction"][];
+            bio_removed?: components["schemas"]["BioRemoval"];
+            suspension?: components["schemas"]["Suspension"];
         };
         SecondFactorStatus: {
             /** @description Whether signing in asks for a code of an authenticator app after the password. */
@@ -2207,6 +2498,145 @@ export interface components {
         PasswordConfirmation: {
             /** @description The user's password, asked again. */
             password?: string;
+        };
+        /**
+         * @description Why a profile is reported: `spam`, `harassment` (abuse aimed at people), `hate` (hate
+         *     speech), `sexual` (sexual content), `impersonation` (pretends to be someone else),
+         *     `other` (say what in `text`).
+         * @enum {string}
+         */
+        ReportReason: "spam" | "harassment" | "hate" | "sexual" | "impersonation" | "other";
+        /**
+         * @description What a moderator did about a report; `no_action` when nothing was wrong.
+         * @enum {string}
+         */
+        ReportOutcome: "no_action" | "bio_hidden" | "picture_removed" | "suspended";
+        /** @description Why, in words the user is shown (1-500 characters). */
+        ModerationReason: string;
+        ReportRequest: {
+            reason: components["schemas"]["ReportReason"];
+            /** @description What is wrong, in the reporter's words (at most 500 characters). */
+            text?: string;
+        };
+        /** @description A report as its reporter sees it. */
+        ReportReceipt: {
+            /** @description The report's id. */
+            id: number;
+            reason: components["schemas"]["ReportReason"];
+            /** @description The reporter's text; left out when none was given. */
+            text?: string;
+            /** @description When it was made, ms since the Unix epoch. */
+            created_at: number;
+        };
+        /** @description A report as moderators see it. */
+        Report: {
+            /** @description The report's id. */
+            id: number;
+            target: components["schemas"]["UserRef"];
+            reporter: components["schemas"]["UserRef"];
+            reason: components["schemas"]["ReportReason"];
+            /** @description The reporter's text; left out when none was given. */
+            text?: string;
+            /** @description When it was made, ms since the Unix epoch. */
+            created_at: number;
+            /** @description When a moderator closed it, ms since the Unix epoch; left out while open. */
+            closed_at?: number;
+            closed_by?: components["schemas"]["UserRef"];
+            outcome?: components["schemas"]["ReportOutcome"];
+        };
+        /** @description The open reports, grouped by reported user, the longest-waiting user first. */
+        ReportQueue: {
+            /** @description One entry per reported user with open reports. */
+            targets: {
+                user: components["schemas"]["UserRef"];
+                /** @description The reported user's `modLevel` (only a higher moderator may act). */
+                mod_level: number;
+                /** @description When the oldest open report on the user was made, ms since the Unix epoch. */
+                first_reported_at: number;
+                /** @description The user's open reports, oldest first. */
+                reports: components["schemas"]["Report"][];
+            }[];
+        };
+        /** @description An account's suspension. */
+        Suspension: {
+            /** @description Why, as the user is shown it. */
+            reason: string;
+            /** @description When it started, ms since the Unix epoch. */
+            since: number;
+            /** @description When it ends by itself, ms since the Unix epoch; left out when it lasts until lifted. */
+            until?: number;
+        };
+        /** @description A moderator emptied the user's bio; shown to the user until they write a new one. */
+        BioRemoval: {
+            /** @description Why, as the moderator wrote it. */
+            reason: string;
+            /** @description When, ms since the Unix epoch. */
+            removed_at: number;
+        };
+        /** @description One moderator action, as the record keeps it. */
+        ModerationAction: {
+            /** @description The action's id. */
+            id: number;
+            moderator?: components["schemas"]["UserRef"];
+            target: components["schemas"]["UserRef"];
+            action: components["schemas"]["ModerationActionKind"];
+            /** @description The reason given; left out when none was. */
+            reason?: string;
+            /** @description For `suspend`, when it ends (ms since the Unix epoch); left out when it lasts until lifted. */
+            until?: number;
+            /** @description For `set_mod_level`, the new level. */
+            mod_level?: number;
+            /** @description For `close_report`, the report closed. */
+            report_id?: number;
+            outcome?: components["schemas"]["ReportOutcome"];
+            /** @description When, ms since the Unix epoch. */
+            created_at: number;
+        };
+        /**
+         * @description What a moderator (or the operator CLI, with no `moderator`) did: `suspend`,
+         *     `lift_suspension`, `hide_bio`, `remove_picture`, `set_mod_level`, `close_report`.
+         * @enum {string}
+         */
+        ModerationActionKind: "suspend" | "lift_suspension" | "hide_bio" | "remove_picture" | "set_mod_level" | "close_report";
+        /** @description An action taken on the user's account, as their data export gives it (no moderator, no reporter). */
+        AccountModerationAction: {
+            action: components["schemas"]["ModerationActionKind"];
+            /** @description The reason given; left out when none was. */
+            reason?: string;
+            /** @description For `suspend`, when it ends; left out when it lasts until lifted. */
+            until?: number;
+            /** @description For `set_mod_level`, the new level. */
+            mod_level?: number;
+            outcome?: components["schemas"]["ReportOutcome"];
+            /** @description When, ms since the Unix epoch. */
+            created_at: number;
+        };
+        /** @description A user found by the moderators' search. */
+        ModerationUserSummary: {
+            /** @description User id. */
+            id: number;
+            /** @description User name. */
+            name: string;
+            /** @description The user's `modLevel`. */
+            mod_level: number;
+            /** @description Whether the account is suspended now. */
+            suspended: boolean;
+            /** @description How many open reports there are on the user. */
+            open_reports: number;
+        };
+        /** @description A user as moderators see them. */
+        ModerationUser: {
+            user: components["schemas"]["PublicUser"];
+            /** @description When the account was made, ms since the Unix epoch. */
+            created_at: number;
+            /** @description Whether the moderator asking outranks the user (may act on them). */
+            can_act: boolean;
+            suspension?: components["schemas"]["Suspension"];
+            bio_removed?: components["schemas"]["BioRemoval"];
+            /** @description The open reports on the user, oldest first. */
+            open_reports: components["schemas"]["Report"][];
+            /** @description Every moderator action on the user, newest first. */
+            actions: components["schemas"]["ModerationAction"][];
         };
         /** @description Every failure of a JSON endpoint: one field, the specific reason. */
         Error: {
@@ -2252,6 +2682,131 @@ export interface components {
                 [name: string]: unknown;
             };
             content?: never;
+        };
+        /**
+         * @description Not a moderator, or not above this user's `modLevel`, or the CSRF token is wrong. The
+         *     answer is the same whether or not the user (or report) exists.
+         */
+        ModeratorsOnly: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No user has this id (said only to moderators). */
+        ModerationUserNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "User not found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The reason is empty or longer than 500 characters. */
+        ModerationReasonInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "reason must be 1-500 characters"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The user as moderators see them, after the action. */
+        ModerationUser: {
+            headers: {
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "user": {
+                 *         "name": "rude_rex",
+                 *         "id": 31,
+                 *         "bio": "",
+                 *         "flairs": [
+                 *           "none"
+                 *         ],
+                 *         "equippedFlair": "none",
+                 *         "playMinutes": 75,
+                 *         "lastHeartbeat": 1733700000000,
+                 *         "modLevel": 0
+                 *       },
+                 *       "created_at": 1733000000000,
+                 *       "can_act": true,
+                 *       "suspension": {
+                 *         "reason": "Harassing other players in game chat.",
+                 *         "since": 1733708000000,
+                 *         "until": 1734312365493
+                 *       },
+                 *       "bio_removed": {
+                 *         "reason": "Insults another player by name.",
+                 *         "removed_at": 1733707900000
+                 *       },
+                 *       "open_reports": [
+                 *         {
+                 *           "id": 41,
+                 *           "target": {
+                 *             "id": 31,
+                 *             "name": "rude_rex"
+                 *           },
+                 *           "reporter": {
+                 *             "id": 12,
+                 *             "name": "ada_l"
+                 *           },
+                 *           "reason": "harassment",
+                 *           "text": "The bio insults another player by name.",
+                 *           "created_at": 1733707565493
+                 *         }
+                 *       ],
+                 *       "actions": [
+                 *         {
+                 *           "id": 8,
+                 *           "moderator": {
+                 *             "id": 2,
+                 *             "name": "mod_mia"
+                 *           },
+                 *           "target": {
+                 *             "id": 31,
+                 *             "name": "rude_rex"
+                 *           },
+                 *           "action": "suspend",
+                 *           "reason": "Harassing other players in game chat.",
+                 *           "until": 1734312365493,
+                 *           "created_at": 1733708000000
+                 *         },
+                 *         {
+                 *           "id": 7,
+                 *           "moderator": {
+                 *             "id": 2,
+                 *             "name": "mod_mia"
+                 *           },
+                 *           "target": {
+                 *             "id": 31,
+                 *             "name": "rude_rex"
+                 *           },
+                 *           "action": "hide_bio",
+                 *           "reason": "Insults another player by name.",
+                 *           "created_at": 1733707900000
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ModerationUser"];
+            };
         };
         /** @description The signed-in user has no passkey with this id. */
         PasskeyNotFound: {
@@ -2450,6 +3005,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description The user's id, a positive integer.
+         * @example 31
+         */
+        ModerationUserId: number;
+        /**
          * @description The one-time token of an email link (43 base64url characters).
          * @example Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgdG9rZW4
          */
@@ -2515,7 +3075,20 @@ export interface components {
          */
         Prompt: string;
     };
-    requestBodies: never;
+    requestBodies: {
+        ModerationReason: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Insults another player by name."
+                 *     }
+                 */
+                "application/json": {
+                    reason: components["schemas"]["ModerationReason"];
+                };
+            };
+        };
+    };
     headers: never;
     pathItems: never;
 }
@@ -3860,6 +4433,47 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["HtmlPage"];
+        };
+    };
+    getProfilePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description User id, a positive integer.
+                 * @example 12
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            400: components["responses"]["HtmlError"];
+            404: components["responses"]["HtmlError"];
+        };
+    };
+    getModerationPage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A user id to open straight away.
+                 * @example 12
+                 */
+                user?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
         };
     };
     getPlayPage: {
@@ -5649,13 +6263,637 @@ export interface operations {
                      *         "enabled": true,
                      *         "since": 1733650000000,
                      *         "recovery_codes_left": 9
-                     *       }
+                     *       },
+                     *       "moderation_actions": [
+                     *         {
+                     *           "action": "hide_bio",
+                     *           "reason": "Insults another player by name.",
+                     *           "created_at": 1733650000000
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["AccountExport"];
                 };
             };
             401: components["responses"]["SignInRequired"];
+        };
+    };
+    reportUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id, a positive integer.
+                 * @example 31
+                 */
+                id: components["parameters"]["ModerationUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "harassment",
+                 *       "text": "The bio insults another player by name."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReportRequest"];
+            };
+        };
+        responses: {
+            /** @description The report is in the moderators' queue. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "reason": "harassment",
+                     *       "text": "The bio insults another player by name.",
+                     *       "created_at": 1733707565493
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportReceipt"];
+                };
+            };
+            /** @description The reason is not one of the list, the text is too long, or the user reported themselves. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "You cannot report yourself"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description No user has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "User not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The reporter's earlier report on this user is still open. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "You already reported this user; a moderator will look at it"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queue. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "targets": [
+                     *         {
+                     *           "user": {
+                     *             "id": 31,
+                     *             "name": "rude_rex"
+                     *           },
+                     *           "mod_level": 0,
+                     *           "first_reported_at": 1733707565493,
+                     *           "reports": [
+                     *             {
+                     *               "id": 41,
+                     *               "target": {
+                     *                 "id": 31,
+                     *                 "name": "rude_rex"
+                     *               },
+                     *               "reporter": {
+                     *                 "id": 12,
+                     *                 "name": "ada_l"
+                     *               },
+                     *               "reason": "harassment",
+                     *               "text": "The bio insults another player by name.",
+                     *               "created_at": 1733707565493
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportQueue"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
+        };
+    };
+    closeReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The report's id (from `listReports`).
+                 * @example 41
+                 */
+                reportId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "outcome": "bio_hidden"
+                 *     }
+                 */
+                "application/json": {
+                    outcome: components["schemas"]["ReportOutcome"];
+                };
+            };
+        };
+        responses: {
+            /** @description The closed report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "target": {
+                     *         "id": 31,
+                     *         "name": "rude_rex"
+                     *       },
+                     *       "reporter": {
+                     *         "id": 12,
+                     *         "name": "ada_l"
+                     *       },
+                     *       "reason": "harassment",
+                     *       "text": "The bio insults another player by name.",
+                     *       "created_at": 1733707565493,
+                     *       "closed_at": 1733708000000,
+                     *       "closed_by": {
+                     *         "id": 2,
+                     *         "name": "mod_mia"
+                     *       },
+                     *       "outcome": "bio_hidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            /** @description The outcome is not one of the list. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "outcome must be one of: no_action, bio_hidden, picture_removed, suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
+            /** @description No report has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Report not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The report is closed already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This report is closed already"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    findModerationUsers: {
+        parameters: {
+            query: {
+                /**
+                 * @description A user id, or the start of a user name.
+                 * @example rude
+                 */
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users found (none is an empty list). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "users": [
+                     *         {
+                     *           "id": 31,
+                     *           "name": "rude_rex",
+                     *           "mod_level": 0,
+                     *           "suspended": false,
+                     *           "open_reports": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The users found, by name. */
+                        users: components["schemas"]["ModerationUserSummary"][];
+                    };
+                };
+            };
+            /** @description `q` is missing or too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "q is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
+        };
+    };
+    getModerationUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id, a positive integer.
+                 * @example 31
+                 */
+                id: components["parameters"]["ModerationUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ModerationUser"];
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
+            404: components["responses"]["ModerationUserNotFound"];
+        };
+    };
+    suspendUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id, a positive integer.
+                 * @example 31
+                 */
+                id: components["parameters"]["ModerationUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Harassing other players in game chat.",
+                 *       "until": 1734312365493
+                 *     }
+                 */
+                "application/json": {
+                    reason: components["schemas"]["ModerationReason"];
+                    /**
+                     * @description When the suspension ends by itself, in the future: ms since the Unix epoch, or an
+                     *     ISO 8601 date-time with its offset (`2026-12-01T12:00:00Z`; anything else is 400).
+                     *     Left out, it lasts until lifted.
+                     */
+                    until?: number | string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["ModerationUser"];
+            /** @description The reason is empty or too long, or `until` is not a time in the future. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "until must be in the future"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
+            404: components["responses"]["ModerationUserNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    liftSuspension: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id, a positive integer.
+                 * @example 31
+                 */
+                id: components["parameters"]["ModerationUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ModerationUser"];
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
+            404: components["responses"]["ModerationUserNotFound"];
+            /** @description The account is not suspended. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This account is not suspended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    hideBio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id, a positive integer.
+                 * @example 31
+                 */
+                id: components["parameters"]["ModerationUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ModerationReason"];
+        responses: {
+            200: components["responses"]["ModerationUser"];
+            400: components["responses"]["ModerationReasonInvalid"];
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
+            404: components["responses"]["ModerationUserNotFound"];
+            /** @description The bio is empty already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This user has no bio"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    removePicture: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id, a positive integer.
+                 * @example 31
+                 */
+                id: components["parameters"]["ModerationUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ModerationReason"];
+        responses: {
+            200: components["responses"]["ModerationUser"];
+            400: components["responses"]["ModerationReasonInvalid"];
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
+            404: components["responses"]["ModerationUserNotFound"];
+            /** @description The user has no picture. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This user has no picture"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    setModLevel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's id, a positive integer.
+                 * @example 31
+                 */
+                id: components["parameters"]["ModerationUserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "modLevel": 1,
+                 *       "reason": "Trusted community member, moderates the game chat."
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The new level (0 user, 1 moderator, 2 admin).
+                     * @enum {integer}
+                     */
+                    modLevel: 0 | 1 | 2 | 3;
+                    reason?: components["schemas"]["ModerationReason"];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["ModerationUser"];
+            /** @description The level is not 0-3, or the reason is too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "modLevel must be one of 0, 1, 2, 3"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
+            404: components["responses"]["ModerationUserNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listModerationActions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only actions on this user id.
+                 * @example 31
+                 */
+                target?: number;
+                /**
+                 * @description At most this many actions (1-200, default 50).
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The actions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "actions": [
+                     *         {
+                     *           "id": 7,
+                     *           "moderator": {
+                     *             "id": 2,
+                     *             "name": "mod_mia"
+                     *           },
+                     *           "target": {
+                     *             "id": 31,
+                     *             "name": "rude_rex"
+                     *           },
+                     *           "action": "hide_bio",
+                     *           "reason": "Insults another player by name.",
+                     *           "created_at": 1733708000000
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The actions, newest first. */
+                        actions: components["schemas"]["ModerationAction"][];
+                    };
+                };
+            };
+            /** @description `target` or `limit` is not a valid number. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "limit must be between 1 and 200"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
         };
     };
     listApps: {

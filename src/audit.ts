@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics/metrics.js';
 import type { Scope } from './oauth/scopes.js';
+import type { ModerationActionKind } from './store/types.js';
 
 /** A browser request's client, as the sign-in history records it. */
 interface Client {
@@ -53,6 +54,11 @@ export interface AuditEvents {
   password_reset: { userId: number; endedSessions: number };
   email_change_requested: { userId: number; newEmail: string };
   email_changed: { userId: number; oldEmail: string | undefined; newEmail: string };
+  /**
+   * A moderator (`moderatorId`; null for the operator CLI) acted on user `userId`
+   * (docs/moderation.md). Ids only: the reason is in the record (table moderation_actions).
+   */
+  moderation_action: { moderatorId: number | null; userId: number; action: ModerationActionKind; reportId?: number };
 }
 
 export type AuditEvent = keyof AuditEvents;

@@ -200,6 +200,63 @@ describe('user factors', () => {
   });
 });
 
+describe('moderation commands', () => {
+  const actionsOn = async (id: number) => (await ok<{ actions: Record<string, unknown>[] }>('moderation', 'actions', '--target', String(id))).actions;
+
+  it('user update --mod-level is a recorded action with no moderator', async () => {
+    const user = await createUser();
+    await ok('user', 'update', '--id', String(user.id), '--mod-level', '2');
+    expect(await actionsOn(user.id)).toEqual([{ id: expect.any(Number), target: user, action: 'set_mod_level', mod_level: 2, created_at: expect.any(Number) }]);
+    // The same level again changes nothing and records nothing.
+    await ok('user', 'update', '--id', String(user.id), '--mod-level', '2');
+    expect(await actionsOn(user.id)).toHaveLength(1);
+  });
+
+  it('user suspend refuses sign-in and codes until unsuspend; hide-bio, remove-picture; errors by exit code', async () => {
+    const user = await createUser();
+    const owner = await createUser();
+    const app = await cliCreateApp(owner.id);
+    const until = '2099-12-01T12:00:00Z';
+    const suspended = await ok<{ suspension: unknown; can_act: boolean }>('user', 'suspend', '--id', String(user.id), '--reason', 'Spam', '--until', until);
+    expect(suspended.suspension).toEqual({ reason: 'Spam', since: expect.any(Number), until: Date.parse(until) });
+    expect(suspended.can_act).toBe(true);
+    const message = 'This account is suspended until 2099-12-01 12:00 UTC: Spam';
+    await fails(1, message, 'code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'userinfo');
+    const signIn = await new Agent(t).form('/signin', { name: user.name, password: `password-${user.name}` });
+    expect(signIn.status).toBe(403);
+    expect(await signIn.text()).toContain(message);
+    await fails(1, 'until must be in the future', 'user', 'suspend', '--id', String(user.id), '--reason', 'r', '--until', '2001-01-01T00:00:00Z');
+    await fails(3, 'User not found', 'user', 'suspend', '--id', '999999', '--reason', 'r');
+
+    await ok('user', 'unsuspend', '--id', String(user.id));
+    await fails(4, 'This account is not suspended', 'user', 'unsuspend', '--id', String(user.id));
+    await new Agent(t).signIn({ name: user.name }, `password-${user.name}`);
+
+    await ok('user', 'update', '--id', String(user.id), '--bio', 'rude');
+    expect(await ok('user', 'hide-bio', '--id', String(user.id), '--reason', 'Rude')).toMatchObject({ user: { bio: '' }, bio_removed: { reason: 'Rude' } });
+    await fails(4, 'This user has no bio', 'user', 'hide-bio', '--id', String(user.id), '--reason', 'Rude');
+    await fails(4, 'This user has no picture', 'user', 'remove-picture', '--id', String(user.id), '--reason', 'Gore');
+
+    const actions = await actionsOn(user.id);
+    expect(actions.map((a) => a.action)).toEqual(['hide_bio', 'lift_suspension', 'suspend']);
+    expect(actions.every((a) => !('moderator' in a))).toBe(true);
+    expect((await ok<{ actions: unknown[] }>('moderation', 'actions', '--limit', '1')).actions).toEqual([actions[0]]);
+    await fails(1, 'limit must be between 1 and 200', 'moderation', 'actions', '--limit', '0');
+  });
+
+  it('reports list prints the queue as listReports gives it', async () => {
+    const [reporter, target] = [await createUser(), await createUser()];
+    const report = await t.store.createReport({ reporterId: reporter.id, targetId: target.id, reason: 'spam', text: 'Ads', createdAt: 1_800_000_000_000 });
+    const queue = await ok<{ targets: { user: { id: number } }[] }>('reports', 'list');
+    expect(queue.targets.find((g) => g.user.id === target.id)).toEqual({
+      user: target,
+      mod_level: 0,
+      first_reported_at: 1_800_000_000_000,
+      reports: [{ id: report.id, target, reporter, reason: 'spam', text: 'Ads', created_at: 1_800_000_000_000 }],
+    });
+  });
+});
+
 describe('app', () => {
   it('create with two --redirect-uri prints a client id (11 chars) and secret (43 chars); both URIs are registered', async () => {
     const { id } = await createUser();

@@ -56,6 +56,7 @@ describe('exportAccount', () => {
       sessions: [expect.objectContaining({ started_at: now, last_seen_at: now, current: true })],
       passkeys: [{ id: passkey.id, name: 'Phone', created_at: now, synced: false }],
       authenticator_app: { enabled: true, since: now, recovery_codes_left: 2 },
+      moderation_actions: [],
     });
     // No secret of any kind.
     const stored = await t.store.getUser(user.id);

@@ -14,6 +14,7 @@ import {
   UniqueViolation,
   type CodeRecord,
   type EmailLinkRecord,
+  type NewModerationAction,
   type SessionMeta,
   type Store,
   type TokenRecord,
@@ -751,6 +752,94 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getTotp(dana.id)).toBeUndefined();
     expect(await store.countRecoveryCodes(dana.id)).toBe(0);
     expect(await store.useRecoveryCode(dana.id, hash('g'), NOW + 11)).toBe(false);
+  });
+
+  it('moderates: suspension with sessions, tokens and codes ended in one step, lifted once; bio hidden once; levels; reports one open per pair; the record outlives accounts', async () => {
+    const mod = await store.createUser({ name: 'mo_mod', email: 'mo.mod@example.com', passwordHash: 'h' }, NOW);
+    const tgt = await store.createUser({ name: 'mo_Target', email: 'mo.target@example.com', passwordHash: 'h' }, NOW);
+    const rep = await store.createUser({ name: 'mo_rep', email: 'mo.rep@example.com', passwordHash: 'h' }, NOW);
+    const ref = (u: UserRecord) => ({ id: u.id, name: u.name });
+    const action = (kind: NewModerationAction['action'], over: Partial<NewModerationAction> = {}): NewModerationAction => ({
+      moderator: ref(mod), target: ref(tgt), action: kind, reason: null, until: null, modLevel: null, reportId: null, outcome: null, createdAt: NOW + 100, ...over,
+    });
+    // The target's session, a live token, an expired one, a used code and an unused one; bob's stay.
+    await store.setSession(hash('m'), '{}', NOW + 100_000, tgt.id);
+    await store.setSession(hash('n'), '{}', NOW + 100_000, bob.id);
+    const app = { clientId: 'app-g' };
+    await store.createCode(code('S', { userId: tgt.id, ...app }));
+    expect(await store.redeemCode(hash('S'), NOW + 1, token('S', hash('S'), { userId: tgt.id, ...app }))).toBe(true);
+    await store.createCode(code('T', { userId: tgt.id, ...app }));
+    await store.createCode(code('U', { userId: bob.id, ...app }));
+    expect(await store.redeemCode(hash('U'), NOW + 1, token('U', hash('U'), { userId: bob.id, ...app }))).toBe(true);
+
+    const suspension = { reason: 'Spam', since: NOW + 100, until: NOW + 10_000 };
+    expect(await store.suspendUser(tgt.id, suspension, action('suspend', { reason: 'Spam', until: NOW + 10_000 }))).toBe(true);
+    expect(await store.suspendUser(999_999, suspension, action('suspend'))).toBe(false);
+    expect((await store.getUser(tgt.id))!.suspension).toEqual(suspension);
+    expect(await store.getSession(hash('m'), NOW)).toBeUndefined();
+    expect(await store.getSession(hash('n'), NOW)).toBe('{}');
+    expect((await store.getTokenWithUser(hash('S')))!.token.revokedAt).toBe(NOW + 100);
+    expect((await store.getTokenWithUser(hash('U')))!.token.revokedAt).toBeNull();
+    expect(await store.getCode(hash('T'))).toBeUndefined();
+    expect(await store.getCode(hash('S'))).toBeDefined();
+    // Over at its end: nothing to lift then; in force, lifted once.
+    expect(await store.liftSuspension(tgt.id, NOW + 10_000, action('lift_suspension'))).toBe(false);
+    expect(await store.liftSuspension(tgt.id, NOW + 200, action('lift_suspension', { createdAt: NOW + 200 }))).toBe(true);
+    expect(await store.liftSuspension(tgt.id, NOW + 200, action('lift_suspension'))).toBe(false);
+    expect((await store.getUser(tgt.id))!.suspension).toBeNull();
+
+    expect(await store.hideBio(tgt.id, action('hide_bio', { reason: 'Rude' }))).toBe(false);
+    await store.updateUser(tgt.id, { bio: 'rude words' });
+    expect(await store.hideBio(tgt.id, action('hide_bio', { reason: 'Rude', createdAt: NOW + 300 }))).toBe(true);
+    expect(await store.getUser(tgt.id)).toMatchObject({ bio: '', bioRemoved: { reason: 'Rude', removedAt: NOW + 300 } });
+    await store.updateUser(tgt.id, { bio: 'better' });
+    expect(await store.getUser(tgt.id)).toMatchObject({ bio: 'better', bioRemoved: null });
+
+    expect(await store.setModLevel(tgt.id, 1, action('set_mod_level', { moderator: null, modLevel: 1, createdAt: NOW + 400 }))).toBe(true);
+    expect(await store.setModLevel(999_999, 1, action('set_mod_level'))).toBe(false);
+    expect((await store.getUser(tgt.id))!.modLevel).toBe(1);
+    const picture = await store.addModerationAction(action('remove_picture', { reason: 'Gore', createdAt: NOW + 500 }));
+    expect(picture).toEqual({ id: picture.id, ...action('remove_picture', { reason: 'Gore', createdAt: NOW + 500 }) });
+
+    // Reports: one open per reporter and target; names joined; the open ones oldest first.
+    const first = await store.createReport({ reporterId: rep.id, targetId: tgt.id, reason: 'spam', text: null, createdAt: NOW + 600 });
+    expect(first).toEqual({ id: first.id, reporter: ref(rep), target: ref(tgt), reason: 'spam', text: null, createdAt: NOW + 600, closedAt: null, closedBy: null, outcome: null });
+    await expect(store.createReport({ reporterId: rep.id, targetId: tgt.id, reason: 'hate', text: 'x', createdAt: NOW + 601 })).rejects.toMatchObject({ field: 'report' });
+    const onRep = await store.createReport({ reporterId: tgt.id, targetId: rep.id, reason: 'other', text: 'why', createdAt: NOW + 599 });
+    expect((await store.listOpenReports()).map((r) => r.id)).toEqual([onRep.id, first.id]);
+    expect(await store.listOpenReports(tgt.id)).toEqual([first]);
+    expect(await store.getReport(999_999)).toBeUndefined();
+    const close = action('close_report', { reportId: first.id, outcome: 'no_action', createdAt: NOW + 700 });
+    expect(await store.closeReport(first.id, mod.id, 'no_action', close)).toBe(true);
+    expect(await store.closeReport(first.id, mod.id, 'suspended', close)).toBe(false);
+    expect(await store.getReport(first.id)).toEqual({ ...first, closedAt: NOW + 700, closedBy: ref(mod), outcome: 'no_action' });
+    expect(await store.listOpenReports(tgt.id)).toEqual([]);
+    // Closed, it no longer blocks a new one.
+    const again = await store.createReport({ reporterId: rep.id, targetId: tgt.id, reason: 'hate', text: 'again', createdAt: NOW + 800 });
+
+    // Search: a prefix in any case, `_` a plain character; or an id; with open reports and suspension.
+    await store.suspendUser(rep.id, { reason: 'r', since: NOW, until: null }, action('suspend', { target: ref(rep) }));
+    expect(await store.findUsers({ prefix: 'MO_' }, NOW, 20)).toEqual([
+      { id: mod.id, name: 'mo_mod', modLevel: 0, suspended: false, openReports: 0 },
+      { id: rep.id, name: 'mo_rep', modLevel: 0, suspended: true, openReports: 1 },
+      { id: tgt.id, name: 'mo_Target', modLevel: 1, suspended: false, openReports: 1 },
+    ]);
+    expect(await store.findUsers({ prefix: 'mo%' }, NOW, 20)).toEqual([]);
+    expect(await store.findUsers({ prefix: 'mo_' }, NOW, 1)).toHaveLength(1);
+    expect(await store.findUsers({ id: tgt.id }, NOW, 20)).toEqual([{ id: tgt.id, name: 'mo_Target', modLevel: 1, suspended: false, openReports: 1 }]);
+
+    const onTarget = await store.listModerationActions({ targetId: tgt.id });
+    expect(onTarget.map((a) => a.action)).toEqual(['close_report', 'remove_picture', 'set_mod_level', 'hide_bio', 'lift_suspension', 'suspend']);
+    expect(onTarget[2]!.moderator).toBeNull();
+    expect(await store.listModerationActions({ limit: 2 })).toEqual([(await store.listModerationActions({ targetId: rep.id }))[0], onTarget[0]]);
+
+    // Deleting the target takes every report by and on them, and leaves the record.
+    await store.deleteUser(tgt.id, NOW + 900);
+    expect(await store.getReport(again.id)).toBeUndefined();
+    expect(await store.getReport(onRep.id)).toBeUndefined();
+    expect(await store.listModerationActions({ targetId: tgt.id })).toEqual(onTarget);
+    await store.deleteUser(mod.id, NOW + 900);
+    await store.deleteUser(rep.id, NOW + 900);
   });
 
   it('answers every lookup by a key no row can hold (NUL in a string, an id beyond 32 bits or not whole) as not found, and no query fails', async () => {

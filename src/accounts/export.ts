@@ -2,7 +2,8 @@
  * "Download my data": everything the service keeps about a user in one document. Secrets stay
  * out (password hash, client secrets, codes, tokens, session cookies); sessions appear by their
  * public id, passkeys by name and dates (no key, no credential id), the authenticator app by
- * whether it is on, since when and how many recovery codes are left (no seed, no code).
+ * whether it is on, since when and how many recovery codes are left (no seed, no code), moderators'
+ * actions on the account without who took them or who reported it (docs/moderation.md#the-record).
  */
 import type { components } from '../../generated/api.js';
 import { Unauthenticated } from '../domain/errors.js';
@@ -10,6 +11,7 @@ import { authenticatorAppView } from './factors.js';
 import { listPasskeys } from './passkeys.js';
 import { gameView } from '../games/games.js';
 import { appView } from '../oauth/clients.js';
+import { accountModeration } from '../moderation/moderation.js';
 import { listGrants } from '../oauth/grants.js';
 import { listUserSessions } from '../sessions/user-sessions.js';
 import type { Store } from '../store/types.js';
@@ -20,13 +22,14 @@ type AccountExport = components['schemas']['AccountExport'];
 export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
   const user = await deps.store.getUser(userId);
   if (!user) throw new Unauthenticated('Sign in first');
-  const [apps, games, grants, sessions, passkeys, authenticatorApp] = await Promise.all([
+  const [apps, games, grants, sessions, passkeys, authenticatorApp, moderation] = await Promise.all([
     deps.store.listAppsByOwner(userId),
     deps.store.listGamesByAuthor(userId),
     listGrants(deps.store, userId),
     listUserSessions(deps, userId, currentSession),
     listPasskeys(deps.store, userId),
     authenticatorAppView(deps.store, userId),
+    accountModeration(deps, user),
   ]);
   return {
     exported_at: deps.now(),
@@ -39,5 +42,6 @@ export async function exportAccount(deps: { store: Store; now: () => number }, u
     sessions,
     passkeys,
     authenticator_app: authenticatorApp,
+    ...moderation,
   };
 }

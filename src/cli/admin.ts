@@ -14,6 +14,7 @@ import { createCliContext, type CliIo } from './context.js';
 import { databaseCommands } from './database.js';
 import { gameCommands } from './games.js';
 import { keyCommands } from './keys.js';
+import { moderationCommands } from './moderation.js';
 import { pictureCommands } from './pictures.js';
 import { userCommands } from './users.js';
 
@@ -43,6 +44,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .showHelpAfterError(false);
   // In this order in `--help`.
   userCommands(program, cli);
+  moderationCommands(program, cli);
   appCommands(program, cli);
   codeCommands(program, cli);
   gameCommands(program, cli);

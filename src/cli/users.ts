@@ -1,15 +1,17 @@
-/** `user create|show|update|delete|factors`. */
+/** `user create|show|update|delete|factors|suspend|unsuspend|hide-bio|remove-picture`. */
 import type { Command } from 'commander';
 import { deleteUser } from '../accounts/deletion.js';
 import { accountFactors, resetFactors } from '../accounts/factors.js';
 import { createAudit } from '../audit.js';
-import { NotFound, Unavailable } from '../domain/errors.js';
+import { InvalidInput, NotFound, Unavailable } from '../domain/errors.js';
 import { createMailer } from '../mail/mailer.js';
 import { securityNoticeMessage } from '../mail/messages.js';
+import { hideBio, liftSuspension, removePicture, setModLevel, suspendUser } from '../moderation/moderation.js';
 import type { UserPatch } from '../store/types.js';
 import { createUser, toPublicUser, updateUser } from '../users/users.js';
 import { int, list } from './arguments.js';
 import type { CliContext } from './context.js';
+import { moderationDeps } from './moderation.js';
 
 export function userCommands(program: Command, cli: CliContext): void {
   const user = program.command('user').description('Manage users');
@@ -46,15 +48,22 @@ export function userCommands(program: Command, cli: CliContext): void {
     .option('--play-minutes <n>', 'play time in minutes', int('--play-minutes'))
     .option('--last-heartbeat <ms>', 'last heartbeat, ms since epoch', int('--last-heartbeat'))
     .action(async (o: { id: number; bio?: string; flairs?: string[]; equippedFlair?: string; modLevel?: number; playMinutes?: number; lastHeartbeat?: number }) => {
+      // Checked before anything is written; a new level is a moderation action of its own (recorded and audited).
+      if (o.modLevel !== undefined && o.modLevel > 3) throw new InvalidInput('modLevel must be an integer from 0 to 3');
       const patch: UserPatch = {
         bio: o.bio,
         flairs: o.flairs,
         equippedFlair: o.equippedFlair,
-        modLevel: o.modLevel,
         playMinutes: o.playMinutes,
         lastHeartbeat: o.lastHeartbeat,
       };
-      cli.print(toPublicUser(await updateUser(await cli.store(), o.id, patch)));
+      const store = await cli.store();
+      let updated = await updateUser(store, o.id, patch);
+      if (o.modLevel !== undefined && o.modLevel !== updated.modLevel) {
+        await setModLevel(await moderationDeps(cli), null, o.id, { modLevel: o.modLevel });
+        updated = (await store.getUser(o.id))!;
+      }
+      cli.print(toPublicUser(updated));
     });
   user
     .command('delete')
@@ -89,5 +98,38 @@ export function userCommands(program: Command, cli: CliContext): void {
         }
       }
       cli.print({ id: o.id, ...reset, notified });
+    });
+  // Moderation as the operator: on any user, recorded with no moderator (docs/moderation.md#operator-cli).
+  user
+    .command('suspend')
+    .description("Suspend a user: end their sessions, revoke their tokens, void their codes, refuse sign-in; prints the user as moderators see them")
+    .requiredOption('--id <id>', 'user id', int('--id'))
+    .requiredOption('--reason <text>', 'why, as the user is shown it (1-500 characters)')
+    .option('--until <iso>', 'when it ends by itself (ISO 8601 date-time in the future); left out, until lifted')
+    .action(async (o: { id: number; reason: string; until?: string }) => {
+      cli.print(await suspendUser(await moderationDeps(cli), null, o.id, { reason: o.reason, until: o.until }));
+    });
+  user
+    .command('unsuspend')
+    .description("Lift a user's suspension (their old sessions and tokens stay ended)")
+    .requiredOption('--id <id>', 'user id', int('--id'))
+    .action(async (o: { id: number }) => {
+      cli.print(await liftSuspension(await moderationDeps(cli), null, o.id));
+    });
+  user
+    .command('hide-bio')
+    .description("Empty a user's bio; they are shown why until they write a new one")
+    .requiredOption('--id <id>', 'user id', int('--id'))
+    .requiredOption('--reason <text>', 'why (1-500 characters)')
+    .action(async (o: { id: number; reason: string }) => {
+      cli.print(await hideBio(await moderationDeps(cli), null, o.id, { reason: o.reason }));
+    });
+  user
+    .command('remove-picture')
+    .description("Remove a user's profile picture (the default picture answers again)")
+    .requiredOption('--id <id>', 'user id', int('--id'))
+    .requiredOption('--reason <text>', 'why (1-500 characters)')
+    .action(async (o: { id: number; reason: string }) => {
+      cli.print(await removePicture({ ...(await moderationDeps(cli)), files: cli.files() }, null, o.id, { reason: o.reason }));
     });
 }

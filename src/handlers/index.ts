@@ -29,6 +29,21 @@ import { getAccountPage } from './getAccountPage.js';
 import { getAppsPage } from './getAppsPage.js';
 import { getGamesPage } from './getGamesPage.js';
 import { getPlayPage } from './getPlayPage.js';
+import { getProfilePage } from './getProfilePage.js';
+import { getModerationPage } from './getModerationPage.js';
+import {
+  closeReport,
+  findModerationUsers,
+  getModerationUser,
+  hideBio,
+  liftSuspension,
+  listModerationActions,
+  listReports,
+  removePicture,
+  reportUser,
+  setModLevel,
+  suspendUser,
+} from './moderation.js';
 import { getGameSdk, getGameSdkTypes } from './getGameSdk.js';
 import { getAuthorize } from './getAuthorize.js';
 import { postAuthorize } from './postAuthorize.js';
@@ -111,6 +126,8 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   getAppsPage,
   getGamesPage,
   getPlayPage,
+  getProfilePage,
+  getModerationPage,
   getGameSdk,
   getGameSdkTypes,
   getAuthorize,
@@ -158,6 +175,17 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   reauthWithPasskey,
   passkeySignInOptions,
   signInWithPasskey,
+  reportUser,
+  listReports,
+  closeReport,
+  findModerationUsers,
+  getModerationUser,
+  suspendUser,
+  liftSuspension,
+  hideBio,
+  removePicture,
+  setModLevel,
+  listModerationActions,
 };
 
 /**

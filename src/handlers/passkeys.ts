@@ -12,6 +12,7 @@ import {
   verifyPasskeySignIn,
 } from '../accounts/passkeys.js';
 import { noticeSecurityChange } from '../accounts/notices.js';
+import { Unauthenticated } from '../domain/errors.js';
 import { notePasskeyConfirmation, passkeyConfirmedAt, putPasskeyChallenge, takePasskeyChallenge } from '../sessions/session.js';
 import type { Handler, JsonBody } from './types.js';
 import { beginSignedInSession, safeReturnTo, signedInUser } from './web.js';
@@ -80,7 +81,10 @@ export const signInWithPasskey: Handler<'signInWithPasskey'> = async (input, ctx
   const response = input.body.credential as unknown as AuthenticationResponseJSON;
   const returnTo = safeReturnTo(input.body.return_to);
   const { userId, amr } = await verifyPasskeySignIn(deps, { response, challenge }, ctx.ip);
-  await beginSignedInSession(ctx, deps, userId, 'sign_in', returnTo, amr);
+  const user = await deps.store.getUser(userId);
+  // A passkey goes with its user: only a deletion racing this sign-in gets here.
+  if (!user) throw new Unauthenticated('This passkey is not registered here');
+  await beginSignedInSession(ctx, deps, user, 'sign_in', returnTo, amr);
   const body: JsonBody<'signInWithPasskey', 200> = { redirect: returnTo ?? '/account' };
   ctx.set('Cache-Control', 'no-store');
   ctx.body = body;

@@ -14,8 +14,8 @@ export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
     async () => {
       const user = await signIn(deps, { login: form.name, password: form.password }, ctx.ip);
       // An authenticator app switched on: the password alone does not sign in.
-      if (await hasSecondFactor(deps, user.id)) return owesSecondStep(ctx, deps, user.id, returnTo);
-      await beginSignedInSession(ctx, deps, user.id, 'sign_in', returnTo);
+      if (await hasSecondFactor(deps, user.id)) return owesSecondStep(ctx, deps, user, returnTo);
+      await beginSignedInSession(ctx, deps, user, 'sign_in', returnTo);
       redirect(ctx, returnTo ?? '/account', 303);
     },
     (error) => signInPage({ user: undefined, csrfToken: csrfToken(ctx), error, login: form.name, returnTo }),

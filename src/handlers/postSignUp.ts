@@ -13,7 +13,7 @@ export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
     async () => {
       const user = await signUp(deps, { name: form.name, email: form.email, password: form.password }, ctx.ip);
       // Signing up signs in: it is the first entry of the user's sign-in history.
-      await beginSignedInSession(ctx, deps, user.id, 'sign_up', returnTo);
+      await beginSignedInSession(ctx, deps, user, 'sign_up', returnTo);
       await sendVerificationAfterSignUp(deps, user);
       redirect(ctx, returnTo ?? '/account', 303);
     },

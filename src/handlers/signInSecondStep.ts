@@ -8,6 +8,8 @@ import type Koa from 'koa';
 import { noticeSecurityChange } from '../accounts/notices.js';
 import { verifySecondFactor } from '../accounts/second-factor.js';
 import { Unauthenticated } from '../domain/errors.js';
+import { refuseSuspended } from '../moderation/moderation.js';
+import type { UserRecord } from '../store/types.js';
 import { signInSecondStepPage } from '../pages/authenticator.js';
 import { csrfToken } from '../sessions/csrf.js';
 import { pendingSecondStep, startSecondStep } from '../sessions/session.js';
@@ -15,9 +17,10 @@ import { secondFactorDeps } from './secondFactor.js';
 import type { AppDeps, Handler } from './types.js';
 import { beginSignedInSession, formAction, pageContext, redirect, sendHtml } from './web.js';
 
-/** Where a right password goes when the account owes a second step. */
-export async function owesSecondStep(ctx: Koa.Context, deps: AppDeps, userId: number, returnTo: string | undefined): Promise<void> {
-  await startSecondStep(ctx, { userId, at: deps.now(), ...(returnTo === undefined ? {} : { returnTo }) });
+/** Where a right password goes when the account owes a second step (not a suspended account's). */
+export async function owesSecondStep(ctx: Koa.Context, deps: AppDeps, user: Pick<UserRecord, 'id' | 'suspension'>, returnTo: string | undefined): Promise<void> {
+  refuseSuspended(user, deps.now());
+  await startSecondStep(ctx, { userId: user.id, at: deps.now(), ...(returnTo === undefined ? {} : { returnTo }) });
   redirect(ctx, '/signin/otp', 303);
 }
 
@@ -37,7 +40,7 @@ export const postSignInSecondStep: Handler<'postSignInSecondStep'> = async (inpu
       if (!step || !user) throw new Unauthenticated('This sign-in took too long or was not started: start over with your password');
       const used = await verifySecondFactor(secondFactorDeps(deps), user, typed, ctx.ip);
       if (used === 'recovery') noticeSecurityChange(deps, user.id, 'recovery_code_used');
-      await beginSignedInSession(ctx, deps, user.id, 'sign_in', step.returnTo, ['pwd', 'otp', 'mfa']);
+      await beginSignedInSession(ctx, deps, user, 'sign_in', step.returnTo, ['pwd', 'otp', 'mfa']);
       redirect(ctx, step.returnTo ?? '/account', 303);
     },
     (error) => signInSecondStepPage({ user: undefined, csrfToken: csrfToken(ctx), error, typed }),

@@ -2,6 +2,7 @@
 import type Koa from 'koa';
 import { recordSignIn } from '../accounts/sign-ins.js';
 import { httpErrorOf } from '../http/error-responses.js';
+import { refuseSuspended } from '../moderation/moderation.js';
 import type { PageUser } from '../pages/html.js';
 import { csrfToken, existingCsrfToken, newCsrfSecret } from '../sessions/csrf.js';
 import { endSession, noteActivity, readSession, startUserSession } from '../sessions/session.js';
@@ -27,16 +28,20 @@ export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<User
  * Signs this browser in as `userId` (a new session) and records it: an entry of the user's
  * sign-in history (the account page) and the audit line `event`. Sign-up signs in too.
  * `returnTo`, where the browser goes next, is remembered as what this sign-in was for
- * (takeFreshSignIn in src/sessions/session.ts).
+ * (takeFreshSignIn in src/sessions/session.ts). A suspended account is refused (403, with the
+ * reason and the end: docs/moderation.md#suspension).
  */
 export async function beginSignedInSession(
   ctx: Koa.Context,
   deps: AppDeps,
-  userId: number,
+  user: Pick<UserRecord, 'id' | 'suspension'>,
   event: 'sign_in' | 'sign_up',
   returnTo?: string,
   amr: readonly string[] = ['pwd'],
 ): Promise<void> {
+  // Every sign-in (password, passkey, second step) ends here: a suspended account gets no session.
+  refuseSuspended(user, deps.now());
+  const userId = user.id;
   await startUserSession(ctx, userId, newCsrfSecret(), deps.now(), returnTo, amr);
   const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
   await recordSignIn(deps, userId, client);
@@ -61,7 +66,7 @@ export async function pageContext(
 ): Promise<{ user: PageUser | undefined; record: UserRecord | undefined; csrfToken: string }> {
   const record = await currentUser(ctx, deps);
   const token = withForm || record ? csrfToken(ctx) : existingCsrfToken(ctx);
-  return { record, user: record && { id: record.id, name: record.name }, csrfToken: token };
+  return { record, user: record && { id: record.id, name: record.name, modLevel: record.modLevel }, csrfToken: token };
 }
 
 export function sendHtml(ctx: Koa.Context, page: string, status = 200): void {

@@ -15,6 +15,7 @@ import { createMailer } from '../mail/mailer.js';
 import type { AppDeps } from '../handlers/index.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { errorPage } from '../pages/pages.js';
+import type { PageUser } from '../pages/html.js';
 import { DefaultPictures } from '../pictures/defaults.js';
 import { PictureFiles } from '../pictures/pictures.js';
 import { clientCors, clientPreflight } from './client-cors.js';
@@ -139,12 +140,12 @@ function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
   return async (ctx, status, message) => {
     const operation = requestOperation(api, ctx);
     if (!policyOf(operation).page) return undefined;
-    let user: { id: number; name: string } | undefined;
+    let user: PageUser | undefined;
     let csrfToken = '';
     try {
       const id = readSession(ctx).userId;
       const record = id === undefined ? undefined : await deps.store.getUser(id);
-      user = record && { id: record.id, name: record.name };
+      user = record && { id: record.id, name: record.name, modLevel: record.modLevel };
       csrfToken = existingCsrfToken(ctx);
     } catch {
       // The error may be the session store itself failing: show the page without the user.

@@ -1,4 +1,5 @@
 import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
+import { refuseSuspended } from '../moderation/moderation.js';
 import { PUBLIC_CLIENT_NEEDS_PKCE, redirectUriMatches, type Deps } from './clients.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { CODE_BYTES, hashSecret, randomSecret } from './secrets.js';
@@ -40,6 +41,8 @@ export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: s
   if (!app) throw new NotFound(`App ${req.clientId} not found`);
   const user = await deps.store.getUser(req.userId);
   if (!user) throw new NotFound(`User ${req.userId} not found`);
+  // Nor for a suspended account (docs/moderation.md#suspension), whichever path asks.
+  refuseSuspended(user, deps.now());
   // Every code passes here (consent page, game flow, operator CLI), so no path can vouch for an
   // address nobody has proven.
   if (parsed.scopes.includes('email') && user.emailVerifiedAt === null) throw new Forbidden(EMAIL_NOT_VERIFIED);

@@ -35,6 +35,8 @@ export function html(strings: TemplateStringsArray, ...values: Interpolated[]): 
 export interface PageUser {
   id: number;
   name: string;
+  /** The user's modLevel (read with the user, no extra query): moderators (1 and up) get the Moderation link. */
+  modLevel?: number;
 }
 
 interface LayoutOptions {
@@ -64,7 +66,7 @@ export function layout(o: LayoutOptions): string {
 <link rel="stylesheet" href="/assets/site.css">
 </head>
 <body>
-<header><nav><a href="/" class="brand">Identity</a> <a href="/games">Games</a> <a href="/apps">Apps</a> <a href="/account">Account</a></nav><div class="session">${account}</div></header>
+<header><nav><a href="/" class="brand">Identity</a> <a href="/games">Games</a> <a href="/apps">Apps</a> <a href="/account">Account</a>${(o.user?.modLevel ?? 0) >= 1 ? html` <a href="/moderation">Moderation</a>` : ''}</nav><div class="session">${account}</div></header>
 <main>
 ${o.body}
 </main>

@@ -131,7 +131,9 @@ export function accountPage(
 <section id="profile" class="card"><img id="picture" alt="Your profile picture" width="64" height="64"><div><strong id="profile-name">${o.user.name}</strong> <span id="profile-flair" class="flair"></span><div id="profile-email"></div><div>Played <span id="play-minutes">0</span> minutes</div></div></section>
 ${o.emailSection ?? ''}
 <p id="status" role="status"></p>
-<form id="bio-form" class="stack"><label>Bio <textarea name="bio" id="bio" maxlength="1024" rows="4"></textarea></label><button type="submit">Save bio</button></form>
+<p><a href="/users/${o.user.id}" id="public-profile-link">See your public profile</a></p>
+<p id="bio-removed" class="notice" hidden></p>
+<form id="bio-form" class="stack"><label>Bio <textarea name="bio" id="bio" maxlength="1024" rows="4" aria-describedby="bio-removed"></textarea></label><button type="submit">Save bio</button></form>
 <form id="flair-form" class="stack"><label>Equipped flair <select id="flair" name="equippedFlair"></select></label><button type="submit">Equip</button></form>
 <form id="picture-form" class="stack"><label>New profile picture <small>any image, at most 8 MB</small> <input type="file" id="picture-file" name="file" accept="image/*" required></label><button type="submit">Upload</button></form>
 <button type="button" id="remove-picture" class="secondary">Remove picture</button>

@@ -40,6 +40,8 @@ export interface Limits {
   verificationResend: Limiter;
   /** Change-of-address requests per account (each sends two mails and checks the password). */
   emailChange: Limiter;
+  /** Reports on other users, per reporter (docs/moderation.md#reports). */
+  reportUser: Limiter;
 }
 
 const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
@@ -51,6 +53,7 @@ const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
   forgotPasswordAccount: { points: 3, seconds: 60 * 60 },
   verificationResend: { points: 5, seconds: 60 * 60 },
   emailChange: { points: 5, seconds: 60 * 60 },
+  reportUser: { points: 10, seconds: 60 * 60 },
 };
 
 function tooMany(res: RateLimiterRes): RateLimited {

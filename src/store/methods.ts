@@ -94,6 +94,19 @@ export const STORE_METHODS = [
   'countRecoveryCodes',
   'deleteFactors',
 
+  // ModerationStore
+  'suspendUser',
+  'liftSuspension',
+  'hideBio',
+  'setModLevel',
+  'addModerationAction',
+  'listModerationActions',
+  'createReport',
+  'getReport',
+  'listOpenReports',
+  'closeReport',
+  'findUsers',
+
   // RateLimitStore
   'rateLimiter',
 

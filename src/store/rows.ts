@@ -11,8 +11,14 @@ import type {
   GameWithAuthor,
   GrantRecord,
   GrantWithApp,
+  ModerationActionKind,
+  ModerationActionRecord,
+  NewModerationAction,
   PasskeyRecord,
   PublicUserRecord,
+  ReportOutcome,
+  ReportReason,
+  ReportRecord,
   SessionMeta,
   SignInRecord,
   SigningKeyRecord,
@@ -67,6 +73,61 @@ export function toUser(r: Row): UserRecord {
     pfpHighWater: num(r.pfp_high_water),
     emailVerifiedAt: numOrNull(r.email_verified_at),
     profileUpdatedAt: num(r.profile_updated_at ?? r.created_at),
+    createdAt: num(r.created_at),
+    suspension:
+      r.suspended_at === null || r.suspended_at === undefined
+        ? null
+        : { reason: String(r.suspension_reason), since: num(r.suspended_at), until: numOrNull(r.suspended_until) },
+    bioRemoved:
+      r.bio_removed_at === null || r.bio_removed_at === undefined ? null : { reason: String(r.bio_removed_reason), removedAt: num(r.bio_removed_at) },
+  };
+}
+
+/** A reports row with its users' names (`reporter_name`, `target_name`, `closed_by_name`). */
+export function toReport(r: Row): ReportRecord {
+  const closedBy = numOrNull(r.closed_by);
+  const closedByName = typeof r.closed_by_name === 'string' ? r.closed_by_name : null;
+  return {
+    id: num(r.id),
+    reporter: { id: num(r.reporter_id), name: String(r.reporter_name) },
+    target: { id: num(r.target_id), name: String(r.target_name) },
+    reason: String(r.reason) as ReportReason,
+    text: (r.text as string | null) ?? null,
+    createdAt: num(r.created_at),
+    closedAt: numOrNull(r.closed_at),
+    closedBy: closedBy === null || closedByName === null ? null : { id: closedBy, name: closedByName },
+    outcome: (r.outcome as ReportOutcome | null) ?? null,
+  };
+}
+
+export function moderationActionRow(a: NewModerationAction): Row {
+  return {
+    moderator_id: a.moderator?.id ?? null,
+    moderator_name: a.moderator?.name ?? null,
+    target_id: a.target.id,
+    target_name: a.target.name,
+    action: a.action,
+    reason: a.reason,
+    until: a.until,
+    mod_level: a.modLevel,
+    report_id: a.reportId,
+    outcome: a.outcome,
+    created_at: a.createdAt,
+  };
+}
+
+export function toModerationAction(r: Row): ModerationActionRecord {
+  const moderatorId = numOrNull(r.moderator_id);
+  return {
+    id: num(r.id),
+    moderator: moderatorId === null ? null : { id: moderatorId, name: String(r.moderator_name) },
+    target: { id: num(r.target_id), name: String(r.target_name) },
+    action: String(r.action) as ModerationActionKind,
+    reason: (r.reason as string | null) ?? null,
+    until: numOrNull(r.until),
+    modLevel: numOrNull(r.mod_level),
+    reportId: numOrNull(r.report_id),
+    outcome: (r.outcome as ReportOutcome | null) ?? null,
     createdAt: num(r.created_at),
   };
 }

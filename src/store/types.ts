@@ -33,6 +33,20 @@ export interface UserRecord {
   /** When a claim of the OpenID `profile` scope last changed (the picture; names never change). */
   profileUpdatedAt: number;
   createdAt: number;
+  /**
+   * The suspension a moderator set (docs/moderation.md); null when none was. One whose `until` has
+   * passed is over (src/moderation/suspension.ts activeSuspension), though it stays here.
+   */
+  suspension: SuspensionRecord | null;
+  /** Why and when a moderator emptied the bio; null once the user writes a new one. */
+  bioRemoved: { reason: string; removedAt: number } | null;
+}
+
+export interface SuspensionRecord {
+  reason: string;
+  since: number;
+  /** When it ends by itself (ms since epoch); null: until lifted. */
+  until: number | null;
 }
 
 export interface NewUser {
@@ -231,6 +245,63 @@ export interface TotpRecord {
   createdAt: number;
 }
 
+export type ReportReason = 'spam' | 'harassment' | 'hate' | 'sexual' | 'impersonation' | 'other';
+export type ReportOutcome = 'no_action' | 'bio_hidden' | 'picture_removed' | 'suspended';
+export type ModerationActionKind = 'suspend' | 'lift_suspension' | 'hide_bio' | 'remove_picture' | 'set_mod_level' | 'close_report';
+
+/** A user named by id and name (names never change, so a record keeps them past the account). */
+export interface UserName {
+  id: number;
+  name: string;
+}
+
+export interface NewReport {
+  reporterId: number;
+  targetId: number;
+  reason: ReportReason;
+  text: string | null;
+  createdAt: number;
+}
+
+/** A report with the names of its users. */
+export interface ReportRecord {
+  id: number;
+  reporter: UserName;
+  target: UserName;
+  reason: ReportReason;
+  text: string | null;
+  createdAt: number;
+  closedAt: number | null;
+  /** Null while open, and when the moderator who closed it has deleted their account since. */
+  closedBy: UserName | null;
+  outcome: ReportOutcome | null;
+}
+
+/** One row of the record of moderator actions. */
+export interface ModerationActionRecord {
+  id: number;
+  /** Null for the operator CLI. */
+  moderator: UserName | null;
+  target: UserName;
+  action: ModerationActionKind;
+  reason: string | null;
+  until: number | null;
+  modLevel: number | null;
+  reportId: number | null;
+  outcome: ReportOutcome | null;
+  createdAt: number;
+}
+
+export type NewModerationAction = Omit<ModerationActionRecord, 'id'>;
+
+/** A user as the moderators' search lists them. */
+export interface ModerationUserSummaryRecord extends UserName {
+  modLevel: number;
+  /** Suspended at `now` of the search. */
+  suspended: boolean;
+  openReports: number;
+}
+
 /** One bounded round of the purge: rows past these instants go, at most `limit` per table. */
 export interface PurgeBatch {
   /** Tokens whose expires_at is at or before this. */
@@ -305,11 +376,10 @@ export interface UserStore {
   /** Replaces the password hash; false when there is no such user. */
   setUserPassword(id: number, passwordHash: string): Promise<boolean>;
   /**
-   * Deletes a user with everything of theirs in one transaction: grants, sessions, passkeys,
-   * codes and tokens, the apps and games they own (with those apps' codes, tokens and grants), and retires
    * Deletes a user with everything of theirs in one transaction: grants, sessions, codes and
-   * tokens, second factors, the apps and games they own (with those apps' codes, tokens and grants), and retires
-   * the name. Returns the deleted user (its picture files are the caller's), or undefined.
+   * tokens, passkeys and second factors, reports by and on them, the apps and games they own (with
+   * those apps' codes, tokens and grants), and retires the name. The record of moderator actions
+   * naming them stays (the operator's). Returns the deleted user (its picture files are the caller's), or undefined.
    */
   deleteUser(id: number, now: number): Promise<UserRecord | undefined>;
 }
@@ -479,6 +549,44 @@ interface SecondFactorStore {
   deleteFactors(userId: number): Promise<{ passkeys: number; totp: boolean }>;
 }
 
+/**
+ * Moderation (docs/moderation.md): reports, what moderators do to accounts, and the record of it.
+ * Every change to an account is written in one transaction with its row of the record.
+ */
+interface ModerationStore {
+  /**
+   * In one transaction: sets the user's suspension (replacing one in force), ends every session
+   * of the user, revokes every live access token, deletes the unused codes, and records `action`.
+   * False, writing nothing, when there is no such user.
+   */
+  suspendUser(userId: number, suspension: SuspensionRecord, action: NewModerationAction): Promise<boolean>;
+  /** Clears a suspension in force at `now` and records `action`; false (nothing written) when none is. */
+  liftSuspension(userId: number, now: number, action: NewModerationAction): Promise<boolean>;
+  /** Empties a bio that is not empty, keeps why and when, and records `action`; false otherwise. */
+  hideBio(userId: number, action: NewModerationAction): Promise<boolean>;
+  /** Sets the user's modLevel and records `action`; false when there is no such user. */
+  setModLevel(userId: number, modLevel: number, action: NewModerationAction): Promise<boolean>;
+  /** Records an action whose change was made elsewhere (a picture removal). */
+  addModerationAction(action: NewModerationAction): Promise<ModerationActionRecord>;
+  /** The record, newest first: every action, or those on `targetId`; at most `limit` when given. */
+  listModerationActions(filter: { targetId?: number; limit?: number }): Promise<ModerationActionRecord[]>;
+  /** Throws UniqueViolation('report') while the reporter's earlier report on the user is open. */
+  createReport(report: NewReport): Promise<ReportRecord>;
+  getReport(id: number): Promise<ReportRecord | undefined>;
+  /** Open reports, oldest first: all of them, or those on `targetId`. */
+  listOpenReports(targetId?: number): Promise<ReportRecord[]>;
+  /**
+   * Closes an open report and records `action` (close_report) in one transaction; false, writing
+   * nothing, when it is closed already (or there is no such report).
+   */
+  closeReport(id: number, closedBy: number, outcome: ReportOutcome, action: NewModerationAction): Promise<boolean>;
+  /**
+   * Users whose name starts with `prefix` (any case; `_` and `%` are plain characters), by name,
+   * at most `limit`; or, with `id`, that user. Each with their open reports and whether suspended at `now`.
+   */
+  findUsers(query: { id: number } | { prefix: string }, now: number, limit: number): Promise<ModerationUserSummaryRecord[]>;
+}
+
 export interface RateLimitStore {
   /**
    * A limiter counting in the database (table rate_limits), so every service instance on the
@@ -509,5 +617,6 @@ export interface Store
     SignInStore,
     PasskeyStore,
     SecondFactorStore,
+    ModerationStore,
     RateLimitStore,
     PurgeStore {}

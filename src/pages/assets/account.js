@@ -16,22 +16,40 @@
     select.replaceChildren(...user.flairs.map((f) => el('option', { value: f, text: f, selected: f === user.equippedFlair })));
   }
 
+  // A moderator emptied the bio: said beside it (why and when) until the user writes a new one.
+  function showBioRemoved(removal) {
+    const notice = document.getElementById('bio-removed');
+    notice.hidden = !removal;
+    notice.textContent = removal
+      ? `A moderator removed your bio on ${new Date(removal.removed_at).toLocaleDateString()}: ${removal.reason}`
+      : '';
+  }
+
   async function load() {
     const res = await api('GET', '/api/account');
     if (!res.ok) return failed(res, 'Loading the account');
     show(res.data.user, res.data.email);
+    showBioRemoved(res.data.bio_removed);
   }
 
   async function change(method, path, body, done) {
     const res = await api(method, path, body);
-    if (!res.ok) return failed(res, done);
+    if (!res.ok) {
+      failed(res, done);
+      return false;
+    }
     show(res.data.user);
     status(`${done}: done`);
+    return true;
   }
 
   document.getElementById('bio-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    change('PATCH', '/api/account', { bio: document.getElementById('bio').value }, 'Saving the bio');
+    change('PATCH', '/api/account', { bio: document.getElementById('bio').value }, 'Saving the bio').then(async (saved) => {
+      // A new bio ends the notice of a removed one: the account says whether it still stands.
+      const res = saved && !document.getElementById('bio-removed').hidden ? await api('GET', '/api/account') : undefined;
+      if (res && res.ok) showBioRemoved(res.data.bio_removed);
+    });
   });
   document.getElementById('flair-form').addEventListener('submit', (e) => {
     e.preventDefault();

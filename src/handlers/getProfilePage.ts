@@ -1,0 +1,11 @@
+import { NotFound } from '../domain/errors.js';
+import { profilePage } from '../pages/moderation.js';
+import { toPublicUser } from '../users/users.js';
+import type { Handler } from './types.js';
+import { pageContext, sendHtml } from './web.js';
+
+export const getProfilePage: Handler<'getProfilePage'> = async (input, ctx, deps) => {
+  const found = await deps.store.getPublicUser(Number(input.path.id));
+  if (!found) throw new NotFound('User not found');
+  sendHtml(ctx, profilePage({ ...(await pageContext(ctx, deps)), profile: toPublicUser(found) }));
+};
