@@ -43,7 +43,7 @@ const PROGRAM_PREFIXES = ['/api/', '/.well-known/', '/pfp/', '/sdk/', '/assets/'
  * HEAD) that prefers HTML to JSON, outside the programs' addresses. It gets an HTML 404 page;
  * everything else keeps `{"message":"No such route: ..."}`.
  */
-export function isMissingPage(method: string, path: string, preferred: string | false): boolean {
+function isMissingPage(method: string, path: string, preferred: string | false): boolean {
   return (method === 'GET' || method === 'HEAD') && preferred === 'html' && !PROGRAM_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
