@@ -170,7 +170,7 @@ export function appsPage(o: Common & { user: PageUser }): string {
 </form>
 <h2>Registered apps</h2>
 <div id="apps"><p>Loading…</p></div>
-<template id="scope-choices">${SCOPES.map((s) => html`<label><input type="checkbox" class="scope-${s}" value="${s}"${s === 'userinfo' ? html` checked` : ''}> ${s}</label> `)}</template>`,
+<template id="scope-choices"><fieldset class="choices"><legend>Scopes</legend>${SCOPES.map((s) => html`<label><input type="checkbox" class="scope-${s}" value="${s}"${s === 'userinfo' ? html` checked` : ''}> ${s}</label> `)}</fieldset></template>`,
   });
 }
 

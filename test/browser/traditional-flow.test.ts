@@ -69,6 +69,29 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'apps-page.png'), fullPage: true });
   });
 
+  it("the link builder's scope checkboxes sit on their labels' line, just before the words (desktop and phone widths)", async () => {
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      const boxes = await page.$$eval(`section.app[data-client-id="${app.clientId}"] .choices label`, (labels) =>
+        labels.map((label) => {
+          const box = label.querySelector('input')!.getBoundingClientRect();
+          const range = document.createRange();
+          range.selectNodeContents(label);
+          range.setStartAfter(label.querySelector('input')!);
+          const words = range.getBoundingClientRect();
+          return { text: range.toString().trim(), gap: words.left - box.right, centers: Math.abs(words.top + words.height / 2 - (box.top + box.height / 2)) };
+        }),
+      );
+      expect(boxes.map((b) => b.text)).toEqual(['userinfo', 'email', 'openid', 'profile']);
+      for (const b of boxes) {
+        expect(b.gap, `${width}px ${b.text}`).toBeGreaterThanOrEqual(0);
+        expect(b.gap, `${width}px ${b.text}`).toBeLessThan(12);
+        expect(b.centers, `${width}px ${b.text}`).toBeLessThan(4);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 720 });
+  });
+
   it('registers a public app: no secret shown, no rotate button, its post-logout address listed', async () => {
     await page.goto(`${t.baseUrl}/apps`);
     await page.fill('#app-name', 'Browser Client');
