@@ -5,6 +5,9 @@
  * Not /docs: the third-party reference renderer (Redoc) has violations of its own (contrast of
  * inline code, an unnamed select, scrollable regions without keyboard access, target size).
  */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +21,8 @@ let t: TestServer;
 let browser: Browser;
 let user: UserRecord;
 let client: TestClient;
+let gameServer: http.Server;
+let gameId: number;
 
 const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -37,11 +42,21 @@ describe.skipIf(!hasChromium)('accessibility (axe-core, WCAG 2.2 A and AA)', () 
     t = await startServer();
     user = await makeUser(t);
     client = await makeClient(t, user.id);
-    await registerGame({ store: t.store, now: t.clock.now }, { authorId: user.id, title: 'Some Game', url: 'https://game.example/' });
+    // The example game, on an origin of its own, for the play page and its consent dialog.
+    const gamePage = fs.readFileSync(path.resolve(import.meta.dirname, '../../examples/game/index.html'));
+    gameServer = http.createServer((_req, res) => res.setHeader('Content-Type', 'text/html').end(gamePage));
+    await new Promise<void>((resolve) => gameServer.listen(0, '127.0.0.1', resolve));
+    const gameOrigin = `http://127.0.0.1:${(gameServer.address() as AddressInfo).port}`;
+    const game = await registerGame(
+      { store: t.store, now: t.clock.now },
+      { authorId: user.id, title: 'Some Game', url: `${gameOrigin}/?service=${encodeURIComponent(t.baseUrl)}&client_id=${client.clientId}&exchange=off` },
+    );
+    gameId = game.id;
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
+    gameServer?.close();
     await t?.close();
   });
 
@@ -79,7 +94,7 @@ describe.skipIf(!hasChromium)('accessibility (axe-core, WCAG 2.2 A and AA)', () 
         await check(page, viewport.name, 'not-found', '/nope');
       });
 
-      it('signed in: account, apps, games, the consent page', async () => {
+      it('signed in: account, apps, games, the consent page, the play page with its consent dialog', async () => {
         await page.goto(`${t.baseUrl}/signin`);
         await page.fill('input[name=name]', user.name);
         await page.fill('input[name=password]', TEST_PASSWORD);
@@ -89,6 +104,12 @@ describe.skipIf(!hasChromium)('accessibility (axe-core, WCAG 2.2 A and AA)', () 
         await check(page, viewport.name, 'games-signed-in', '/games', '#games');
         const consent = new URLSearchParams({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'userinfo email', state: 's' });
         await check(page, viewport.name, 'consent', `/oauth?${consent}`, '#authorize');
+        // The play page with the game's consent dialog open.
+        await page.goto(`${t.baseUrl}/play/${gameId}`);
+        await page.frameLocator('#game').locator('#authorize').click();
+        await page.waitForSelector('#consent[open]');
+        await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `a11y-${viewport.name}-play-consent.png`), fullPage: true });
+        await expectNoAxeViolations(page, `play consent dialog (${viewport.name})`);
       });
     });
   }
