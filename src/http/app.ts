@@ -142,7 +142,7 @@ function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
   return async (ctx, status, message) => {
     const operation = requestOperation(api, ctx);
     // An unknown address answers a page or JSON by the Accept header: caches must keep both apart.
-    if (!operation) ctx.vary('Accept');
+    if (!operation && (ctx.method === 'GET' || ctx.method === 'HEAD')) ctx.vary('Accept');
     if (!(operation ? policyOf(operation) : noRoutePolicy(ctx)).page) return undefined;
     let user: { id: number; name: string } | undefined;
     let csrfToken = '';
