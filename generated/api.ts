@@ -540,8 +540,10 @@ export interface paths {
          * @description The link of a verification mail (sent at sign-up, on resend, or to the new address of a
          *     change). Single use, valid 24 hours, works in any browser (no sign-in needed: holding the
          *     link proves the mailbox). A verification link marks the address verified; a change link
-         *     replaces the account's address with the new one, verified. An unknown, tampered, expired
-         *     or used link shows an error page (400) and changes nothing.
+         *     replaces the account's address with the new one, verified. A link opened again once its
+         *     address is the account's, verified, says so (200). An unknown, tampered, expired or used
+         *     link shows an error page (400) that says why and leads to the account page for a new
+         *     link, and changes nothing.
          */
         get: operations["getVerifyEmail"];
         put?: never;
@@ -637,7 +639,8 @@ export interface paths {
         /**
          * The page a reset link opens
          * @description Shows the new-password form for a valid reset link (it does not use the link up). An
-         *     unknown, tampered, expired or used link shows an error page (400).
+         *     unknown, tampered, expired or used link shows an error page (400) that says why (a link
+         *     voided because a newer one was used says so) and leads to the form for a new link.
          */
         get: operations["getResetPassword"];
         put?: never;

@@ -75,23 +75,34 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
     createdAt: now(),
   });
   const game = await store.createGame({ authorId: user.id, title: DEMO.game.title, url: DEMO.game.url, createdAt: now() });
-  const staticGame = await store.createGame({ authorId: user.id, title: DEMO.staticGame.title, url: DEMO.staticGame.url, createdAt: now() });
+  const staticGame = await store.createGame({ authorId: user.id, title: DEMO.staticGame.title, url: staticGameUrl(config.publicUrl), createdAt: now() });
   const picture = await sharp(Buffer.from(demoPictureSvg())).png().toBuffer();
   const pfpTimestamp = await setPicture({ store, files: new PictureFiles(config.picturesDir), now }, user.id, picture);
   return { userId: user.id, otherUserId: other.id, pfpTimestamp, gameId: game.id, staticGameId: staticGame.id };
 }
 
+/**
+ * The static game's address: a static page cannot be told where the service is except by its
+ * query, so a service elsewhere than the page's default (http://localhost:3000) adds ?service=.
+ */
+function staticGameUrl(publicUrl: string): string {
+  const origin = new URL(publicUrl).origin;
+  return origin === 'http://localhost:3000' ? DEMO.staticGame.url : `${DEMO.staticGame.url}?service=${encodeURIComponent(origin)}`;
+}
+
 export function demoInstructions(config: Config, demo: DemoResult): string {
   const base = config.publicUrl;
+  // The examples talk to SERVICE_URL (default http://localhost:3000): the commands name this service.
+  const serve = `SERVICE_URL=${base} node examples/game/serve.mjs`;
   return `
 Demo data created (a fresh database):
   user      ${DEMO.user.name} (id ${demo.userId}) / password ${DEMO.user.password}
   user      ${DEMO.otherUser.name} (id ${demo.otherUserId}), no profile picture
   app       client_id ${DEMO.app.clientId} / client_secret ${DEMO.app.clientSecret}
-  game      ${DEMO.game.title} (id ${demo.gameId}) at ${DEMO.game.url}: run \`node examples/game/serve.mjs\`, then open ${base}/play/${demo.gameId}
+  game      ${DEMO.game.title} (id ${demo.gameId}) at ${DEMO.game.url}: run \`${serve}\`, then open ${base}/play/${demo.gameId}
   app       client_id ${DEMO.publicApp.clientId}, public (no secret, PKCE), for the game below
-  game      ${DEMO.staticGame.title} (id ${demo.staticGameId}) at ${DEMO.staticGame.url}: run \`npm run example:static\`, then open ${base}/play/${demo.staticGameId}
-Sign in at ${base}/signin; the traditional flow, by hand (with examples/game/serve.mjs running):
+  game      ${DEMO.staticGame.title} (id ${demo.staticGameId}) at ${DEMO.staticGame.url}: run \`SERVICE_URL=${base} npm run example:static\`, then open ${base}/play/${demo.staticGameId}
+Sign in at ${base}/signin; the traditional flow, by hand (with \`${serve}\` running):
   ${base}/oauth?response_type=code&client_id=${DEMO.app.clientId}&redirect_uri=${encodeURIComponent(DEMO.app.redirectUri)}&scope=userinfo%20email&state=demo
 Try the flow (a code lives 5 minutes, a token 600 seconds):
   CODE=$(npm run --silent admin -- code issue --user ${demo.userId} --client-id ${DEMO.app.clientId} --scope "userinfo email" | node -pe 'JSON.parse(require("fs").readFileSync(0)).code')

@@ -1,5 +1,8 @@
-/** `npm run example` against the real server process with demo data, as docs/clients.md tells. */
-import { spawnSync } from 'node:child_process';
+/**
+ * `npm run example` and examples/game/serve.mjs against the real server process with demo data,
+ * as docs/clients.md and the start-up banner tell.
+ */
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,5 +58,55 @@ describe('npm run example', () => {
     });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('error: no server answers at http://127.0.0.1:9');
+  });
+});
+
+/** examples/game/serve.mjs on a free port with `env`; resolves once it prints its address. */
+async function startGameBackend(extra: Record<string, string>): Promise<{ url: string; stop: () => void }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['examples/game/serve.mjs'], { cwd: root, env: { PATH: env.PATH!, PORT: String(port), ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('Example game and client on')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
+  });
+  return { url: `http://localhost:${port}`, stop: () => child.kill() };
+}
+
+describe('examples/game/serve.mjs', () => {
+  it('the banner prints the exact command for this service, and that command reaches it', async () => {
+    const banner = service!.stdout();
+    expect(banner).toContain(`run \`SERVICE_URL=${env.PUBLIC_URL} node examples/game/serve.mjs\`, then open ${env.PUBLIC_URL}/play/1`);
+    expect(banner).toContain(`run \`SERVICE_URL=${env.PUBLIC_URL} npm run example:static\`, then open ${env.PUBLIC_URL}/play/2`);
+    const serviceUrl = /run `SERVICE_URL=(\S+) node examples\/game\/serve\.mjs`/.exec(banner)![1]!;
+    const backend = await startGameBackend({ SERVICE_URL: serviceUrl });
+    try {
+      // A made-up code: the service itself answers, so the example talks to the right address.
+      const res = await fetch(`${backend.url}/callback?code=not-a-code`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain(`<h1>Back from the identity service</h1><pre>{\n  &#34;error&#34;: &#34;`);
+    } finally {
+      backend.stop();
+    }
+  });
+
+  it('says plainly, with the address it tried, when the service cannot be reached', async () => {
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const backend = await startGameBackend({ SERVICE_URL: nobody });
+    try {
+      const callback = await fetch(`${backend.url}/callback?code=abc&state=xyz`);
+      expect(callback.status).toBe(502);
+      expect(callback.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const page = await callback.text();
+      expect(page).toContain('<h1>The identity service cannot be reached</h1>');
+      expect(page).toContain(`<p id="error">Cannot reach the identity service at ${nobody}/api/oauth/token (ECONNREFUSED). Is it running there?`);
+      expect(page).not.toContain('TypeError');
+      const exchange = await fetch(`${backend.url}/exchange`, { method: 'POST', body: JSON.stringify({ code: 'abc' }) });
+      expect(exchange.status).toBe(502);
+      expect(((await exchange.json()) as { error: string }).error).toContain(`Cannot reach the identity service at ${nobody}/api/oauth/token (ECONNREFUSED)`);
+    } finally {
+      backend.stop();
+    }
   });
 });

@@ -102,6 +102,11 @@ describe('outbox mode (no SMTP_URL)', () => {
     expect((parsed.to as { text: string }).text).toBe('ada@example.com');
     expect(parsed.text).toContain(`https://idp.example/verify-email?token=${TOKEN}`);
     expect(parsed.html).toContain(`href="https://idp.example/verify-email?token=${TOKEN}"`);
+    // The file itself has the whole link on one line (no quoted-printable `=` breaks), to copy.
+    const raw = fs.readFileSync(file, 'utf8');
+    expect(raw.split('\n')).toContain(`https://idp.example/verify-email?token=${TOKEN}`);
+    expect(raw).toContain(`href="https://idp.example/verify-email?token=${TOKEN}"`);
+    expect(raw).not.toContain('quoted-printable');
     expect(log.lines).toEqual([
       expect.objectContaining({ msg: 'mail written to the outbox (no SMTP_URL)', mail: 'verify', to: 'ada@example.com', file, link: `https://idp.example/verify-email?token=${TOKEN}` }),
     ]);

@@ -70,3 +70,46 @@ describe('public resources', () => {
     }
   });
 });
+
+describe('an unknown address', () => {
+  const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+  it('a browser asking for HTML gets the 404 page: the site layout, the page CSP, a link home, the signed-in header', async () => {
+    const res = await fetch(`${t.baseUrl}/nope/deeper?x=1`, { headers: { Accept: BROWSER_ACCEPT } });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('vary')).toBe('Accept');
+    expect(res.headers.get('content-security-policy')).toContain("style-src 'self'");
+    expect(res.headers.getSetCookie()).toEqual([]);
+    const page = await res.text();
+    expect(page).toContain('<title>Page not found</title>');
+    expect(page).toContain('<h1>Page not found</h1>\n<p class="error" id="error-message">There is no page at /nope/deeper. The link may be mistyped, or the page may have moved.</p>\n<p><a href="/">Back to the home page</a></p>');
+    const head = await fetch(`${t.baseUrl}/nope`, { method: 'HEAD', headers: { Accept: BROWSER_ACCEPT } });
+    expect([head.status, head.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
+    const { agent, user } = await signedInAgent(t);
+    const signedIn = await agent.fetch('/nope', { headers: { Accept: BROWSER_ACCEPT } });
+    expect(signedIn.status).toBe(404);
+    expect(await signedIn.text()).toContain(`<span class="who">Signed in as <strong>${user.name}</strong></span>`);
+  });
+
+  it('API clients keep JSON: no HTML in Accept, a program address, or a method other than GET', async () => {
+    const cases: [string, string, Record<string, string>, string][] = [
+      ['GET', '/nope', {}, 'No such route: GET /nope'],
+      ['GET', '/nope', { Accept: '*/*' }, 'No such route: GET /nope'],
+      ['GET', '/nope', { Accept: 'application/json, text/html;q=0.5' }, 'No such route: GET /nope'],
+      ['GET', '/api/nope', { Accept: BROWSER_ACCEPT }, 'No such route: GET /api/nope'],
+      ['GET', '/api/oauth/nope', { Accept: BROWSER_ACCEPT }, 'No such route: GET /api/oauth/nope'],
+      ['GET', '/.well-known/nope', { Accept: BROWSER_ACCEPT }, 'No such route: GET /.well-known/nope'],
+      ['GET', '/pfp/nope', { Accept: BROWSER_ACCEPT }, 'Profile picture not found'],
+      ['GET', '/sdk/nope.js', { Accept: BROWSER_ACCEPT }, 'No such route: GET /sdk/nope.js'],
+      ['DELETE', '/nope', { Accept: BROWSER_ACCEPT }, 'No such route: DELETE /nope'],
+    ];
+    for (const [method, path, headers, message] of cases) {
+      const res = await fetch(`${t.baseUrl}${path}`, { method, headers });
+      expect([method, path, res.status, res.headers.get('content-type'), await res.json()]).toEqual([method, path, 404, 'application/json; charset=utf-8', { message }]);
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(res.headers.get('vary')).toBe(method === 'GET' ? 'Accept' : null);
+    }
+  });
+});

@@ -485,6 +485,13 @@ describe(`Store (${TEST_DATABASE})`, () => {
     await expect(store.deleteEmailLink(hash('z'))).resolves.toBeUndefined();
     await expect(store.deleteEmailLink('\u0000')).resolves.toBeUndefined();
     expect(await store.getEmailLink(hash('p'))).toEqual(link('p'));
+    await store.createEmailLink(link('t', { createdAt: NOW + 5 }));
+    await store.createEmailLink(link('u', { purpose: 'reset', email: null }));
+    expect(await store.listEmailLinks(bob.id, 'verify')).toEqual([link('t', { createdAt: NOW + 5 }), link('p')]);
+    expect(await store.listEmailLinks(bob.id, 'reset')).toEqual([link('u', { purpose: 'reset', email: null })]);
+    expect(await store.listEmailLinks(alice.id, 'verify')).toEqual([]);
+    await store.deleteEmailLink(hash('t'));
+    await store.deleteEmailLink(hash('u'));
   });
 
   it("redeems a link once, applying its effect and voiding the user's other unused links of the purposes named only", async () => {

@@ -79,9 +79,14 @@ describe('sign-up mails a verification link', () => {
     expect(after).toContain('<strong id="email-state" data-verified="true">verified</strong>');
     expect(after).not.toContain('id="resend-verification"');
 
-    const again = await new Agent(t).fetch(path);
-    expect(again.status).toBe(400);
-    expect(await again.text()).toContain('<p class="error" id="error-message">This link has already been used. Ask for a new one if you still need it.</p>');
+    // Opened again: the address is verified, and the page says so (not an error).
+    for (const browser of [new Agent(t), agent]) {
+      const again = await browser.fetch(path);
+      expect(again.status).toBe(200);
+      const page = await again.text();
+      expect(page).toContain(`<h1>Address verified</h1>\n<p id="notice">This link has been used already, and your email address <strong id="email">${email}</strong> is verified.</p>`);
+      expect(page).toContain(browser === agent ? '<a href="/account">Back to your account</a>' : '<a href="/signin">Sign in</a>');
+    }
   });
 
   it('an expired link (24 h on the injected clock) is a clear page and verifies nothing', async () => {
@@ -91,7 +96,9 @@ describe('sign-up mails a verification link', () => {
     try {
       const res = await new Agent(t).fetch(path);
       expect(res.status).toBe(400);
-      expect(await res.text()).toContain('<p class="error" id="error-message">This link has expired. Ask for a new one.</p>');
+      expect(await res.text()).toContain(
+        '<p class="error" id="error-message">This link has expired. Ask for a new one.</p>\n<p><a class="button" id="forward" href="/signin?return_to=%2Faccount">Sign in to your account</a> (it sends a new link)</p>',
+      );
     } finally {
       t.clock.advance(-24 * 3600 * 1000);
     }

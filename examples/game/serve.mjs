@@ -7,7 +7,8 @@
 //
 // Environment: PORT (8080), SERVICE_URL (http://localhost:3000), CLIENT_ID (demo_client),
 // CLIENT_SECRET (demo-secret): the demo data's app, whose redirect URI is
-// http://localhost:8080/callback. The secret stays here, on the server side, as it must.
+// http://localhost:8080/callback. The secret stays here, on the server side, as it must. The
+// service prints this command with its own SERVICE_URL at start-up (with demo data).
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -21,15 +22,41 @@ const page = fs
   .readFileSync(path.join(import.meta.dirname, 'index.html'), 'utf8')
   .replace('<html lang="en">', `<html lang="en" data-service="${escape(service)}">`);
 
+/** The service did not answer (not running, or SERVICE_URL names another address): said plainly. */
+class Unreachable extends Error {}
+
+/** fetch() to the service; a network failure becomes Unreachable, naming the address tried. */
+async function callService(path, init) {
+  const url = `${service}${path}`;
+  let res;
+  try {
+    res = await fetch(url, init);
+  } catch (err) {
+    const reason = err?.cause?.code || err?.cause?.message || err?.message || String(err);
+    throw new Unreachable(
+      `Cannot reach the identity service at ${url} (${reason}). Is it running there? ` +
+        `If it runs elsewhere, restart this example with its address: SERVICE_URL=<the service's address> node examples/game/serve.mjs ` +
+        `(the service prints the exact command when it starts).`,
+    );
+  }
+  if (!(res.headers.get('content-type') || '').includes('application/json')) {
+    throw new Unreachable(`${url} answered ${res.status} without JSON: is SERVICE_URL (${service}) the identity service?`);
+  }
+  return res;
+}
+
 async function whoIs(code, redirectUri) {
   const form = new URLSearchParams({ grant_type: 'authorization_code', code, client_id: clientId, client_secret: clientSecret });
   if (redirectUri) form.set('redirect_uri', redirectUri);
-  const token = await fetch(`${service}/api/oauth/token`, { method: 'POST', body: form });
+  const token = await callService('/api/oauth/token', { method: 'POST', body: form });
   const tokenBody = await token.json();
   if (!token.ok) return { error: tokenBody.message };
-  const whois = await fetch(`${service}/api/oauth/whois`, { headers: { Authorization: `Bearer ${tokenBody.access_token}` } });
+  const whois = await callService('/api/oauth/whois', { headers: { Authorization: `Bearer ${tokenBody.access_token}` } });
   return whois.json();
 }
+
+const callbackPage = (heading, body) =>
+  `<!doctype html><html lang="en"><meta charset="utf-8"><title>Callback</title><h1>${escape(heading)}</h1>${body}</html>`;
 
 http
   .createServer(async (req, res) => {
@@ -42,7 +69,7 @@ http
         const params = Object.fromEntries(url.searchParams);
         const result = params.code ? await whoIs(params.code, `http://localhost:${port}/callback`) : params;
         res.setHeader('Content-Type', 'text/html; charset=utf-8');
-        res.end(`<!doctype html><title>Callback</title><h1>Back from the identity service</h1><pre>${escape(JSON.stringify(result, null, 2))}</pre>`);
+        res.end(callbackPage('Back from the identity service', `<pre>${escape(JSON.stringify(result, null, 2))}</pre>`));
       } else if (req.method === 'POST' && url.pathname === '/exchange') {
         let body = '';
         for await (const chunk of req) body += chunk;
@@ -54,8 +81,20 @@ http
         res.end('not found');
       }
     } catch (err) {
-      res.statusCode = 500;
-      res.end(String(err));
+      if (!(err instanceof Unreachable)) {
+        res.statusCode = 500;
+        res.end(String(err));
+        return;
+      }
+      // 502: this backend works, the service behind it does not answer.
+      res.statusCode = 502;
+      if (url.pathname === '/callback') {
+        res.setHeader('Content-Type', 'text/html; charset=utf-8');
+        res.end(callbackPage('The identity service cannot be reached', `<p id="error">${escape(err.message)}</p>`));
+      } else {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ error: err.message }));
+      }
     }
   })
   .listen(port, () => {

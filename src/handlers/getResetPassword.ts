@@ -1,10 +1,12 @@
 import { resetLinkOwner } from '../accounts/email/reset.js';
 import { resetPasswordPage } from '../pages/email-pages.js';
+import { withEmailLink } from './email-link.js';
 import type { Handler } from './types.js';
 import { pageContext, sendHtml } from './web.js';
 
 export const getResetPassword: Handler<'getResetPassword'> = async (input, ctx, deps) => {
-  const name = await resetLinkOwner(deps, input.query.token);
+  const name = await withEmailLink(ctx, deps, 'reset', () => resetLinkOwner(deps, input.query.token));
+  if (name === undefined) return;
   const page = await pageContext(ctx, deps, true);
   sendHtml(ctx, resetPasswordPage({ ...page, token: input.query.token, name }));
 };

@@ -1,10 +1,12 @@
 import { followEmailLink } from '../accounts/email/verification.js';
 import { emailLinkFollowedPage } from '../pages/email-pages.js';
+import { withEmailLink } from './email-link.js';
 import type { Handler } from './types.js';
 import { pageContext, sendHtml } from './web.js';
 
 export const getVerifyEmail: Handler<'getVerifyEmail'> = async (input, ctx, deps) => {
-  const followed = await followEmailLink(deps, input.query.token);
+  const followed = await withEmailLink(ctx, deps, 'verify', () => followEmailLink(deps, input.query.token));
+  if (!followed) return;
   const page = await pageContext(ctx, deps);
   sendHtml(ctx, emailLinkFollowedPage({ ...page, ...followed }));
 };

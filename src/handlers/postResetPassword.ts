@@ -1,13 +1,15 @@
 import { resetLinkOwner, resetPassword } from '../accounts/email/reset.js';
 import { passwordResetDonePage, resetPasswordPage } from '../pages/email-pages.js';
 import { endSession } from '../sessions/session.js';
+import { withEmailLink } from './email-link.js';
 import type { Handler } from './types.js';
 import { formAction, pageContext, sendHtml } from './web.js';
 
 export const postResetPassword: Handler<'postResetPassword'> = async (input, ctx, deps) => {
   const { token, password } = input.body;
   // A bad link is the error page; a bad password shows the form again.
-  const name = await resetLinkOwner(deps, token);
+  const name = await withEmailLink(ctx, deps, 'reset', () => resetLinkOwner(deps, token));
+  if (name === undefined) return;
   const page = await pageContext(ctx, deps, true);
   await formAction(
     ctx,

@@ -14,12 +14,12 @@ import { KeyRing } from '../oauth/keys.js';
 import { createMailer } from '../mail/mailer.js';
 import type { AppDeps } from '../handlers/index.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { errorPage } from '../pages/pages.js';
+import { errorPage, notFoundPage } from '../pages/pages.js';
 import type { PageUser } from '../pages/html.js';
 import { DefaultPictures } from '../pictures/defaults.js';
 import { PictureFiles } from '../pictures/pictures.js';
 import { clientCors, clientPreflight } from './client-cors.js';
-import { policyOf } from './policy.js';
+import { noRoutePolicy, policyOf } from './policy.js';
 import { securityHeaders, staticCorsHeaders } from '../security/headers.js';
 import { compileSerializers, serializeBody } from './serializers.js';
 import { trustedProxy } from '../security/proxy.js';
@@ -82,7 +82,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   if (options.config.trustProxy !== false) koa.use(trustedProxy(koa, options.config.trustProxy));
 
   // Every per-route decision comes from the operation's contract entry (src/http/policy.ts).
-  const policy = (ctx: Koa.Context) => policyOf(operationOf(ctx));
+  const policy = (ctx: Koa.Context) => {
+    const operation = operationOf(ctx);
+    return operation ? policyOf(operation) : noRoutePolicy(ctx);
+  };
   const publicCors: Layer = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], credentials: false });
 
   if (options.validateResponses) koa.use(responseValidation(api, deps.logger));
@@ -139,7 +142,9 @@ function publicPreflight(api: Api): (path: string) => boolean {
 function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
   return async (ctx, status, message) => {
     const operation = requestOperation(api, ctx);
-    if (!policyOf(operation).page) return undefined;
+    // An unknown address answers a page or JSON by the Accept header: caches must keep both apart.
+    if (!operation && (ctx.method === 'GET' || ctx.method === 'HEAD')) ctx.vary('Accept');
+    if (!(operation ? policyOf(operation) : noRoutePolicy(ctx)).page) return undefined;
     let user: PageUser | undefined;
     let csrfToken = '';
     try {
@@ -150,6 +155,7 @@ function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
     } catch {
       // The error may be the session store itself failing: show the page without the user.
     }
+    if (!operation && status === 404) return notFoundPage({ user, csrfToken, path: ctx.path });
     return errorPage({ user, csrfToken, status, message });
   };
 }

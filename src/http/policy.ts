@@ -29,6 +29,29 @@ export interface RoutePolicy {
 /** What a request no operation matches gets: the API defaults, no session, no body read. */
 const NO_ROUTE: RoutePolicy = Object.freeze({ cors: 'none', session: false, upload: false, body: false, page: false });
 
+/**
+ * What a browser's GET for an address no operation has gets: the HTML 404 page, with the session
+ * read so its header shows who is signed in (see missingPage).
+ */
+const MISSING_PAGE: RoutePolicy = Object.freeze({ cors: 'none', session: true, upload: false, body: false, page: true });
+
+/** Addresses for programs: an unknown one answers `{message}` whatever the request accepts. */
+const PROGRAM_PREFIXES = ['/api/', '/.well-known/', '/pfp/', '/sdk/', '/assets/', '/docs/', '/openapi.'];
+
+/**
+ * Whether a request no operation matches is a person's browser asking for a page: a GET (or
+ * HEAD) that prefers HTML to JSON, outside the programs' addresses. It gets an HTML 404 page;
+ * everything else keeps `{"message":"No such route: ..."}`.
+ */
+function isMissingPage(method: string, path: string, preferred: string | false): boolean {
+  return (method === 'GET' || method === 'HEAD') && preferred === 'html' && !PROGRAM_PREFIXES.some((prefix) => path.startsWith(prefix));
+}
+
+/** The policy of a request no operation matches: the HTML 404 page's for a browser, else NO_ROUTE's. */
+export function noRoutePolicy(ctx: { method: string; path: string; accepts(...types: string[]): string | false }): RoutePolicy {
+  return isMissingPage(ctx.method, ctx.path, ctx.accepts('json', 'html')) ? MISSING_PAGE : NO_ROUTE;
+}
+
 const SESSION_SCHEMES = new Set(['session', 'csrf']);
 
 type MediaMap = Record<string, unknown> | undefined;

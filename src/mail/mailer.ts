@@ -115,13 +115,23 @@ class SmtpMailer extends BaseMailer {
   }
 }
 
+/**
+ * A part of an outbox file as 8bit: its lines as written (up to RFC 5322's 998 characters), where
+ * nodemailer would choose quoted-printable and break a long link into `=`-ended pieces that cannot
+ * be copied from the file. A longer line keeps nodemailer's own encoding.
+ */
+function readable(type: string, body: string): string | { raw: string } {
+  if (body.split('\n').some((line) => Buffer.byteLength(line) > 998)) return body;
+  return { raw: `Content-Type: ${type}; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n${body}` };
+}
+
 class OutboxMailer extends BaseMailer {
   readonly mode = 'outbox';
   // Builds the complete RFC 5322 message (both parts, headers) without sending it anywhere.
   private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
 
   protected async deliver(message: MailMessage): Promise<void> {
-    const built = await this.transport.sendMail(this.envelope(message));
+    const built = await this.transport.sendMail({ ...this.envelope(message), text: readable('text/plain', message.text), html: readable('text/html', message.html) });
     await fs.mkdir(this.config.outboxDir, { recursive: true });
     const file = path.join(this.config.outboxDir, `${Date.now()}-${randomBytes(4).toString('hex')}-${message.kind}.eml`);
     await fs.writeFile(file, built.message as Buffer, { flag: 'wx', mode: 0o600 });

@@ -66,17 +66,38 @@ export function passwordResetDonePage(o: Common): string {
   });
 }
 
-export function emailLinkFollowedPage(o: Common & { kind: 'verified' | 'changed'; email: string }): string {
+export function emailLinkFollowedPage(o: Common & { kind: 'verified' | 'changed'; email: string; again?: boolean }): string {
   const text =
     o.kind === 'verified'
-      ? html`Your email address <strong id="email">${o.email}</strong> is verified.`
-      : html`Your account's email address is now <strong id="email">${o.email}</strong>, verified.`;
+      ? html`${o.again ? 'This link has been used already, and your' : 'Your'} email address <strong id="email">${o.email}</strong> is verified.`
+      : html`${o.again ? 'This link has been used already, and your' : 'Your'} account's email address is now <strong id="email">${o.email}</strong>, verified.`;
   return layout({
     ...o,
     title: o.kind === 'verified' ? 'Address verified' : 'Address changed',
     body: html`<h1>${o.kind === 'verified' ? 'Address verified' : 'Address changed'}</h1>
 <p id="notice">${text}</p>
 <p><a href="${o.user ? '/account' : '/signin'}">${o.user ? 'Back to your account' : 'Sign in'}</a></p>`,
+  });
+}
+
+/**
+ * An email link that cannot be used: why, and the way forward. A reset link leads to a new one;
+ * a verification or change link to the account page, which sends one again (signed out, through
+ * the sign-in page).
+ */
+export function emailLinkProblemPage(o: Common & { message: string; purpose: 'reset' | 'verify' }): string {
+  const forward =
+    o.purpose === 'reset'
+      ? html`<a class="button" id="forward" href="/forgot-password">Ask for a new link</a>`
+      : o.user
+        ? html`<a class="button" id="forward" href="/account">Go to your account</a> (it sends a new link)`
+        : html`<a class="button" id="forward" href="/signin?return_to=%2Faccount">Sign in to your account</a> (it sends a new link)`;
+  return layout({
+    ...o,
+    title: 'This link cannot be used',
+    body: html`<h1>This link cannot be used</h1>
+<p class="error" id="error-message">${o.message}</p>
+<p>${forward}</p>`,
   });
 }
 

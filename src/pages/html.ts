@@ -48,13 +48,17 @@ interface LayoutOptions {
   body: SafeHtml;
   /** Scripts of /assets/ (after common.js). */
   scripts?: string[];
+  /** Where a sign-in or sign-up started here leads back to (the header's links keep it). */
+  returnTo?: string;
 }
+
+const withReturnTo = (path: string, returnTo: string | undefined) => (returnTo ? `${path}?return_to=${encodeURIComponent(returnTo)}` : path);
 
 export function layout(o: LayoutOptions): string {
   const account = o.user
     ? html`<span class="who">Signed in as <strong>${o.user.name}</strong></span>
         <form method="post" action="/signout" class="inline"><input type="hidden" name="_csrf" value="${o.csrfToken}"><button type="submit" class="link">Sign out</button></form>`
-    : html`<a href="/signin">Sign in</a> <a href="/signup">Sign up</a>`;
+    : html`<a href="${withReturnTo('/signin', o.returnTo)}">Sign in</a> <a href="${withReturnTo('/signup', o.returnTo)}">Sign up</a>`;
   const scripts = o.scripts?.length ? ['common.js', ...o.scripts] : [];
   return html`<!doctype html>
 <html lang="en">

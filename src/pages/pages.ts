@@ -21,6 +21,17 @@ export function errorPage(o: Common & { status: number; message: string }): stri
   });
 }
 
+/** The page for an address no page has (a browser's GET; programs get `{message}`). */
+export function notFoundPage(o: Common & { path: string }): string {
+  return layout({
+    ...o,
+    title: 'Page not found',
+    body: html`<h1>Page not found</h1>
+<p class="error" id="error-message">There is no page at ${o.path}. The link may be mistyped, or the page may have moved.</p>
+<p><a href="/">Back to the home page</a></p>`,
+  });
+}
+
 export function homePage(o: Common): string {
   const body = o.user
     ? html`<h1>Hello, ${o.user.name}</h1>
@@ -161,7 +172,7 @@ export function appsPage(o: Common & { user: PageUser }): string {
 </form>
 <h2>Registered apps</h2>
 <div id="apps"><p>Loading…</p></div>
-<template id="scope-choices">${SCOPES.map((s) => html`<label><input type="checkbox" class="scope-${s}" value="${s}"${s === 'userinfo' ? html` checked` : ''}> ${s}</label> `)}</template>`,
+<template id="scope-choices"><fieldset class="choices"><legend>Scopes</legend>${SCOPES.map((s) => html`<label><input type="checkbox" class="scope-${s}" value="${s}"${s === 'userinfo' ? html` checked` : ''}> ${s}</label> `)}</fieldset></template>`,
   });
 }
 

@@ -525,6 +525,11 @@ export class KnexStore implements Store {
     await this.knex('email_links').where({ token_hash: tokenHash }).delete();
   }
 
+  async listEmailLinks(userId: number, purpose: EmailLinkPurpose): Promise<EmailLinkRecord[]> {
+    const rows = (await this.knex('email_links').where({ user_id: userId, purpose }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'token_hash' }])) as Row[];
+    return rows.map(toEmailLink);
+  }
+
   async redeemEmailLink(tokenHash: string, now: number, effect: EmailLinkEffect, voids: readonly EmailLinkPurpose[]): Promise<boolean> {
     if (!isRowKey(tokenHash)) return false;
     try {

@@ -70,6 +70,7 @@ export const STORE_METHODS = [
   'createEmailLink',
   'getEmailLink',
   'deleteEmailLink',
+  'listEmailLinks',
   'redeemEmailLink',
 
   // SignInStore

@@ -478,6 +478,8 @@ interface EmailLinkStore {
   createEmailLink(link: EmailLinkRecord): Promise<void>;
   getEmailLink(tokenHash: string): Promise<EmailLinkRecord | undefined>;
   deleteEmailLink(tokenHash: string): Promise<void>;
+  /** A user's links of one purpose, newest first (to tell a link replaced by a newer one). */
+  listEmailLinks(userId: number, purpose: EmailLinkPurpose): Promise<EmailLinkRecord[]>;
   /**
    * In one transaction: marks the link used if it is unused and unexpired, applies `effect` to its
    * user, and marks used the user's other unused links whose purpose is in `voids`. Returns false,

@@ -126,8 +126,19 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     expect(await card.textContent()).toContain(`by ${owner.name}`);
     expect(await card.locator('.grant-scopes').textContent()).toBe('Can: userinfo');
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'account-control.png'), fullPage: true });
+    // It asks first, as Rotate secret does: dismissed, nothing changes.
+    const asked: string[] = [];
+    const answer = (accept: boolean) => page.once('dialog', (dialog) => void (asked.push(`${dialog.type()}: ${dialog.message()}`), accept ? dialog.accept() : dialog.dismiss()));
+    answer(false);
+    await card.locator('.revoke-grant').click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toBe('confirm: Revoke the access of Test App? Its tokens stop working at once, and it must ask you again.');
+    expect((await ask()).status).toBe(200);
+    expect(await card.count()).toBe(1);
+    answer(true);
     await card.locator('.revoke-grant').click();
     await page.waitForSelector('#grants >> text=No app has access to your account.');
+    expect(asked).toHaveLength(2);
     expect(await page.textContent('#status')).toBe('Access of Test App revoked');
 
     const revoked = await ask();

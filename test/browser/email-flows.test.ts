@@ -120,15 +120,18 @@ describe.skipIf(!hasChromium)('email flows in Chromium', () => {
     expect(await whois(page.url())).toEqual({ id: user!.id, name, email });
   });
 
-  it('a used, a tampered and an expired link each show a clear page and change nothing', async () => {
+  it('a verification link opened again says the address is verified; a tampered and an expired link each show a clear page with the way forward and change nothing', async () => {
     const used = linkOf(smtp.to(email)[1]!);
     const res = await page.goto(local(used));
-    expect(res?.status()).toBe(400);
-    expect(await page.textContent('#error-message')).toBe('This link has already been used. Ask for a new one if you still need it.');
+    expect(res?.status()).toBe(200);
+    expect(await page.textContent('h1')).toBe('Address verified');
+    expect(await page.textContent('#notice')).toBe(`This link has been used already, and your email address ${email} is verified.`);
+    expect(await page.getAttribute('main a', 'href')).toBe('/account');
 
     const tampered = used.replace(/token=(.)/, (_m, c: string) => `token=${c === 'A' ? 'B' : 'A'}`);
     expect((await page.goto(local(tampered)))?.status()).toBe(400);
     expect(await page.textContent('#error-message')).toBe('This link is not valid: it may be incomplete or changed. Ask for a new one.');
+    expect(await page.textContent('#forward')).toBe('Go to your account');
 
     // A reset link left for more than an hour.
     smtp.clear();
@@ -140,6 +143,7 @@ describe.skipIf(!hasChromium)('email flows in Chromium', () => {
     try {
       expect((await page.goto(local(stale)))?.status()).toBe(400);
       expect(await page.textContent('#error-message')).toBe('This link has expired. Ask for a new one.');
+      await Promise.all([page.waitForURL(`${t.baseUrl}/forgot-password`), page.click('#forward')]);
     } finally {
       t.clock.advance(-3600 * 1000);
     }

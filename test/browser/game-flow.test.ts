@@ -61,11 +61,11 @@ async function signedInContext(user: UserRecord): Promise<BrowserContext> {
   return context;
 }
 
-async function openPlay(signedInAs?: UserRecord): Promise<{ close: () => Promise<void>; page: Page; game: Frame }> {
+async function openPlay(signedInAs?: UserRecord, id = gameId): Promise<{ close: () => Promise<void>; page: Page; game: Frame }> {
   const context = signedInAs ? await signedInContext(signedInAs) : await browser.newContext();
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  await page.goto(`${t.baseUrl}/play/${gameId}`);
+  await page.goto(`${t.baseUrl}/play/${id}`);
   await page.frameLocator('#game').locator('#authorize').waitFor();
   const game = page.frames().find((f) => f.url().startsWith(gameOrigin))!;
   return { page, game, close: () => (signedInAs ? page.close() : context.close()) };
@@ -159,6 +159,25 @@ describe.skipIf(!hasChromium)('game flow in Chromium', () => {
     const { close, game } = await openPlay();
     expect(await ask(game, { action: 'info' })).toEqual({ type: 'info', logged_in: false, game_id: gameId });
     expect(await ask(game, authorize(client.clientId), 2)).toEqual({ type: 'authorized', error: true, message: 'no_account' });
+    await close();
+  });
+
+  it('a game that expects the service elsewhere (another port) says so at once, and its buttons get an answer', async () => {
+    const elsewhere = 'http://127.0.0.1:9';
+    const misplaced = await registerGame(
+      { store: t.store, now: t.clock.now },
+      { authorId: author.id, title: 'Misplaced Game', url: `${gameOrigin}/?service=${encodeURIComponent(elsewhere)}` },
+    );
+    const { close, game } = await openPlay(player, misplaced.id);
+    const serviceOrigin = new URL(t.baseUrl).origin;
+    expect(await game.textContent('#log')).toBe(
+      `problem  This game expects the service at ${elsewhere} but is framed by ${serviceOrigin}: ` +
+        `restart serve.mjs with SERVICE_URL=${serviceOrigin} (or add ?service=${encodeURIComponent(serviceOrigin)} to the game's address).\n`,
+    );
+    await game.click('#info');
+    await game.waitForFunction(() => document.getElementById('log')!.textContent.includes('No answer'), undefined, { timeout: 8000 });
+    expect(await game.textContent('#log')).toContain(`problem  No answer from the service at ${elsewhere} in 3 seconds. This game expects the service at ${elsewhere} but is framed by ${serviceOrigin}`);
+    expect(await game.evaluate(() => window.received.length)).toBe(0);
     await close();
   });
 

@@ -69,6 +69,29 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'apps-page.png'), fullPage: true });
   });
 
+  it("the link builder's scope checkboxes sit on their labels' line, just before the words (desktop and phone widths)", async () => {
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      const boxes = await page.$$eval(`section.app[data-client-id="${app.clientId}"] .choices label`, (labels) =>
+        labels.map((label) => {
+          const box = label.querySelector('input')!.getBoundingClientRect();
+          const range = document.createRange();
+          range.selectNodeContents(label);
+          range.setStartAfter(label.querySelector('input')!);
+          const words = range.getBoundingClientRect();
+          return { text: range.toString().trim(), gap: words.left - box.right, centers: Math.abs(words.top + words.height / 2 - (box.top + box.height / 2)) };
+        }),
+      );
+      expect(boxes.map((b) => b.text)).toEqual(['userinfo', 'email', 'openid', 'profile']);
+      for (const b of boxes) {
+        expect(b.gap, `${width}px ${b.text}`).toBeGreaterThanOrEqual(0);
+        expect(b.gap, `${width}px ${b.text}`).toBeLessThan(12);
+        expect(b.centers, `${width}px ${b.text}`).toBeLessThan(4);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 720 });
+  });
+
   it('registers a public app: no secret shown, no rotate button, its post-logout address listed', async () => {
     await page.goto(`${t.baseUrl}/apps`);
     await page.fill('#app-name', 'Browser Client');
@@ -174,6 +197,34 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     await tab.fill('input[name=password]', 'correct horse battery');
     await Promise.all([tab.waitForURL(link), tab.click('button[type=submit]')]);
     expect(await tab.textContent('#app-name')).toBe('Callback Client');
+    await fresh.close();
+  });
+
+  it("a visitor who follows the header's Sign up from an app's sign-in page lands back on the consent page; Authorize looks disabled until the address is verified", async () => {
+    const fresh = await browser.newContext();
+    const tab = await fresh.newPage();
+    const link = await generatedLink(true);
+    await tab.goto(link);
+    expect(new URL(tab.url()).pathname).toBe('/signin');
+    const returnTo = new URL(tab.url()).searchParams.get('return_to')!;
+    expect(await tab.getAttribute('header a:text-is("Sign up")', 'href')).toBe(`/signup?return_to=${encodeURIComponent(returnTo)}`);
+    await Promise.all([tab.waitForURL(`${t.baseUrl}/signup?**`), tab.click('header a:text-is("Sign up")')]);
+    const newcomer = `${name}_new`;
+    await tab.fill('input[name=name]', newcomer);
+    await tab.fill('input[name=email]', `${newcomer}@example.com`);
+    await tab.fill('input[name=password]', 'correct horse battery');
+    await Promise.all([tab.waitForURL(link), tab.click('main button[type=submit]')]);
+    expect(await tab.textContent('#app-name')).toBe('Callback Client');
+    // The email scope and an unverified address: Authorize is disabled, and looks it.
+    expect(await tab.isDisabled('#authorize')).toBe(true);
+    const look = (selector: string) =>
+      tab.$eval(selector, (el) => {
+        const s = getComputedStyle(el);
+        return { background: s.backgroundColor, color: s.color, cursor: s.cursor, border: s.borderStyle };
+      });
+    expect(await look('#authorize')).toEqual({ background: 'rgb(237, 242, 247)', color: 'rgb(45, 55, 72)', cursor: 'not-allowed', border: 'dashed' });
+    expect(await look('#resend-verification')).toEqual({ background: 'rgb(43, 108, 176)', color: 'rgb(255, 255, 255)', cursor: 'pointer', border: 'none' });
+    await tab.screenshot({ path: path.join(SCREENSHOTS_DIR, 'consent-disabled-authorize.png'), fullPage: true });
     await fresh.close();
   });
 

@@ -28,6 +28,8 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 export const LINK_INVALID = 'This link is not valid: it may be incomplete or changed. Ask for a new one.';
 const LINK_USED = 'This link has already been used. Ask for a new one if you still need it.';
+const LINK_REPLACED = 'A newer link replaced this one: use the link in the latest mail, or ask for a new one.';
+const LINK_REPLACED_AND_USED = 'A newer link replaced this one, and it has been used. Ask for a new one if you still need it.';
 const LINK_EXPIRED = 'This link has expired. Ask for a new one.';
 
 /** Stores a new link for the user and returns its token (the only copy: it goes into the mail). */
@@ -71,9 +73,22 @@ export async function usableLink(deps: Pick<EmailDeps, 'store' | 'now'>, token: 
   if (!TOKEN_SHAPE.test(token)) throw new InvalidInput(LINK_INVALID);
   const link = await deps.store.getEmailLink(hashSecret(token));
   if (!link || !purposes.includes(link.purpose)) throw new InvalidInput(LINK_INVALID);
-  if (link.usedAt !== null) throw new InvalidInput(LINK_USED);
+  if (link.usedAt !== null) throw new InvalidInput(await whyUsed(deps, link));
   if (link.expiresAt <= deps.now()) throw new InvalidInput(LINK_EXPIRED);
   return link;
+}
+
+/**
+ * Why a link is marked used: redeemed itself, or voided when a newer link of the same purpose was
+ * redeemed (both marked in the same transaction, so at the same time). A newer link the person
+ * can still use is named as the way forward.
+ */
+async function whyUsed(deps: Pick<EmailDeps, 'store' | 'now'>, link: EmailLinkRecord): Promise<string> {
+  const newer = (await deps.store.listEmailLinks(link.userId, link.purpose)).filter(
+    (other) => other.createdAt > link.createdAt,
+  );
+  if (!newer.some((other) => other.usedAt === link.usedAt)) return LINK_USED;
+  return newer.some((other) => other.usedAt === null && other.expiresAt > deps.now()) ? LINK_REPLACED : LINK_REPLACED_AND_USED;
 }
 
 /** Why a link that looked usable could not be redeemed (another request used it, or it just expired). */

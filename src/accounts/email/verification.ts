@@ -5,6 +5,7 @@
  */
 import { Conflict, InvalidInput, Unavailable } from '../../domain/errors.js';
 import { verificationMessage } from '../../mail/messages.js';
+import { hashSecret } from '../../oauth/secrets.js';
 import { UniqueViolation, type UserRecord } from '../../store/types.js';
 import { failedRedemption, mailNewLink, usableLink, type EmailDeps } from './links.js';
 
@@ -33,12 +34,37 @@ export async function resendVerification(deps: EmailDeps, user: UserRecord): Pro
   await sendVerification(deps, user);
 }
 
-type FollowedLink = { kind: 'verified'; email: string } | { kind: 'changed'; email: string };
+/** `again`: the link could not be used, but what it was for is done (followed twice, say). */
+interface FollowedLink {
+  kind: 'verified' | 'changed';
+  email: string;
+  again?: true;
+}
+
+/**
+ * What a verification or change-of-address link that cannot be used any more was for, when that
+ * is done anyway: the account's address is the link's, and verified. Opening a link twice then
+ * says so instead of an error (the token proves as much as the first time it was opened).
+ */
+async function alreadyDone(deps: EmailDeps, token: string): Promise<FollowedLink | undefined> {
+  const link = await deps.store.getEmailLink(hashSecret(token));
+  if (!link || (link.purpose !== 'verify' && link.purpose !== 'change') || link.email === null) return undefined;
+  const user = await deps.store.getUser(link.userId);
+  if (!user || user.email !== link.email || user.emailVerifiedAt === null) return undefined;
+  return { kind: link.purpose === 'verify' ? 'verified' : 'changed', email: link.email, again: true };
+}
 
 /** Follows a verification or change-of-address link; every failure is InvalidInput or Conflict and changes nothing. */
 export async function followEmailLink(deps: EmailDeps, token: string): Promise<FollowedLink> {
   const purposes = ['verify', 'change'] as const;
-  const link = await usableLink(deps, token, purposes);
+  let link;
+  try {
+    link = await usableLink(deps, token, purposes);
+  } catch (err) {
+    const done = err instanceof InvalidInput ? await alreadyDone(deps, token) : undefined;
+    if (done) return done;
+    throw err;
+  }
   const email = link.email!;
   const now = deps.now();
   if (link.purpose === 'verify') {
@@ -47,6 +73,9 @@ export async function followEmailLink(deps: EmailDeps, token: string): Promise<F
     if (!redeemed) {
       const user = await deps.store.getUser(link.userId);
       if (user && user.email !== email) throw new InvalidInput('This link is for an address your account no longer uses');
+      // Another request (a second click) used it a moment ago.
+      const done = await alreadyDone(deps, token);
+      if (done) return done;
       throw await failedRedemption(deps, token, purposes);
     }
     deps.audit('email_verified', { userId: link.userId });

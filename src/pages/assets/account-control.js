@@ -26,6 +26,7 @@
   }
 
   async function revoke(grant) {
+    if (!confirm(`Revoke the access of ${grant.app_name}? Its tokens stop working at once, and it must ask you again.`)) return;
     const res = await api('DELETE', `/api/account/grants/${encodeURIComponent(grant.client_id)}`);
     if (!res.ok) return failed(res, 'Revoking access');
     status(`Access of ${grant.app_name} revoked`);
