@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mayRemovePasskey, passkeyAmr } from '../src/accounts/passkeys.js';
 import type { AuditEvent, AuditFields } from '../src/audit.js';
 import { RateLimited } from '../src/domain/errors.js';
+import { liftSuspension, suspendUser } from '../src/moderation/moderation.js';
 import { hashSecret } from '../src/oauth/secrets.js';
 import { SoftAuthenticator } from './fixtures/soft-authenticator.js';
 import { Agent, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from './helpers.js';
@@ -183,6 +184,18 @@ describe('signing in with a passkey', () => {
     // An address that is not a path here is ignored.
     const elsewhere = await signInWith(key, { return_to: 'https://evil.example/' });
     expect(await body(elsewhere.res)).toEqual([200, { redirect: '/account' }]);
+  });
+
+  it('refuses a suspended account (403, with the reason), and signs it in again once lifted', async () => {
+    const { agent: owner, user } = await signedInAgent(t);
+    const { key } = await addPasskey(owner);
+    const deps = { store: t.store, now: () => t.clock.now(), audit: () => undefined };
+    await suspendUser(deps, null, user.id, { reason: 'Spamming the game chat' });
+    const { agent, res } = await signInWith(key);
+    expect(await body(res)).toEqual([403, { message: 'This account is suspended: Spamming the game chat' }]);
+    expect(await body(await agent.fetch('/api/session'))).toMatchObject([200, { signed_in: false }]);
+    await liftSuspension(deps, null, user.id);
+    expect(await body((await signInWith(key)).res)).toEqual([200, { redirect: '/account' }]);
   });
 
   it('records swk for a synced passkey, and no mfa without user verification', async () => {
