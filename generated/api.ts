@@ -3008,10 +3008,10 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The user's id, a positive integer.
+         * @description The user's id, a positive integer in plain digits (see the `Id` schema).
          * @example 31
          */
-        ModerationUserId: number;
+        ModerationUserId: components["schemas"]["Id"];
         /**
          * @description The one-time token of an email link (43 base64url characters).
          * @example Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgdG9rZW4
@@ -3078,20 +3078,7 @@ export interface components {
          */
         Prompt: string;
     };
-    requestBodies: {
-        ModerationReason: {
-            content: {
-                /**
-                 * @example {
-                 *       "reason": "Insults another player by name."
-                 *     }
-                 */
-                "application/json": {
-                    reason: components["schemas"]["ModerationReason"];
-                };
-            };
-        };
-    };
+    requestBodies: never;
     headers: never;
     pathItems: never;
 }
@@ -4444,10 +4431,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description User id, a positive integer.
+                 * @description User id, a positive integer in plain digits (see the `Id` schema).
                  * @example 12
                  */
-                id: number;
+                id: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -4462,10 +4449,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A user id to open straight away.
+                 * @description A user id to open straight away, in plain digits.
                  * @example 12
                  */
-                user?: number;
+                user?: components["schemas"]["Id"];
             };
             header?: never;
             path?: never;
@@ -6288,7 +6275,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user's id, a positive integer.
+                 * @description The user's id, a positive integer in plain digits (see the `Id` schema).
                  * @example 31
                  */
                 id: components["parameters"]["ModerationUserId"];
@@ -6431,10 +6418,10 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The report's id (from `listReports`).
+                 * @description The report's id (from `listReports`), a positive integer in plain digits.
                  * @example 41
                  */
-                reportId: number;
+                reportId: components["schemas"]["Id"];
             };
             cookie?: never;
         };
@@ -6594,7 +6581,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user's id, a positive integer.
+                 * @description The user's id, a positive integer in plain digits (see the `Id` schema).
                  * @example 31
                  */
                 id: components["parameters"]["ModerationUserId"];
@@ -6615,7 +6602,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user's id, a positive integer.
+                 * @description The user's id, a positive integer in plain digits (see the `Id` schema).
                  * @example 31
                  */
                 id: components["parameters"]["ModerationUserId"];
@@ -6670,7 +6657,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user's id, a positive integer.
+                 * @description The user's id, a positive integer in plain digits (see the `Id` schema).
                  * @example 31
                  */
                 id: components["parameters"]["ModerationUserId"];
@@ -6705,14 +6692,25 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user's id, a positive integer.
+                 * @description The user's id, a positive integer in plain digits (see the `Id` schema).
                  * @example 31
                  */
                 id: components["parameters"]["ModerationUserId"];
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["ModerationReason"];
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Insults another player by name."
+                 *     }
+                 */
+                "application/json": {
+                    reason: components["schemas"]["ModerationReason"];
+                };
+            };
+        };
         responses: {
             200: components["responses"]["ModerationUser"];
             400: components["responses"]["ModerationReasonInvalid"];
@@ -6743,14 +6741,25 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user's id, a positive integer.
+                 * @description The user's id, a positive integer in plain digits (see the `Id` schema).
                  * @example 31
                  */
                 id: components["parameters"]["ModerationUserId"];
             };
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["ModerationReason"];
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Insults another player by name."
+                 *     }
+                 */
+                "application/json": {
+                    reason: components["schemas"]["ModerationReason"];
+                };
+            };
+        };
         responses: {
             200: components["responses"]["ModerationUser"];
             400: components["responses"]["ModerationReasonInvalid"];
@@ -6781,7 +6790,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user's id, a positive integer.
+                 * @description The user's id, a positive integer in plain digits (see the `Id` schema).
                  * @example 31
                  */
                 id: components["parameters"]["ModerationUserId"];
@@ -6833,10 +6842,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only actions on this user id.
+                 * @description Only actions on this user id, in plain digits.
                  * @example 31
                  */
-                target?: number;
+                target?: components["schemas"]["Id"];
                 /**
                  * @description At most this many actions (1-200, default 50).
                  * @example 50

@@ -25,7 +25,7 @@ function sendModerationUser(ctx: Koa.Context, body: ModerationUserView): void {
 const moderationDeps = (deps: AppDeps) => ({ store: deps.store, now: deps.now, audit: deps.audit });
 
 export const reportUser: Handler<'reportUser'> = async (input, ctx, deps) => {
-  const body: JsonBody<'reportUser', 201> = await report({ ...moderationDeps(deps), limit: deps.limits.reportUser }, signedInUser(ctx), input.path.id, input.body);
+  const body: JsonBody<'reportUser', 201> = await report({ ...moderationDeps(deps), limit: deps.limits.reportUser }, signedInUser(ctx), Number(input.path.id), input.body);
   ctx.status = 201;
   ctx.body = body;
 };
@@ -37,7 +37,7 @@ export const listReports: Handler<'listReports'> = async (_input, ctx, deps) => 
 };
 
 export const closeReport: Handler<'closeReport'> = async (input, ctx, deps) => {
-  const body: JsonBody<'closeReport', 200> = await close(moderationDeps(deps), signedInUser(ctx), input.path.reportId, input.body.outcome);
+  const body: JsonBody<'closeReport', 200> = await close(moderationDeps(deps), signedInUser(ctx), Number(input.path.reportId), input.body.outcome);
   ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
 };
@@ -49,31 +49,31 @@ export const findModerationUsers: Handler<'findModerationUsers'> = async (input,
 };
 
 export const getModerationUser: Handler<'getModerationUser'> = async (input, ctx, deps) => {
-  sendModerationUser(ctx, await getOne(moderationDeps(deps), signedInUser(ctx), input.path.id));
+  sendModerationUser(ctx, await getOne(moderationDeps(deps), signedInUser(ctx), Number(input.path.id)));
 };
 
 export const suspendUser: Handler<'suspendUser'> = async (input, ctx, deps) => {
-  sendModerationUser(ctx, await suspend(moderationDeps(deps), signedInUser(ctx), input.path.id, input.body));
+  sendModerationUser(ctx, await suspend(moderationDeps(deps), signedInUser(ctx), Number(input.path.id), input.body));
 };
 
 export const liftSuspension: Handler<'liftSuspension'> = async (input, ctx, deps) => {
-  sendModerationUser(ctx, await lift(moderationDeps(deps), signedInUser(ctx), input.path.id));
+  sendModerationUser(ctx, await lift(moderationDeps(deps), signedInUser(ctx), Number(input.path.id)));
 };
 
 export const hideBio: Handler<'hideBio'> = async (input, ctx, deps) => {
-  sendModerationUser(ctx, await hide(moderationDeps(deps), signedInUser(ctx), input.path.id, input.body));
+  sendModerationUser(ctx, await hide(moderationDeps(deps), signedInUser(ctx), Number(input.path.id), input.body));
 };
 
 export const removePicture: Handler<'removePicture'> = async (input, ctx, deps) => {
-  sendModerationUser(ctx, await removePic({ ...moderationDeps(deps), files: deps.files }, signedInUser(ctx), input.path.id, input.body));
+  sendModerationUser(ctx, await removePic({ ...moderationDeps(deps), files: deps.files }, signedInUser(ctx), Number(input.path.id), input.body));
 };
 
 export const setModLevel: Handler<'setModLevel'> = async (input, ctx, deps) => {
-  sendModerationUser(ctx, await setLevel(moderationDeps(deps), signedInUser(ctx), input.path.id, input.body));
+  sendModerationUser(ctx, await setLevel(moderationDeps(deps), signedInUser(ctx), Number(input.path.id), input.body));
 };
 
 export const listModerationActions: Handler<'listModerationActions'> = async (input, ctx, deps) => {
-  const actions = await listActions(moderationDeps(deps), signedInUser(ctx), { targetId: input.query.target, limit: input.query.limit });
+  const actions = await listActions(moderationDeps(deps), signedInUser(ctx), { targetId: input.query.target === undefined ? undefined : Number(input.query.target), limit: input.query.limit });
   const body: JsonBody<'listModerationActions', 200> = { actions };
   ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
