@@ -3,6 +3,8 @@
  * WCAG 2.0/2.1/2.2 A and AA) at a desktop (1280x800) and a phone (390x844) width, and a few in
  * the dark scheme, with a screenshot of each in test-artifacts/screenshots/ (a11y-<width>-<page>.png).
  * The two widths run side by side, each with users of its own, on one server and one browser.
+ * A page state whose markup another one checked has too (a form before and after its error, a
+ * moderation queue without and with a user opened) is checked once, in its fuller state.
  * Not /docs: the third-party reference renderer (Redoc) has violations of its own (contrast of
  * inline code, an unnamed select, scrollable regions without keyboard access, target size).
  */
@@ -19,7 +21,7 @@ import { hashSecret, randomSecret } from '../../src/oauth/secrets.js';
 import type { EmailLinkPurpose, UserRecord } from '../../src/store/types.js';
 import { makeClient, makeUser, startServer, type TestClient, type TestServer, TEST_PASSWORD } from '../helpers.js';
 import { expectNoAxeViolations } from './axe.js';
-import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
+import { hasChromium, launchChromium, SCREENSHOTS_DIR, startCallbackServer, type CallbackServer } from './chromium.js';
 
 let t: TestServer;
 let browser: Browser;
@@ -28,6 +30,7 @@ let gameServer: http.Server;
 let staticGame: Awaited<ReturnType<typeof serveStaticGame>>;
 let staticGameUrl: string;
 let gameId: number;
+let callback: CallbackServer;
 
 const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -85,7 +88,8 @@ async function signedOut(viewport: Viewport): Promise<void> {
   const other = await makeUser(t);
   await t.store.updateUser(other.id, { bio: 'Plays every night.\nLikes puzzles.', flairs: ['none', 'gold'], equippedFlair: 'gold', playMinutes: 75 });
   await check(page, viewport.name, 'home', '/');
-  await check(page, viewport.name, 'signin', '/signin', '#passkey-signin');
+  // The sign-in page as it is first shown has the same markup as with its error, checked below.
+  await page.goto(`${t.baseUrl}/signin`);
   await page.fill('input[name=name]', other.name);
   await page.fill('input[name=password]', 'not-the-password');
   await submit(page, 'main button[type=submit]', '/signin');
@@ -119,10 +123,9 @@ async function signedOut(viewport: Viewport): Promise<void> {
   const unverified = await makeUser(t, undefined, { verified: false });
   const verify = await emailLink(unverified, 'verify', unverified.email);
   await check(page, viewport.name, 'verify-email', `/verify-email?token=${verify}`, '#email');
-  await check(page, viewport.name, 'verify-email-again', `/verify-email?token=${verify}`, '#email');
-  await check(page, viewport.name, 'verify-email-error', `/verify-email?token=${'B'.repeat(43)}`, '#forward');
+  // Opened again, or a bad one: the same two pages with other words (test/browser/email-flows.test.ts).
 
-  // The second step of sign-in, for an account with an authenticator app; then a wrong code.
+  // The second step of sign-in, for an account with an authenticator app, with a wrong code.
   const withApp = await makeUser(t);
   expect(await t.store.savePendingTotp(withApp.id, 'sealed-seed', t.clock.now())).toBe(true);
   expect(await t.store.confirmTotp(withApp.id, 'sealed-seed', 1, t.clock.now(), [hashSecret('abcdefghjk')])).toBe(true);
@@ -130,7 +133,6 @@ async function signedOut(viewport: Viewport): Promise<void> {
   await page.fill('input[name=name]', withApp.name);
   await page.fill('input[name=password]', TEST_PASSWORD);
   await Promise.all([page.waitForURL(`${t.baseUrl}/signin/otp`), page.click('main button[type=submit]')]);
-  await checkHere(page, viewport.name, 'signin-otp');
   await page.fill('#otp', 'zzzzz-zzzzz');
   await submit(page, 'main button[type=submit]', '/signin/otp');
   expect(await page.textContent('#error-message')).toBe('That code is not right, or it was used already');
@@ -170,15 +172,16 @@ async function signedIn(viewport: Viewport): Promise<void> {
   await checkHere(page, viewport.name, 'apps-secret');
   await check(page, viewport.name, 'games-signed-in', '/games', '#game-form');
   await check(page, viewport.name, 'profile-report', `/users/${other.id}`, '#report-form');
-  await check(page, viewport.name, 'profile-own', `/users/${user.id}`, '#profile-name');
-  await check(page, viewport.name, 'moderation', '/moderation', `#report-queue .queue-entry[data-user-id="${other.id}"]`);
-  await check(page, viewport.name, 'moderation-user', `/moderation?user=${other.id}`, '#suspend');
+  // The queue, and the user opened beside it.
+  await page.goto(`${t.baseUrl}/moderation?user=${other.id}`);
+  await page.waitForSelector(`#report-queue .queue-entry[data-user-id="${other.id}"]`);
+  await page.waitForSelector('#suspend');
+  await checkHere(page, viewport.name, 'moderation-user');
   const consent = new URLSearchParams({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'userinfo email', state: 's' });
   await check(page, viewport.name, 'consent', `/oauth?${consent}`, '#authorize');
   await check(page, viewport.name, 'logout-confirm', `/oauth/logout?client_id=${client.clientId}`, '#stay');
   await submit(page, '#stay', '/oauth/logout/confirm');
   expect(await page.textContent('h1')).toBe('You are still signed in');
-  await checkHere(page, viewport.name, 'still-signed-in');
   await check(page, viewport.name, 'email-changed', `/verify-email?token=${await emailLink(user, 'change', `new_${user.id}@example.com`)}`, '#email');
   // The play page with the game's consent dialog open; the game in its frame too.
   await page.goto(`${t.baseUrl}/play/${gameId}`);
@@ -207,6 +210,45 @@ async function darkScheme(viewport: Viewport): Promise<void> {
   await context.close();
 }
 
+/** What has the keyboard focus: in the page, or in a frame of it (the example game's). */
+interface Focused {
+  /** `tag#id`, `tag[name=..]` or `tag "text"`; `iframe > ...` inside the game's frame. */
+  what: string;
+  /** Inside the open consent dialog. */
+  inDialog: boolean;
+  /** A visible focus indicator: :focus-visible matches and an outline or box-shadow shows. */
+  visible: boolean;
+}
+
+function describeFocus(): { what: string; inDialog: boolean; visible: boolean } {
+  const el = document.activeElement;
+  if (!el || el === document.body) return { what: 'body', inDialog: false, visible: false };
+  const text = (el.textContent ?? '').trim().replace(/\s+/g, ' ');
+  const what = el.id ? `${el.localName}#${el.id}` : el.getAttribute('name') ? `${el.localName}[name=${el.getAttribute('name')}]` : `${el.localName} "${text}"`;
+  const style = getComputedStyle(el);
+  const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+  return { what, inDialog: el.closest('dialog[open]') !== null, visible: el.matches(':focus-visible') && (outline || style.boxShadow !== 'none') };
+}
+
+async function focused(page: Page): Promise<Focused> {
+  const top = await page.evaluate(describeFocus);
+  if (top.what !== 'iframe#game') return top;
+  const inner = await page.frame({ url: /^http:\/\/127\.0\.0\.1:\d+\/\?service=/ })!.evaluate(describeFocus);
+  return { ...inner, what: `iframe > ${inner.what}` };
+}
+
+/** Presses Tab until `what` has the focus (at most `max` times); the focus stops seen on the way. */
+async function tabTo(page: Page, what: string, max = 20): Promise<Focused[]> {
+  const seen: Focused[] = [];
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    const now = await focused(page);
+    seen.push(now);
+    if (now.what === what) return seen;
+  }
+  throw new Error(`Tab never reached ${what}: ${seen.map((f) => f.what).join(', ')}`);
+}
+
 /** Runs `phase` at each width at once (each in a browser context of its own); fails with the first failure, once both ended. */
 async function bothWidths(phase: (viewport: Viewport) => Promise<void>): Promise<void> {
   const results = await Promise.allSettled(VIEWPORTS.map(phase));
@@ -232,12 +274,14 @@ describe.skipIf(!hasChromium)('accessibility (axe-core, WCAG 2.2 A and AA)', () 
     staticGame = await serveStaticGame(0);
     const { app } = await registerOAuthApp({ store: t.store, now: t.clock.now }, { ownerId: author.id, name: 'Static Game App', redirectUris: [staticGame.url], public: true });
     staticGameUrl = `${staticGame.url}?service=${encodeURIComponent(t.baseUrl)}&client_id=${app.clientId}`;
+    callback = await startCallbackServer();
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
     gameServer?.close();
     await staticGame?.close();
+    callback?.close();
     await t?.close();
   });
 
@@ -246,6 +290,75 @@ describe.skipIf(!hasChromium)('accessibility (axe-core, WCAG 2.2 A and AA)', () 
     const page = await context.newPage();
     await page.setContent('<!doctype html><html lang="en"><title>t</title><main><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main></html>');
     await expect(expectNoAxeViolations(page, 'sample')).rejects.toThrow('sample: image-alt (critical): Images must have alternative text\n    img');
+    await context.close();
+  });
+
+  it('keyboard only: sign in, authorize an app, and the game flow dialog (focus visible and in order; the dialog traps and returns focus)', async () => {
+    const user = await makeUser(t);
+    const app = await makeClient(t, user.id, [callback.url]);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await newPage(context);
+    const press = async (key: string) => {
+      await page.keyboard.press(key);
+      return focused(page);
+    };
+
+    // An app's sign-in link, signed out: the sign-in page, every stop in reading order, each with its focus ring.
+    const consent = new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: callback.url, scope: 'userinfo', state: 'kb' });
+    await page.goto(`${t.baseUrl}/oauth?${consent}`);
+    await page.waitForURL(`${t.baseUrl}/signin?**`);
+    const header = ['a "Identity"', 'a "Games"', 'a "Apps"', 'a "Account"'];
+    const signInStops: Focused[] = [];
+    for (let i = 0; i < 12; i++) signInStops.push(await press('Tab'));
+    expect(signInStops.map((f) => f.what)).toEqual([
+      ...header, 'a "Sign in"', 'a "Sign up"',
+      'input[name=name]', 'input[name=password]', 'button "Sign in"', 'button#passkey-signin', 'a#forgot-password', 'a "Sign up"',
+    ]);
+    expect(signInStops.filter((f) => !f.visible)).toEqual([]);
+    for (let i = 0; i < 5; i++) await press('Shift+Tab');
+    expect(await focused(page)).toEqual({ what: 'input[name=name]', inDialog: false, visible: true });
+    await page.keyboard.type(user.name);
+    await press('Tab');
+    await page.keyboard.type(TEST_PASSWORD);
+    await Promise.all([page.waitForURL(`${t.baseUrl}/oauth?**`), page.keyboard.press('Enter')]);
+
+    // The consent page: Authorize after the header, Cancel after it; Shift+Tab goes back, Space authorizes.
+    const consentStops = await tabTo(page, 'button#authorize');
+    expect(consentStops.map((f) => f.what)).toEqual([...header, 'button "Sign out"', 'button#authorize']);
+    expect(consentStops.filter((f) => !f.visible)).toEqual([]);
+    expect(await press('Tab')).toEqual({ what: 'button#cancel', inDialog: false, visible: true });
+    expect(await press('Shift+Tab')).toEqual({ what: 'button#authorize', inDialog: false, visible: true });
+    await Promise.all([page.waitForURL(`${callback.url}?**`), page.keyboard.press('Space')]);
+    const back = new URL(page.url()).searchParams;
+    expect([back.get('state'), back.get('code')?.length]).toEqual(['kb', 43]);
+
+    // The game flow: Tab into the game's frame, ask to sign in; the dialog takes the focus and keeps it.
+    const gameFrame = () => page.frame({ url: /^http:\/\/127\.0\.0\.1:\d+\/\?service=/ })!;
+    const answers = () => gameFrame().evaluate(() => (window as unknown as { received: { type: string; error: boolean; message?: string; code?: string }[] }).received);
+    for (const decision of ['Escape', 'Enter'] as const) {
+      await page.goto(`${t.baseUrl}/play/${gameId}`);
+      await gameFrame().waitForSelector('#authorize');
+      const playStops = await tabTo(page, 'iframe > button#authorize');
+      expect(playStops.map((f) => f.what)).toEqual([...header, 'button "Sign out"', 'iframe > input#client-id', 'iframe > button#info', 'iframe > button#authorize']);
+      expect(playStops.filter((f) => !f.visible)).toEqual([]);
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#consent[open]');
+      expect(await focused(page)).toEqual({ what: 'button#consent-authorize', inDialog: true, visible: true });
+      // Round and round inside the dialog, both ways: the page behind it is never reached.
+      const trapped: Focused[] = [];
+      for (const key of ['Tab', 'Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) trapped.push(await press(key));
+      const [authorize, cancel] = [{ what: 'button#consent-authorize', inDialog: true, visible: true }, { what: 'button#consent-cancel', inDialog: true, visible: true }];
+      expect(trapped).toEqual([cancel, authorize, cancel, authorize, cancel, authorize, cancel, authorize]);
+      // Escape cancels; Enter on Authorize (where the focus is) authorizes.
+      await page.keyboard.press(decision);
+      await page.waitForSelector('#consent:not([open])', { state: 'attached' });
+      await expect.poll(answers).toHaveLength(1);
+      const [answer] = await answers();
+      if (decision === 'Escape') expect(answer).toEqual({ type: 'authorized', error: true, message: 'access_denied', echo: 'authorize-button' });
+      else expect([answer?.error, answer?.code?.length]).toEqual([false, 43]);
+      // The focus is back where it was: the game's button.
+      expect(await focused(page)).toEqual({ what: 'iframe > button#authorize', inDialog: false, visible: true });
+    }
     await context.close();
   });
 
