@@ -35,7 +35,7 @@ export default tseslint.config(
     // The game SDK (client/sdk/game.js) runs in browsers: their globals, named one by one.
     files: ['client/sdk/**/*.js'],
     languageOptions: {
-      globals: Object.fromEntries(['window', 'crypto', 'URL', 'TextEncoder', 'btoa', 'setTimeout', 'clearTimeout'].map((name) => [name, 'readonly'])),
+      globals: Object.fromEntries(['window', 'document', 'crypto', 'URL', 'TextEncoder', 'btoa', 'setTimeout', 'clearTimeout'].map((name) => [name, 'readonly'])),
     },
   },
 );

@@ -426,8 +426,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A script or stylesheet of the pages
-         * @description The pages' own scripts and stylesheet, shipped with the service (nothing is loaded from elsewhere).
+         * A script, stylesheet or icon of the pages
+         * @description The pages' own scripts, stylesheet and icon (`favicon.svg`, which every page names in a `<link rel="icon">`), shipped with the service (nothing is loaded from elsewhere).
          */
         get: operations["getAsset"];
         put?: never;
@@ -3987,7 +3987,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description File name: a lower-case letter, then up to 40 lower-case letters, digits or `-`, ending in `.js` or `.css`. Any other name, or a file the service does not ship, is 404.
+                 * @description File name: a lower-case letter, then up to 40 lower-case letters, digits or `-`, ending in `.js`, `.css` or `.svg`. Any other name, or a file the service does not ship, is 404.
                  * @example play.js
                  */
                 file: string;
@@ -4011,6 +4011,8 @@ export interface operations {
                     "text/javascript": string;
                     /** @example body { font-family: system-ui, sans-serif; } */
                     "text/css": string;
+                    /** @example <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><title>Identity</title></svg> */
+                    "image/svg+xml": string;
                 };
             };
             /** @description No such asset. */

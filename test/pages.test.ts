@@ -43,6 +43,15 @@ describe('getAsset', () => {
     }
   });
 
+  it('serves the icon every page names in its head, so browsers ask for no /favicon.ico', async () => {
+    const res = await fetch(`${t.baseUrl}/assets/favicon.svg`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    expect(await res.text()).toBe(fs.readFileSync('src/pages/assets/favicon.svg', 'utf8'));
+    const home = await (await fetch(`${t.baseUrl}/`)).text();
+    expect(home).toContain('<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">');
+  });
+
   it('serves the vendored WebAuthn library as installed in node_modules', async () => {
     const res = await fetch(`${t.baseUrl}/assets/simplewebauthn-browser.js`);
     expect(res.status).toBe(200);
@@ -51,7 +60,7 @@ describe('getAsset', () => {
   });
 
   it('is 404 for an unknown or malformed name, never a file outside assets/', async () => {
-    for (const file of ['nope.js', '..%2Fhtml.ts', 'play.ts', '.hidden.js']) {
+    for (const file of ['nope.js', 'nope.svg', '..%2Fhtml.ts', 'play.ts', '.hidden.js', 'favicon.ico']) {
       const res = await fetch(`${t.baseUrl}/assets/${file}`);
       expect([res.status, await res.json()]).toEqual([404, { message: 'No such asset' }]);
     }

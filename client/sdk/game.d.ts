@@ -78,7 +78,9 @@ export interface GameInfo {
 /**
  * Asks the player (through the play page) to sign the game in; one authorize per page load.
  * Needs Web Crypto's `crypto.subtle` for the PKCE challenge, which browsers give secure contexts
- * only (https, or localhost): without it, rejects with a plain `Error`.
+ * only (https, or localhost): without it, rejects with a plain `Error`. The play page's consent
+ * dialog takes the keyboard focus from the game; once answered, the focus goes back to the
+ * element that had it in the game (the button that asked), unless the player moved it meanwhile.
  */
 export declare function authorize(options: AuthorizeOptions): Promise<AuthorizeResult>;
 

@@ -138,9 +138,16 @@ export async function authorize(options) {
     code_challenge_method: 'S256',
   };
   if (nonce !== undefined) message.nonce = nonce;
-  return request(origin, message, 'authorized', timeoutOf(options, AUTHORIZE_TIMEOUT_MS), (data) => {
-    if (data.error === false && typeof data.code === 'string') return { code: data.code, codeVerifier };
-    const code = GAME_FLOW_ERROR_CODES.includes(data.message) ? data.message : 'server_error';
-    throw new GameAuthError(code, code === data.message ? undefined : `Unexpected answer from the play page: ${String(data.message)}`);
-  });
+  // The play page's consent dialog takes the focus from this frame; once answered, it goes back
+  // to what had it here (the button that asked), unless the player has moved it meanwhile.
+  const opener = document.activeElement;
+  try {
+    return await request(origin, message, 'authorized', timeoutOf(options, AUTHORIZE_TIMEOUT_MS), (data) => {
+      if (data.error === false && typeof data.code === 'string') return { code: data.code, codeVerifier };
+      const code = GAME_FLOW_ERROR_CODES.includes(data.message) ? data.message : 'server_error';
+      throw new GameAuthError(code, code === data.message ? undefined : `Unexpected answer from the play page: ${String(data.message)}`);
+    });
+  } finally {
+    if (opener && opener !== document.body && opener.isConnected && document.activeElement === document.body) opener.focus();
+  }
 }

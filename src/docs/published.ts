@@ -94,6 +94,7 @@ function docsPage(title: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} API reference</title>
+<link rel="icon" href="assets/favicon.svg" type="image/svg+xml">
 <style>body { margin: 0; padding: 0; }</style>
 </head>
 <body>

@@ -1,5 +1,5 @@
 /**
- * The pages' scripts and stylesheet: the files in assets/ beside this module, and the vendored
+ * The pages' scripts, stylesheet and icon: the files in assets/ beside this module, and the vendored
  * browser libraries (VENDORED, served from node_modules as they were installed), read once. Which
  * names may be asked for is the contract's rule (getAsset's `file` pattern, checked before the
  * handler runs); this module only knows which files it ships.
@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const DIR = path.join(import.meta.dirname, 'assets');
-const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml; charset=utf-8' };
 const require = createRequire(import.meta.url);
 
 /**

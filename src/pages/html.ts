@@ -67,6 +67,7 @@ export function layout(o: LayoutOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="${o.csrfToken}">
 <title>${o.title}</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/site.css">
 </head>
 <body>

@@ -195,13 +195,18 @@ describe.skipIf(!hasChromium)('the game SDK in Chromium', () => {
     }
   });
 
-  it('access_denied when the player cancels, then already_requested', async () => {
+  it('access_denied when the player cancels, then already_requested; the focus goes back to what had it in the game', async () => {
     const { context } = await signedInContext();
     const { page, game } = await openPlay(context);
+    await game.evaluate(() => document.body.append(Object.assign(document.createElement('button'), { id: 'ask', textContent: 'Sign in' })));
+    await game.focus('#ask');
     const pending = authorize(game);
     await page.waitForSelector('#consent[open]');
-    await page.click('#consent-cancel');
+    // The dialog took the focus (the game's frame is inert behind it).
+    expect(await game.evaluate(() => document.activeElement?.localName)).toBe('body');
+    await page.keyboard.press('Escape');
     expect(await pending).toEqual(refused('access_denied', 'The player refused'));
+    expect(await game.evaluate(() => document.activeElement?.id)).toBe('ask');
     expect(await authorize(game)).toEqual(refused('already_requested', 'This page load already asked to authorize'));
     await context.close();
   });

@@ -22,6 +22,19 @@
   const dialog = document.getElementById('consent');
   let requested = false;
 
+  // The modal dialog makes the page behind it inert; Tab on its last control (Shift+Tab on its
+  // first) comes round to the first (the last) instead of leaving for the browser's own controls.
+  dialog.addEventListener('keydown', (event) => {
+    if (event.key !== 'Tab') return;
+    const controls = [...dialog.querySelectorAll('button, a[href], input, select, textarea')].filter((c) => !c.disabled && c.offsetParent !== null);
+    const [first, last] = [controls[0], controls[controls.length - 1]];
+    if (!first) return;
+    if (event.shiftKey ? document.activeElement === first : document.activeElement === last) {
+      event.preventDefault();
+      (event.shiftKey ? last : first).focus();
+    }
+  });
+
   function reply(message, request) {
     if (request && Object.prototype.hasOwnProperty.call(request, 'echo')) message.echo = request.echo;
     frame.contentWindow.postMessage(message, origin);
@@ -57,8 +70,17 @@
     document.getElementById('consent-owner').textContent = app.owner.name;
     // The dialog lists every grantable scope; it shows those asked for.
     for (const item of dialog.querySelectorAll('li[data-scope]')) item.hidden = !scopes.includes(item.dataset.scope);
+    // Where the focus was (the game's frame, its button inside): it goes back there when the dialog closes.
+    const opener = document.activeElement;
     return new Promise((resolve) => {
-      dialog.addEventListener('close', () => resolve(dialog.returnValue === 'authorize'), { once: true });
+      dialog.addEventListener(
+        'close',
+        () => {
+          if (opener && opener !== document.body && opener.isConnected) opener.focus();
+          resolve(dialog.returnValue === 'authorize');
+        },
+        { once: true },
+      );
       dialog.returnValue = '';
       dialog.showModal();
     });
