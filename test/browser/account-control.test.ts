@@ -139,7 +139,7 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await card.locator('.revoke-grant').click();
     await page.waitForSelector('#grants >> text=No app has access to your account.');
     expect(asked).toHaveLength(2);
-    expect(await page.textContent('#status')).toBe('Access of Test App revoked');
+    expect(await page.textContent('#grants-result-status')).toBe('Access of Test App revoked');
 
     const revoked = await ask();
     expect([revoked.status, await revoked.json()]).toEqual([401, { message: 'Access token has been revoked' }]);
@@ -158,12 +158,12 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await page.fill('#current-password', 'not my password');
     await page.fill('#new-password', NEW_PASSWORD);
     await page.click('#change-password');
-    await expect.poll(() => page.textContent('#status')).toBe('Changing the password failed: The current password is wrong');
+    await expect.poll(() => page.textContent('#password-result-error')).toBe('Changing the password failed: The current password is wrong');
 
     await page.fill('#current-password', password);
     await page.fill('#new-password', NEW_PASSWORD);
     await page.click('#change-password');
-    await expect.poll(() => page.textContent('#status')).toBe('Password changed; every other session was signed out');
+    await expect.poll(() => page.textContent('#password-result-status')).toBe('Password changed; every other session was signed out');
     password = NEW_PASSWORD;
     await expect.poll(() => page.locator('#sessions li.session').count()).toBe(1);
 
@@ -209,7 +209,7 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await page.fill('#delete-password', password);
     await page.fill('#delete-confirm', 'not my name');
     await page.click('#delete-account-button');
-    await expect.poll(() => page.textContent('#status')).toBe('Deleting the account failed: Type your name exactly to confirm');
+    await expect.poll(() => page.textContent('#delete-result-error')).toBe('Deleting the account failed: Type your name exactly to confirm');
 
     await page.fill('#delete-password', password);
     await page.fill('#delete-confirm', user.name);

@@ -1,7 +1,8 @@
 // The account page: bio, flair, profile picture, through /api/account.
 'use strict';
 (function () {
-  const { api, status, failed, el } = window.idp;
+  const { api, said, refused, el } = window.idp;
+  const byId = (id) => document.getElementById(id);
 
   function show(user, email) {
     const picture = document.getElementById('picture');
@@ -27,44 +28,48 @@
 
   async function load() {
     const res = await api('GET', '/api/account');
-    if (!res.ok) return failed(res, 'Loading the account');
+    if (!res.ok) return refused('account-result', res, 'Loading the account');
     show(res.data.user, res.data.email);
     showBioRemoved(res.data.bio_removed);
   }
 
-  async function change(method, path, body, done) {
+  // One change through the API; its result goes to `slot`, right after the form or button that
+  // asked. A refusal marks `field` (what the person should fix) and keeps what they typed.
+  async function change(method, path, body, what, slot, field) {
     const res = await api(method, path, body);
     if (!res.ok) {
-      failed(res, done);
+      refused(slot, res, what, res.status === 400 || res.status === 413 || res.status === 415 ? field : undefined);
       return false;
     }
     show(res.data.user);
-    status(`${done}: done`);
+    said(slot, `${what}: done`);
     return true;
   }
 
-  document.getElementById('bio-form').addEventListener('submit', (e) => {
+  byId('bio-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    change('PATCH', '/api/account', { bio: document.getElementById('bio').value }, 'Saving the bio').then(async (saved) => {
+    change('PATCH', '/api/account', { bio: byId('bio').value }, 'Saving the bio', 'bio-result', byId('bio')).then(async (saved) => {
       // A new bio ends the notice of a removed one: the account says whether it still stands.
-      const res = saved && !document.getElementById('bio-removed').hidden ? await api('GET', '/api/account') : undefined;
+      const res = saved && !byId('bio-removed').hidden ? await api('GET', '/api/account') : undefined;
       if (res && res.ok) showBioRemoved(res.data.bio_removed);
     });
   });
-  document.getElementById('flair-form').addEventListener('submit', (e) => {
+  byId('flair-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    change('PATCH', '/api/account', { equippedFlair: document.getElementById('flair').value }, 'Equipping the flair');
+    change('PATCH', '/api/account', { equippedFlair: byId('flair').value }, 'Equipping the flair', 'flair-result', byId('flair'));
   });
-  document.getElementById('picture-form').addEventListener('submit', (e) => {
+  byId('picture-form').addEventListener('submit', async (e) => {
     e.preventDefault();
-    const file = document.getElementById('picture-file').files[0];
-    if (!file) return;
+    const input = byId('picture-file');
+    const file = input.files[0];
+    if (!file) return refused('picture-result', 'Choose a picture first', undefined, input);
     const form = new FormData();
     form.append('file', file);
-    change('PUT', '/api/account/picture', form, 'Uploading the picture');
+    // The chosen file stays chosen when the picture is refused; once it is the picture, it goes.
+    if (await change('PUT', '/api/account/picture', form, 'Uploading the picture', 'picture-result', input)) input.value = '';
   });
-  document.getElementById('remove-picture').addEventListener('click', () => {
-    change('DELETE', '/api/account/picture', undefined, 'Removing the picture');
+  byId('remove-picture').addEventListener('click', () => {
+    change('DELETE', '/api/account/picture', undefined, 'Removing the picture', 'picture-result');
   });
   load();
 })();
