@@ -591,8 +591,11 @@ export interface paths {
          * @description Needs the current password. Sends a verification link to the NEW address and a notice to
          *     the current one; the address changes only when the link is followed (`/verify-email`),
          *     and until then the current address stays in place with its verified state. Rate-limited
-         *     per account. A wrong password is 403, an address in use by another account 409, a mail
-         *     server that cannot be reached 503 (nothing is pending then).
+         *     per account. A wrong password is 403, the current or an invalid address 400, an address in
+         *     use by another account 409, too many tries 429 (with Retry-After): each answers the account
+         *     page again with that status, the reason right after this form (`role=alert`, named by the
+         *     wrong field's `aria-describedby`) and the typed address kept in its field (never the
+         *     password). A mail server that cannot be reached is 503, the error page (nothing is pending then).
          */
         post: operations["postChangeEmail"];
         delete?: never;
@@ -2658,6 +2661,18 @@ export interface components {
                 "text/html": string;
             };
         };
+        /** @description The account page again, the reason beside the form that was refused and what was typed kept (no password). */
+        AccountPageRefusal: {
+            headers: {
+                /** @description Seconds until another try is counted (429 only). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Your account</title></head><body><main><h1>Your account</h1><form method="post" action="/account/email" id="change-email-form"><input name="email" id="new-email" value="ada@new.example"><input name="password" type="password" aria-invalid="true" aria-describedby="change-email-result-error"></form><div class="result" id="change-email-result"><p role="alert" id="change-email-result-error">Changing the address failed: The current password is wrong</p></div></main></body></html> */
+                "text/html": string;
+            };
+        };
         /** @description An error page that states the reason. */
         HtmlError: {
             headers: {
@@ -4279,11 +4294,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["HtmlPage"];
-            400: components["responses"]["HtmlError"];
+            400: components["responses"]["AccountPageRefusal"];
             401: components["responses"]["HtmlError"];
-            403: components["responses"]["HtmlError"];
-            409: components["responses"]["HtmlError"];
-            429: components["responses"]["HtmlError"];
+            403: components["responses"]["AccountPageRefusal"];
+            409: components["responses"]["AccountPageRefusal"];
+            429: components["responses"]["AccountPageRefusal"];
             503: components["responses"]["HtmlError"];
         };
     };

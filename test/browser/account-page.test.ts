@@ -110,4 +110,26 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
     await expectErrorBeside(page, '#picture-form', 'picture-result', '#picture-file', 'Uploading the picture failed: The file is not an image in a supported format');
     expect(await page.locator('#picture-file').evaluate((input: HTMLInputElement) => input.files?.[0]?.name)).toBe('notes.txt');
   });
+
+  it('a refused change of address: the account page again, the reason beside the form, the typed address kept and its field focused', async () => {
+    const other = await makeUser(t);
+    const cases: [string, string, number, string, string][] = [
+      ['moved@new.example', 'not my password', 403, '#change-email-password', 'The current password is wrong'],
+      [other.email, TEST_PASSWORD, 409, '#new-email', 'Email address is already registered'],
+      [user.email, TEST_PASSWORD, 400, '#new-email', 'This already is your email address'],
+    ];
+    for (const [address, password, status, field, message] of cases) {
+      await page.fill('#new-email', address);
+      await page.fill('#change-email-password', password);
+      const [answer] = await Promise.all([page.waitForResponse(`${t.baseUrl}/account/email`), page.click('#change-email')]);
+      expect(answer.status()).toBe(status);
+      await page.waitForLoadState();
+      expect(await page.textContent('h1')).toBe('Your account');
+      expect(await page.inputValue('#new-email')).toBe(address);
+      await expectErrorBeside(page, '#change-email-form', 'change-email-result', field, `Changing the address failed: ${message}`);
+      // Only the wrong field is marked.
+      expect(await page.locator('#email-section [aria-invalid]').count()).toBe(1);
+    }
+    expect((await t.store.getUser(user.id))!.email).toBe(user.email);
+  });
 });

@@ -71,5 +71,8 @@
   byId('remove-picture').addEventListener('click', () => {
     change('DELETE', '/api/account/picture', undefined, 'Removing the picture', 'picture-result');
   });
+  // Served with a refusal in place (a change of address, posted as a form): scrolled into view.
+  const refusal = document.querySelector('.result [role=alert]:not(:empty)');
+  if (refusal) refusal.scrollIntoView({ block: 'nearest' });
   load();
 })();
