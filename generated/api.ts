@@ -407,7 +407,8 @@ export interface paths {
         };
         /**
          * Home page
-         * @description Links to sign in, sign up, the account, apps and games pages.
+         * @description Links to sign in, sign up, the account, apps and games pages. Where an action of the
+         *     account page ends (`done`), a notice says what happened.
          */
         get: operations["getHome"];
         put?: never;
@@ -3999,7 +4000,16 @@ export interface operations {
     };
     getHome: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description What just happened, from a fixed list: `signed-out` (this browser's session was signed
+                 *     out from the account page), `signed-out-everywhere`, `account-deleted`. The page shows
+                 *     its own sentence for each; any other value shows none (the page never repeats text
+                 *     from the address).
+                 * @example signed-out-everywhere
+                 */
+                done?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -2,8 +2,10 @@
  * The account page's "in control of your account" sections: connected apps, password, passkeys
  * (src/pages/passkeys.ts), sessions,
  * your data and account deletion. Kept apart from the profile part of the page (pages.ts) so each
- * can change without touching the other; their script is assets/account-control.js.
+ * can change without touching the other; their script is assets/account-control.js. What each
+ * scope lets an app do is the consent page's SCOPE_DESCRIPTIONS, rendered into a <template>.
  */
+import { SCOPE_DESCRIPTIONS, SCOPES } from '../oauth/scopes.js';
 import { html, type SafeHtml } from './html.js';
 import { passkeysSection } from './passkeys.js';
 import { resultSlot } from './result-slot.js';
@@ -13,6 +15,7 @@ export function accountControlSections(o: { userName: string; afterPassword?: Sa
   return html`<section id="connected-apps" class="card"><h2>Connected apps</h2>
 <p>Apps you let use your account. Revoking access signs the app out at once; it has to ask again next time.</p>
 <div id="grants"><p>Loading…</p></div>
+<template id="scope-descriptions">${SCOPES.map((s) => html`<li data-scope="${s}">${SCOPE_DESCRIPTIONS[s]}</li>`)}</template>
 ${resultSlot('grants-result')}</section>
 <section id="password" class="card"><h2>Change password</h2>
 <form id="password-form" class="stack">

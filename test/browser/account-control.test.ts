@@ -124,7 +124,7 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await card.waitFor();
     expect(await card.locator('.grant-app').textContent()).toBe('Test App');
     expect(await card.textContent()).toContain(`by ${owner.name}`);
-    expect(await card.locator('.grant-scopes').textContent()).toBe('Can: userinfo');
+    expect(await card.locator('.grant-scopes').textContent()).toBe('It can:See your user id, name and profile picture');
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'account-control.png'), fullPage: true });
     // It asks first, as Rotate secret does: dismissed, nothing changes.
     const asked: string[] = [];
@@ -197,7 +197,7 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
   it('Sign out everywhere ends every session, this one included', async () => {
     const other = await signedIn(user);
     await page.goto(`${t.baseUrl}/account`);
-    await Promise.all([page.waitForURL(`${t.baseUrl}/`), page.click('#signout-everywhere')]);
+    await Promise.all([page.waitForURL(`${t.baseUrl}/?done=signed-out-everywhere`), page.click('#signout-everywhere')]);
     expect(await isSignedIn(page)).toBe(false);
     expect(await isSignedIn(other.page)).toBe(false);
     await other.context.close();
@@ -213,7 +213,7 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
 
     await page.fill('#delete-password', password);
     await page.fill('#delete-confirm', user.name);
-    await Promise.all([page.waitForURL(`${t.baseUrl}/`), page.click('#delete-account-button')]);
+    await Promise.all([page.waitForURL(`${t.baseUrl}/?done=account-deleted`), page.click('#delete-account-button')]);
     expect((await fetch(`${t.baseUrl}/api/users/info?id=${user.id}`)).status).toBe(404);
     expect((await fetch(`${t.baseUrl}/pfp/medium/${user.id}.webp`)).status).toBe(404);
     expect(await isSignedIn(page)).toBe(false);

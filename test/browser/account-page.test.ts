@@ -5,14 +5,16 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UserRecord } from '../../src/store/types.js';
-import { makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
+import sharp from 'sharp';
+import { SCOPE_DESCRIPTIONS } from '../../src/oauth/scopes.js';
+import { makeClient, makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import { hasChromium, launchChromium } from './chromium.js';
 
 let t: TestServer;
 let browser: Browser;
 
-async function signedIn(who: UserRecord, viewport = { width: 1100, height: 800 }): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport });
+async function signedIn(who: UserRecord, viewport = { width: 1100, height: 800 }, userAgent?: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport, userAgent });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   await page.goto(`${t.baseUrl}/signin`);
@@ -20,6 +22,14 @@ async function signedIn(who: UserRecord, viewport = { width: 1100, height: 800 }
   await page.fill('input[name=password]', TEST_PASSWORD);
   await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('button[type=submit]')]);
   return { context, page };
+}
+
+const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const FIREFOX_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0';
+
+/** The page's one date format ("Nov 26, 2026, 2:05 PM"), computed in the page as a reader's browser would. */
+function formatted(page: Page, ms: number): Promise<string> {
+  return page.evaluate((at) => new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(at)), ms);
 }
 
 /** Where an element is in the window: its top and bottom in CSS pixels. */
@@ -131,5 +141,115 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
       expect(await page.locator('#email-section [aria-invalid]').count()).toBe(1);
     }
     expect((await t.store.getUser(user.id))!.email).toBe(user.email);
+  });
+
+  it('no flair badge for "none"; a flair equipped shows one', async () => {
+    await page.waitForFunction(() => document.querySelectorAll('#flair option').length > 0);
+    expect(await page.isHidden('#profile-flair')).toBe(true);
+    await t.store.updateUser(user.id, { flairs: ['none', 'gold'] });
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll('#flair option').length === 2);
+    await page.selectOption('#flair', 'gold');
+    await page.click('#flair-form button[type=submit]');
+    await expect.poll(() => page.textContent('#flair-result-status')).toBe('Equipping the flair: done');
+    expect([await page.isVisible('#profile-flair'), await page.textContent('#profile-flair')]).toEqual([true, 'gold']);
+  });
+
+  it('Remove picture is offered only with a picture; removing says so beside it, and a picture gone meanwhile is said as it is', async () => {
+    await page.waitForFunction(() => document.querySelectorAll('#flair option').length > 0);
+    expect(await page.isHidden('#remove-picture')).toBe(true);
+    const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#3366cc' } }).png().toBuffer();
+    const upload = async () => {
+      await page.setInputFiles('#picture-file', { name: 'me.png', mimeType: 'image/png', buffer: png });
+      await page.click('#picture-form button[type=submit]');
+      await expect.poll(() => page.textContent('#picture-result-status')).toBe('Uploading the picture: done');
+      expect(await page.isVisible('#remove-picture')).toBe(true);
+    };
+    await upload();
+    await page.click('#remove-picture');
+    await expect.poll(() => page.textContent('#picture-result-status')).toBe('Picture removed: your profile shows the default picture again');
+    expect(await page.isHidden('#remove-picture')).toBe(true);
+    expect((await t.store.getUser(user.id))!.pfpTimestamp).toBeFalsy();
+
+    // Removed elsewhere (another tab) while this page still offers it.
+    await upload();
+    expect(await page.evaluate(async () => (await (window as unknown as { idp: { api(m: string, p: string): Promise<{ status: number }> } }).idp.api('DELETE', '/api/account/picture')).status)).toBe(200);
+    await page.click('#remove-picture');
+    await expect.poll(() => page.textContent('#picture-result-error')).toBe('You have no picture to remove');
+    expect(await page.textContent('#picture-result-status')).toBe('');
+    expect(await page.isHidden('#remove-picture')).toBe(true);
+  });
+
+  it('sessions and sign-ins by device name (raw user agent in the title), two of a kind told apart by their times; every date in one format', async () => {
+    const others: BrowserContext[] = [];
+    for (const agent of [undefined, SAFARI_IPHONE, FIREFOX_WINDOWS]) {
+      t.clock.advance(7 * 60_000);
+      others.push((await signedIn(user, undefined, agent)).context);
+    }
+    const owner = await makeUser(t);
+    const client = await makeClient(t, owner.id);
+    await t.store.saveGrant({ userId: user.id, clientId: client.clientId, scopes: ['userinfo', 'email'] }, t.clock.now());
+    // This page's session is seen again later than the others were.
+    t.clock.advance(7 * 60_000);
+    await page.reload();
+    await page.waitForSelector('#sessions li.session >> nth=3');
+    const sessions = await page.$$eval('#sessions li.session', (items) =>
+      items.map((li) => ({ name: li.querySelector('.session-agent')!.textContent, title: li.querySelector('.session-agent')!.getAttribute('title'), text: li.textContent })),
+    );
+    const chrome = await page.evaluate(() => navigator.userAgent);
+    // Most recently seen first: this page's own session was seen just now.
+    expect(sessions.map((s) => [s.name, s.title])).toEqual([
+      ['Chrome on Linux', chrome],
+      ['Firefox on Windows', FIREFOX_WINDOWS],
+      ['Safari on iPhone', SAFARI_IPHONE],
+      ['Chrome on Linux', chrome],
+    ]);
+    const listed = (await page.evaluate(() => (window as unknown as { idp: { api(m: string, p: string): Promise<{ data: { sessions: { started_at: number; last_seen_at: number }[] } }> } }).idp.api('GET', '/api/account/sessions'))).data.sessions;
+    for (const [i, s] of listed.entries()) {
+      expect(sessions[i]!.text).toContain(`Signed in ${await formatted(page, s.started_at)}, last seen ${await formatted(page, s.last_seen_at)}`);
+    }
+    const chromes = sessions.filter((s) => s.name === 'Chrome on Linux').map((s) => s.text);
+    expect(new Set(chromes).size).toBe(2);
+
+    // The sign-in history: the same names and format, the raw user agent in the title.
+    const signIns = await page.$$eval('#sign-ins tbody tr', (rows: HTMLTableRowElement[]) =>
+      rows.map((r) => ({ at: r.querySelector('time')!.getAttribute('datetime')!, when: r.querySelector('time')!.textContent, name: r.cells[2]!.textContent, title: r.cells[2]!.title })),
+    );
+    expect(signIns.map((r) => [r.name, r.title])).toEqual([
+      ['Firefox on Windows', FIREFOX_WINDOWS],
+      ['Safari on iPhone', SAFARI_IPHONE],
+      ['Chrome on Linux', chrome],
+      ['Chrome on Linux', chrome],
+    ]);
+    for (const r of signIns) expect(r.when).toBe(await formatted(page, Date.parse(r.at)));
+
+    // The connected app: what each scope lets it do, in the consent page's words, and its dates in the same format.
+    const grant = page.locator(`.grant[data-client-id="${client.clientId}"]`);
+    await grant.waitFor();
+    expect(await grant.locator('.grant-scopes li').allTextContents()).toEqual([SCOPE_DESCRIPTIONS.userinfo, SCOPE_DESCRIPTIONS.email]);
+    const at = await formatted(page, t.clock.now() - 7 * 60_000);
+    expect(await grant.locator('.grant-times').textContent()).toBe(`Granted ${at}, last used ${at}`);
+    for (const other of others) await other.close();
+  });
+
+  it('Sign out everywhere ends on the home page saying so; deletion likewise; the notice comes from a fixed list', async () => {
+    await page.click('#signout-everywhere');
+    await page.waitForURL(`${t.baseUrl}/?done=signed-out-everywhere`);
+    expect(await page.textContent('#notice')).toBe('You are signed out everywhere: every browser that was signed in to your account is signed out.');
+    expect(await page.getAttribute('#notice', 'role')).toBe('status');
+    expect(await page.textContent('h1')).toBe('Identity');
+
+    const doomed = await makeUser(t);
+    const other = await signedIn(doomed);
+    await other.page.fill('#delete-password', TEST_PASSWORD);
+    await other.page.fill('#delete-confirm', doomed.name);
+    await other.page.click('#delete-account-button');
+    await other.page.waitForURL(`${t.baseUrl}/?done=account-deleted`);
+    expect(await other.page.textContent('#notice')).toBe('Your account has been deleted, with your apps, games and profile picture.');
+    await other.context.close();
+
+    await page.goto(`${t.baseUrl}/?done=${encodeURIComponent('<b>you were hacked</b>')}`);
+    expect(await page.locator('#notice').count()).toBe(0);
+    expect(await page.content()).not.toContain('hacked');
   });
 });

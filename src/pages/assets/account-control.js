@@ -2,8 +2,11 @@
 // change, sessions, account deletion. Every call goes through the JSON API with the CSRF token.
 'use strict';
 (function () {
-  const { api, said, refused, el } = window.idp;
-  const when = (ms) => new Date(ms).toLocaleString();
+  const { api, said, refused, el, formatDate: when, deviceName } = window.idp;
+  // What each scope lets an app do: the consent page's words, rendered into the page (a <template>).
+  const scopeWords = new Map(
+    [...document.getElementById('scope-descriptions').content.querySelectorAll('li')].map((li) => [li.dataset.scope, li.textContent]),
+  );
 
   async function loadGrants() {
     const res = await api('GET', '/api/account/grants');
@@ -17,7 +20,7 @@
           { class: 'grant', 'data-client-id': g.client_id },
           el('strong', { class: 'grant-app', text: g.app_name }),
           el('span', { text: ` by ${g.owner.name}` }),
-          el('div', { class: 'grant-scopes', text: `Can: ${g.scopes.join(', ')}` }),
+          el('div', { class: 'grant-scopes' }, 'It can:', el('ul', {}, ...g.scopes.map((s) => el('li', { 'data-scope': s, text: scopeWords.get(s) || s })))),
           el('div', { class: 'grant-times', text: `Granted ${when(g.granted_at)}, last used ${when(g.last_used_at)}` }),
           el('button', { type: 'button', class: 'secondary revoke-grant', text: 'Revoke access', onclick: () => revoke(g) }),
         ),
@@ -41,7 +44,7 @@
         el(
           'li',
           { class: 'session', 'data-session-id': s.id, 'data-current': s.current ? 'true' : 'false' },
-          el('span', { class: 'session-agent', text: s.user_agent || 'Unknown browser' }),
+          el('span', { class: 'session-agent', title: s.user_agent || undefined, text: deviceName(s.user_agent) }),
           s.current ? el('strong', { text: ' (this browser)' }) : null,
           el('div', { text: `Signed in ${when(s.started_at)}, last seen ${when(s.last_seen_at)}` }),
           el('button', { type: 'button', class: 'secondary end-session', text: 'Sign out', onclick: () => endSession(s) }),
@@ -53,7 +56,7 @@
   async function endSession(session) {
     const res = await api('DELETE', `/api/account/sessions/${encodeURIComponent(session.id)}`);
     if (!res.ok) return refused('sessions-result', res, 'Signing out the session');
-    if (session.current) return location.assign('/');
+    if (session.current) return location.assign('/?done=signed-out');
     said('sessions-result', 'Session signed out');
     loadSessions();
   }
@@ -61,7 +64,7 @@
   document.getElementById('signout-everywhere').addEventListener('click', async () => {
     const res = await api('POST', '/api/account/signout-everywhere');
     if (!res.ok) return refused('sessions-result', res, 'Signing out everywhere');
-    location.assign('/');
+    location.assign('/?done=signed-out-everywhere');
   });
 
   // A wrong password (403) or too many tries (429); a 403 of the CSRF check is not the field's fault.
@@ -86,7 +89,7 @@
     const confirmation = document.getElementById('delete-confirm');
     const res = await api('POST', '/api/account/deletion', { password: password.value, confirm: confirmation.value });
     if (!res.ok) return refused('delete-result', res, 'Deleting the account', res.status === 400 ? confirmation : wrongPassword(res) && password);
-    location.assign('/');
+    location.assign('/?done=account-deleted');
   });
 
   loadGrants();

@@ -42,6 +42,40 @@
     status(`${what} failed: ${(res.data && res.data.message) || `HTTP ${res.status}`}`, true);
   }
 
+  // Every date the pages show, in one format in the page's language ("Nov 26, 2026, 2:05 PM" in
+  // English), in the reader's time zone.
+  const dateFormat = new Intl.DateTimeFormat(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const formatDate = (ms) => dateFormat.format(new Date(ms));
+
+  // A user agent as a person names the device: "Chrome on Linux", "Safari on iPhone". The common
+  // browsers and systems only (order matters: Edge and Opera say Chrome too, Chrome says Safari);
+  // anything else is "Unknown browser" (the raw string stays in a title where it is shown).
+  const BROWSERS = [
+    [/Edg(e|A|iOS)?\//, 'Edge'],
+    [/OPR\/|Opera/, 'Opera'],
+    [/SamsungBrowser\//, 'Samsung Internet'],
+    [/Firefox\/|FxiOS\//, 'Firefox'],
+    [/Chrome\/|CriOS\/|Chromium\//, 'Chrome'],
+    [/Version\/[\d.]+.*Safari\//, 'Safari'],
+  ];
+  const SYSTEMS = [
+    [/iPhone/, 'iPhone'],
+    [/iPad/, 'iPad'],
+    [/Android/, 'Android'],
+    [/Windows/, 'Windows'],
+    [/CrOS/, 'ChromeOS'],
+    [/Macintosh|Mac OS X/, 'macOS'],
+    [/Linux/, 'Linux'],
+  ];
+  function deviceName(userAgent) {
+    const find = (list) => (list.find(([pattern]) => pattern.test(userAgent || '')) || [])[1];
+    const browser = find(BROWSERS);
+    const system = find(SYSTEMS);
+    if (browser && system) return `${browser} on ${system}`;
+    if (browser) return browser;
+    return system ? `A browser on ${system}` : 'Unknown browser';
+  }
+
   // A form's or control's own result line (src/pages/result-slot.ts), right after it. Each new
   // result replaces the last one and ends the error marks it set on fields.
   function clearResult(box) {
@@ -99,5 +133,5 @@
     return res.ok ? undefined : failure(reasonOf(res));
   }
 
-  window.idp = { csrf, api, el, status, failed, said, refused, confirmWithPasskey };
+  window.idp = { csrf, api, el, status, failed, said, refused, formatDate, deviceName, confirmWithPasskey };
 })();

@@ -4,9 +4,8 @@
 // again, or a confirmation with the passkey itself (POST /api/account/reauth/passkey).
 'use strict';
 (function () {
-  const { api, said, refused, el } = window.idp;
+  const { api, said, refused, el, formatDate: when } = window.idp;
   const webauthn = window.SimpleWebAuthnBrowser;
-  const when = (ms) => new Date(ms).toLocaleString();
   const list = document.getElementById('passkey-list');
   const addButton = document.getElementById('add-passkey');
 
