@@ -1507,7 +1507,7 @@ export interface paths {
          * Download my data
          * @description One JSON file (`Content-Disposition: attachment`) with everything the service keeps about
          *     the signed-in user: profile, email, the apps (without secrets) and games they own, their
-         *     grants, their sessions, their passkeys (names and dates only) and whether an authenticator
+         *     grants, their sessions, their sign-in history, their passkeys (names and dates only) and whether an authenticator
          *     app is switched on (since when, how many recovery codes are left; never its secret or the
          *     codes). Requires the session cookie; sent with `Cache-Control: no-store`.
          */
@@ -2469,6 +2469,11 @@ export interface components {
             grants: components["schemas"]["Grant"][];
             /** @description The user's signed-in sessions. */
             sessions: components["schemas"]["UserSession"][];
+            /**
+             * @description The sign-in history the account page shows ("Recent sign-ins"), newest first: every
+             *     sign-in the service keeps (the latest 20; the page shows 10).
+             */
+            sign_ins: components["schemas"]["SignIn"][];
             /** @description The user's passkeys (names and dates; never a key or credential id). */
             passkeys: components["schemas"]["Passkey"][];
             /** @description The authenticator app (never its secret, never a recovery code). */
@@ -2484,6 +2489,15 @@ export interface components {
             moderation_actions: components["schemas"]["AccountModerationAction"][];
             bio_removed?: components["schemas"]["BioRemoval"];
             suspension?: components["schemas"]["Suspension"];
+        };
+        /** @description One sign-in of the user (password, passkey or second step, and sign-up). */
+        SignIn: {
+            /** @description When, ms since the Unix epoch. */
+            at: number;
+            /** @description The client address it came from (as the service saw it, behind a trusted proxy the forwarded one). */
+            ip: string;
+            /** @description The browser's User-Agent header, cut to 512 characters (empty when none was sent). */
+            user_agent: string;
         };
         SecondFactorStatus: {
             /** @description Whether signing in asks for a code of an authenticator app after the password. */
@@ -6276,6 +6290,13 @@ export interface operations {
                      *           "last_seen_at": 1733711165493,
                      *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0",
                      *           "current": true
+                     *         }
+                     *       ],
+                     *       "sign_ins": [
+                     *         {
+                     *           "at": 1733707565493,
+                     *           "ip": "203.0.113.7",
+                     *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0"
                      *         }
                      *       ],
                      *       "passkeys": [

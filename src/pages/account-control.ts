@@ -32,7 +32,7 @@ ${o.afterPassword ?? ''}
 <button type="button" id="signout-everywhere" class="secondary">Sign out everywhere</button>
 ${resultSlot('sessions-result')}</section>
 <section id="your-data" class="card"><h2>Your data</h2>
-<p><a class="button" id="export" href="/api/account/export" download>Download my data</a> <small>one JSON file: profile, email, apps, games, connected apps and sessions</small></p></section>
+<p><a class="button" id="export" href="/api/account/export" download>Download my data</a> <small>one JSON file: profile, email, apps, games, connected apps, sessions and sign-ins</small></p></section>
 <section id="delete-account" class="card"><h2>Delete account</h2>
 <p>This deletes your account, your apps and games and your profile picture for good. Your name will not be given to anyone else.</p>
 <form id="delete-form" class="stack">

@@ -188,10 +188,14 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await page.goto(`${t.baseUrl}/account`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
     expect(download.suggestedFilename()).toBe(`account-${user.id}.json`);
-    const data = JSON.parse(fs.readFileSync((await download.path()), 'utf8')) as { user: { id: number }; email: string; sessions: unknown[] };
+    const data = JSON.parse(fs.readFileSync((await download.path()), 'utf8')) as { user: { id: number }; email: string; sessions: unknown[]; sign_ins: { user_agent: string }[] };
     expect(data.user.id).toBe(user.id);
     expect(data.email).toBe(user.email);
     expect(data.sessions).toHaveLength(1);
+    // The sign-in history the page shows, in the file too: as many rows, the same browsers.
+    const shown = await page.$$eval('#sign-ins td[data-user-agent]', (cells) => cells.map((c) => (c as HTMLElement).dataset.userAgent));
+    expect(shown.length).toBeGreaterThan(0);
+    expect(data.sign_ins.map((s) => s.user_agent)).toEqual(shown);
   });
 
   it('Sign out everywhere ends every session, this one included', async () => {
