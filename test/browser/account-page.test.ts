@@ -8,7 +8,9 @@ import type { UserRecord } from '../../src/store/types.js';
 import sharp from 'sharp';
 import { SCOPE_DESCRIPTIONS } from '../../src/oauth/scopes.js';
 import { makeClient, makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
-import { hasChromium, launchChromium } from './chromium.js';
+import path from 'node:path';
+import { expectNoAxeViolations } from './axe.js';
+import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
 
 let t: TestServer;
 let browser: Browser;
@@ -252,4 +254,40 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
     expect(await page.locator('#notice').count()).toBe(0);
     expect(await page.content()).not.toContain('hacked');
   });
+
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    it(`axe finds nothing with the messages shown, at ${viewport.width}x${viewport.height}`, async () => {
+      const size = `${viewport.width}x${viewport.height}`;
+      const tab = (await signedIn(user, viewport)).page;
+      await tab.waitForSelector('#sessions li.session');
+      // Errors beside three forms and a result beside a fourth, all at once.
+      await tab.fill('#current-password', 'not my password');
+      await tab.fill('#new-password', 'a new password for the account');
+      await tab.click('#change-password');
+      await tab.waitForSelector('#password-result-error:not(:empty)');
+      await tab.fill('#delete-password', TEST_PASSWORD);
+      await tab.fill('#delete-confirm', 'not my name');
+      await tab.click('#delete-account-button');
+      await tab.waitForSelector('#delete-result-error:not(:empty)');
+      await tab.setInputFiles('#picture-file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a picture') });
+      await tab.click('#picture-form button[type=submit]');
+      await tab.waitForSelector('#picture-result-error:not(:empty)');
+      await tab.fill('#bio', 'Hello');
+      await tab.click('#bio-form button[type=submit]');
+      await tab.waitForSelector('#bio-result-status:not(:empty)');
+      await tab.screenshot({ path: path.join(SCREENSHOTS_DIR, `account-messages-${size}.png`), fullPage: true });
+      await expectNoAxeViolations(tab, `account page with messages (${size})`);
+
+      // A refused change of address: the page served with the reason in place.
+      await tab.fill('#new-email', 'moved@new.example');
+      await tab.fill('#change-email-password', 'not my password');
+      await Promise.all([tab.waitForURL(`${t.baseUrl}/account/email`), tab.click('#change-email')]);
+      await tab.waitForSelector('#sessions li.session');
+      await expectNoAxeViolations(tab, `account page, change of address refused (${size})`);
+
+      await tab.goto(`${t.baseUrl}/?done=account-deleted`);
+      await expectNoAxeViolations(tab, `home page with a notice (${size})`);
+      await tab.context().close();
+    });
+  }
 });
