@@ -183,10 +183,15 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
   });
 
   it('sessions and sign-ins by device name (raw user agent in the title), two of a kind told apart by their times; every date in one format', async () => {
+    await page.waitForLoadState('networkidle');
     const others: BrowserContext[] = [];
     for (const agent of [undefined, SAFARI_IPHONE, FIREFOX_WINDOWS]) {
       t.clock.advance(7 * 60_000);
-      others.push((await signedIn(user, undefined, agent)).context);
+      const other = await signedIn(user, undefined, agent);
+      // Its page's calls done before the clock moves on: each session is last seen when it started.
+      await other.page.waitForLoadState('networkidle');
+      await other.page.goto('about:blank');
+      others.push(other.context);
     }
     const owner = await makeUser(t);
     const client = await makeClient(t, owner.id);
