@@ -407,7 +407,8 @@ export interface paths {
         };
         /**
          * Home page
-         * @description Links to sign in, sign up, the account, apps and games pages.
+         * @description Links to sign in, sign up, the account, apps and games pages. Where an action of the
+         *     account page ends (`done`), a notice says what happened.
          */
         get: operations["getHome"];
         put?: never;
@@ -591,8 +592,11 @@ export interface paths {
          * @description Needs the current password. Sends a verification link to the NEW address and a notice to
          *     the current one; the address changes only when the link is followed (`/verify-email`),
          *     and until then the current address stays in place with its verified state. Rate-limited
-         *     per account. A wrong password is 403, an address in use by another account 409, a mail
-         *     server that cannot be reached 503 (nothing is pending then).
+         *     per account. A wrong password is 403, the current or an invalid address 400, an address in
+         *     use by another account 409, too many tries 429 (with Retry-After): each answers the account
+         *     page again with that status, the reason right after this form (`role=alert`, named by the
+         *     wrong field's `aria-describedby`) and the typed address kept in its field (never the
+         *     password). A mail server that cannot be reached is 503, the error page (nothing is pending then).
          */
         post: operations["postChangeEmail"];
         delete?: never;
@@ -1503,7 +1507,7 @@ export interface paths {
          * Download my data
          * @description One JSON file (`Content-Disposition: attachment`) with everything the service keeps about
          *     the signed-in user: profile, email, the apps (without secrets) and games they own, their
-         *     grants, their sessions, their passkeys (names and dates only) and whether an authenticator
+         *     grants, their sessions, their sign-in history, their passkeys (names and dates only) and whether an authenticator
          *     app is switched on (since when, how many recovery codes are left; never its secret or the
          *     codes). Requires the session cookie; sent with `Cache-Control: no-store`.
          */
@@ -2465,6 +2469,11 @@ export interface components {
             grants: components["schemas"]["Grant"][];
             /** @description The user's signed-in sessions. */
             sessions: components["schemas"]["UserSession"][];
+            /**
+             * @description The sign-in history the account page shows ("Recent sign-ins"), newest first: every
+             *     sign-in the service keeps (the latest 20; the page shows 10).
+             */
+            sign_ins: components["schemas"]["SignIn"][];
             /** @description The user's passkeys (names and dates; never a key or credential id). */
             passkeys: components["schemas"]["Passkey"][];
             /** @description The authenticator app (never its secret, never a recovery code). */
@@ -2480,6 +2489,15 @@ export interface components {
             moderation_actions: components["schemas"]["AccountModerationAction"][];
             bio_removed?: components["schemas"]["BioRemoval"];
             suspension?: components["schemas"]["Suspension"];
+        };
+        /** @description One sign-in of the user (password, passkey or second step, and sign-up). */
+        SignIn: {
+            /** @description When, ms since the Unix epoch. */
+            at: number;
+            /** @description The client address it came from (as the service saw it, behind a trusted proxy the forwarded one). */
+            ip: string;
+            /** @description The browser's User-Agent header, cut to 512 characters (empty when none was sent). */
+            user_agent: string;
         };
         SecondFactorStatus: {
             /** @description Whether signing in asks for a code of an authenticator app after the password. */
@@ -2655,6 +2673,18 @@ export interface components {
             };
             content: {
                 /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Identity Service</title><link rel="stylesheet" href="/assets/site.css"></head><body><main><h1>Identity Service</h1></main></body></html> */
+                "text/html": string;
+            };
+        };
+        /** @description The account page again, the reason beside the form that was refused and what was typed kept (no password). */
+        AccountPageRefusal: {
+            headers: {
+                /** @description Seconds until another try is counted (429 only). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><meta charset="utf-8"><title>Your account</title></head><body><main><h1>Your account</h1><form method="post" action="/account/email" id="change-email-form"><input name="email" id="new-email" value="ada@new.example"><input name="password" type="password" aria-invalid="true" aria-describedby="change-email-result-error"></form><div class="result" id="change-email-result"><p role="alert" id="change-email-result-error">Changing the address failed: The current password is wrong</p></div></main></body></html> */
                 "text/html": string;
             };
         };
@@ -3971,7 +4001,16 @@ export interface operations {
     };
     getHome: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description What just happened, from a fixed list: `signed-out` (this browser's session was signed
+                 *     out from the account page), `signed-out-everywhere`, `account-deleted`. The page shows
+                 *     its own sentence for each; any other value shows none (the page never repeats text
+                 *     from the address).
+                 * @example signed-out-everywhere
+                 */
+                done?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4268,11 +4307,11 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["HtmlPage"];
-            400: components["responses"]["HtmlError"];
+            400: components["responses"]["AccountPageRefusal"];
             401: components["responses"]["HtmlError"];
-            403: components["responses"]["HtmlError"];
-            409: components["responses"]["HtmlError"];
-            429: components["responses"]["HtmlError"];
+            403: components["responses"]["AccountPageRefusal"];
+            409: components["responses"]["AccountPageRefusal"];
+            429: components["responses"]["AccountPageRefusal"];
             503: components["responses"]["HtmlError"];
         };
     };
@@ -6240,6 +6279,13 @@ export interface operations {
                      *           "last_seen_at": 1733711165493,
                      *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0",
                      *           "current": true
+                     *         }
+                     *       ],
+                     *       "sign_ins": [
+                     *         {
+                     *           "at": 1733707565493,
+                     *           "ip": "203.0.113.7",
+                     *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0"
                      *         }
                      *       ],
                      *       "passkeys": [

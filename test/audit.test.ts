@@ -107,7 +107,7 @@ describe('audit trail', () => {
     const page = await (await agent.fetch('/account')).text();
     const section = page.slice(page.indexOf('<section id="sign-ins"'));
     expect(section).toContain('<h2>Recent sign-ins</h2>');
-    const agents = [...section.matchAll(/<td>(Browser\/\d+ &lt;b&gt;)<\/td>/g)].map((m) => m[1]);
+    const agents = [...section.matchAll(/<td data-user-agent="(Browser\/\d+ &lt;b&gt;)">\1<\/td>/g)].map((m) => m[1]);
     expect(agents).toEqual(Array.from({ length: 10 }, (_, i) => `Browser/${KEPT_SIGN_INS + 1 - i} &lt;b&gt;`));
     expect(section).toContain('<td>127.0.0.1</td>');
     expect(section).toContain(`${new Date(t.clock.now()).toISOString().slice(0, 16).replace('T', ' ')} UTC`);

@@ -82,14 +82,23 @@ describe('postChangeEmail', () => {
       [{ email: 'not an address', password: TEST_PASSWORD }, 400, 'Email address is not valid'],
       [{ email: other.email, password: TEST_PASSWORD }, 409, 'Email address is already registered'],
     ];
+    // The account page again: the reason right after the form, the typed address kept, the wrong field marked.
     for (const [fields, status, message] of cases) {
       const res = await agent.form('/account/email', fields);
       expect(res.status).toBe(status);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-      expect(await res.text()).toContain(`<p class="error" id="error-message">${message}</p>`);
+      const page = await res.text();
+      expect(page).toContain('<h1>Your account</h1>');
+      expect(page).toContain(`</form>\n<div class="result" id="change-email-result"><p role="status" class="ok" id="change-email-result-status"></p><p role="alert" class="error" id="change-email-result-error">Changing the address failed: ${message}</p></div>`);
+      const marked = ' aria-invalid="true" aria-describedby="change-email-result-error" autofocus';
+      const typed = fields.email!.replace(/&/g, '&amp;');
+      expect(page).toContain(`id="new-email" autocomplete="email" required maxlength="254" value="${typed}"${status === 403 ? '' : marked}>`);
+      expect(page).toContain(`id="change-email-password" autocomplete="current-password" required maxlength="256"${status === 403 ? marked : ''}>`);
     }
     const limited = await agent.form('/account/email', { email: newAddress(), password: TEST_PASSWORD });
     expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await limited.text()).toMatch(/id="change-email-result-error">Changing the address failed: [^<]+<\/p>/);
     expect(smtp.messages).toHaveLength(0);
     expect(await t.store.knex('email_links').where({ user_id: user.id })).toHaveLength(0);
     expect((await new Agent(t).form('/account/email', { email: newAddress(), password: TEST_PASSWORD })).status).toBe(401);

@@ -12,7 +12,7 @@ afterAll(async () => t?.close());
 const CALLBACK = 'https://client.example/callback';
 
 describe('exportAccount', () => {
-  it('is an attachment with profile, email, apps and games owned, grants, sessions, passkeys and the authenticator app', async () => {
+  it('is an attachment with profile, email, apps and games owned, grants, sessions, sign-ins, passkeys and the authenticator app', async () => {
     const { agent, user } = await signedInAgent(t);
     await t.store.updateUser(user.id, { bio: 'hello' });
     const own = await makeClient(t, user.id, [CALLBACK]);
@@ -35,6 +35,9 @@ describe('exportAccount', () => {
     const codeHashes = ['recovery-code-hash-1', 'recovery-code-hash-2'];
     await t.store.savePendingTotp(user.id, seed, t.clock.now());
     await t.store.confirmTotp(user.id, seed, 1, t.clock.now(), codeHashes);
+    // The sign-in history, newest first: the agent's own sign-in and one recorded from elsewhere.
+    const [signedIn] = await t.store.listSignIns(user.id, 10);
+    await t.store.recordSignIn(user.id, { at: t.clock.now() + 1, ip: '203.0.113.7', userAgent: 'Browser/2 (elsewhere)' }, 20);
     const res = await agent.fetch('/api/account/export');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -54,6 +57,10 @@ describe('exportAccount', () => {
         { client_id: other.clientId, app_name: 'Test App', owner: { id: owner.id, name: owner.name }, scopes: ['userinfo', 'email'], granted_at: now, last_used_at: now },
       ],
       sessions: [expect.objectContaining({ started_at: now, last_seen_at: now, current: true })],
+      sign_ins: [
+        { at: now + 1, ip: '203.0.113.7', user_agent: 'Browser/2 (elsewhere)' },
+        { at: now, ip: '127.0.0.1', user_agent: signedIn!.userAgent },
+      ],
       passkeys: [{ id: passkey.id, name: 'Phone', created_at: now, synced: false }],
       authenticator_app: { enabled: true, since: now, recovery_codes_left: 2 },
       moderation_actions: [],

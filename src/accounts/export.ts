@@ -1,7 +1,7 @@
 /**
  * "Download my data": everything the service keeps about a user in one document. Secrets stay
  * out (password hash, client secrets, codes, tokens, session cookies); sessions appear by their
- * public id, passkeys by name and dates (no key, no credential id), the authenticator app by
+ * public id, the sign-in history as the account page shows it, passkeys by name and dates (no key, no credential id), the authenticator app by
  * whether it is on, since when and how many recovery codes are left (no seed, no code), moderators'
  * actions on the account without who took them or who reported it (docs/moderation.md#the-record).
  */
@@ -9,6 +9,7 @@ import type { components } from '../../generated/api.js';
 import { Unauthenticated } from '../domain/errors.js';
 import { authenticatorAppView } from './factors.js';
 import { listPasskeys } from './passkeys.js';
+import { allSignIns } from './sign-ins.js';
 import { gameView } from '../games/games.js';
 import { appView } from '../oauth/clients.js';
 import { accountModeration } from '../moderation/moderation.js';
@@ -22,11 +23,12 @@ type AccountExport = components['schemas']['AccountExport'];
 export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
   const user = await deps.store.getUser(userId);
   if (!user) throw new Unauthenticated('Sign in first');
-  const [apps, games, grants, sessions, passkeys, authenticatorApp, moderation] = await Promise.all([
+  const [apps, games, grants, sessions, signIns, passkeys, authenticatorApp, moderation] = await Promise.all([
     deps.store.listAppsByOwner(userId),
     deps.store.listGamesByAuthor(userId),
     listGrants(deps.store, userId),
     listUserSessions(deps, userId, currentSession),
+    allSignIns(deps.store, userId),
     listPasskeys(deps.store, userId),
     authenticatorAppView(deps.store, userId),
     accountModeration(deps, user),
@@ -40,6 +42,7 @@ export async function exportAccount(deps: { store: Store; now: () => number }, u
     games: games.map(gameView),
     grants,
     sessions,
+    sign_ins: signIns.map((s) => ({ at: s.at, ip: s.ip, user_agent: s.userAgent })),
     passkeys,
     authenticator_app: authenticatorApp,
     ...moderation,

@@ -23,3 +23,8 @@ export async function recordSignIn(deps: { store: SignInStore; now: () => number
 export function recentSignIns(store: SignInStore, userId: number): Promise<SignInRecord[]> {
   return store.listSignIns(userId, SHOWN_SIGN_INS);
 }
+
+/** Every sign-in kept (the data export), newest first. */
+export function allSignIns(store: SignInStore, userId: number): Promise<SignInRecord[]> {
+  return store.listSignIns(userId, KEPT_SIGN_INS);
+}

@@ -1,7 +1,7 @@
-import { homePage } from '../pages/pages.js';
+import { doneNotice, homePage } from '../pages/pages.js';
 import type { Handler } from './types.js';
 import { pageContext, sendHtml } from './web.js';
 
-export const getHome: Handler<'getHome'> = async (_input, ctx, deps) => {
-  sendHtml(ctx, homePage(await pageContext(ctx, deps)));
+export const getHome: Handler<'getHome'> = async (input, ctx, deps) => {
+  sendHtml(ctx, homePage({ ...(await pageContext(ctx, deps)), notice: doneNotice(input.query.done) }));
 };

@@ -1,11 +1,27 @@
 import { requestEmailChange } from '../accounts/email/change.js';
 import { emailChangeRequestedPage } from '../pages/email-pages.js';
+import { renderAccountPage } from './getAccountPage.js';
 import type { Handler } from './types.js';
 import { pageContext, sendHtml, signedInUser } from './web.js';
+import { httpErrorOf } from '../http/error-responses.js';
 
+/**
+ * A refusal (wrong password, the same or a taken or invalid address, too many tries) answers the
+ * account page again with its status: the reason beside the form, the typed address kept.
+ */
 export const postChangeEmail: Handler<'postChangeEmail'> = async (input, ctx, deps) => {
   const user = signedInUser(ctx);
-  const newEmail = await requestEmailChange(deps, user, { email: input.body.email, password: input.body.password });
+  let newEmail: string;
+  try {
+    newEmail = await requestEmailChange(deps, user, { email: input.body.email, password: input.body.password });
+  } catch (err) {
+    const refused = httpErrorOf(err);
+    if (!refused || refused.status >= 500) throw err;
+    ctx.set(refused.headers);
+    const field = refused.status === 403 ? 'password' : refused.status === 429 ? undefined : 'email';
+    sendHtml(ctx, await renderAccountPage(ctx, deps, user, { message: refused.message, email: input.body.email, field }), refused.status);
+    return;
+  }
   const page = await pageContext(ctx, deps);
   sendHtml(ctx, emailChangeRequestedPage({ ...page, newEmail, currentEmail: user.email }));
 };

@@ -3,6 +3,7 @@
  * it adds to the account and consent pages, kept here so those pages change in one place each.
  */
 import { html, layout, type PageUser, type SafeHtml } from './html.js';
+import { resultSlot } from './result-slot.js';
 
 interface Common {
   user: PageUser | undefined;
@@ -121,8 +122,21 @@ export function emailChangeRequestedPage(o: Common & { newEmail: string; current
   });
 }
 
-/** The account page's email section: the address, whether it is verified, resend, change. */
-export function accountEmailSection(o: { csrfToken: string; email: string; verified: boolean }): SafeHtml {
+/** Why a change of address was refused: the reason, the address typed, and which field is wrong (none for too many tries). */
+export interface EmailChangeRefusal {
+  message: string;
+  email: string;
+  field?: 'email' | 'password';
+}
+
+/**
+ * The account page's email section: the address, whether it is verified, resend, change. A
+ * refused change shows its reason right after the form (resultSlot's alert region, which the
+ * wrong field names in aria-describedby and focuses), with the typed address kept.
+ */
+export function accountEmailSection(o: { csrfToken: string; email: string; verified: boolean; refusal?: EmailChangeRefusal }): SafeHtml {
+  const wrong = (field: 'email' | 'password') =>
+    o.refusal?.field === field ? html` aria-invalid="true" aria-describedby="change-email-result-error" autofocus` : '';
   return html`<section id="email-section" class="card">
 <h2>Email address</h2>
 <p><span id="email-address">${o.email}</span> <strong id="email-state" data-verified="${o.verified ? 'true' : 'false'}">${o.verified ? 'verified' : 'not verified'}</strong></p>
@@ -135,10 +149,11 @@ ${
 <form method="post" action="/account/email" class="stack" id="change-email-form">
 <h3>Change your address</h3>
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
-<label>New email address <input name="email" type="email" id="new-email" autocomplete="email" required maxlength="254"></label>
-<label>Current password <input name="password" type="password" id="change-email-password" autocomplete="current-password" required maxlength="256"></label>
+<label>New email address <input name="email" type="email" id="new-email" autocomplete="email" required maxlength="254" value="${o.refusal?.email ?? ''}"${wrong('email')}></label>
+<label>Current password <input name="password" type="password" id="change-email-password" autocomplete="current-password" required maxlength="256"${wrong('password')}></label>
 <button type="submit" id="change-email">Send a link to the new address</button>
 </form>
+${resultSlot('change-email-result', o.refusal && `Changing the address failed: ${o.refusal.message}`)}
 </section>`;
 }
 

@@ -4,6 +4,7 @@ import type { SignInRecord } from '../store/types.js';
 import { accountControlSections } from './account-control.js';
 import { html, layout, type PageUser, type SafeHtml } from './html.js';
 import { PASSKEY_SCRIPTS } from './passkeys.js';
+import { resultSlot } from './result-slot.js';
 import { signInsSection } from './sign-ins.js';
 
 interface Common {
@@ -32,7 +33,22 @@ export function notFoundPage(o: Common & { path: string }): string {
   });
 }
 
-export function homePage(o: Common): string {
+/**
+ * What the home page says when an action of the account page ends there (`/?done=`): a fixed
+ * list, so the page never shows text taken from the address.
+ */
+const DONE_NOTICES: Record<string, string> = {
+  'signed-out': 'You are signed out.',
+  'signed-out-everywhere': 'You are signed out everywhere: every browser that was signed in to your account is signed out.',
+  'account-deleted': 'Your account has been deleted, with your apps, games and profile picture.',
+};
+
+export function doneNotice(done: string | undefined): string | undefined {
+  return done !== undefined && Object.hasOwn(DONE_NOTICES, done) ? DONE_NOTICES[done] : undefined;
+}
+
+export function homePage(o: Common & { notice?: string }): string {
+  const notice = o.notice ? html`<p class="notice" id="notice" role="status">${o.notice}</p>\n` : '';
   const body = o.user
     ? html`<h1>Hello, ${o.user.name}</h1>
 <ul>
@@ -44,7 +60,7 @@ export function homePage(o: Common): string {
 <p>One account for games and the apps around them.</p>
 <p><a class="button" href="/signup">Create an account</a> or <a href="/signin">sign in</a>.</p>
 <p><a href="/games">Browse the games</a></p>`;
-  return layout({ ...o, title: 'Identity', body });
+  return layout({ ...o, title: 'Identity', body: html`${notice}${body}` });
 }
 
 function hiddenReturnTo(returnTo: string | undefined) {
@@ -139,15 +155,18 @@ export function accountPage(
     title: 'Your account',
     scripts: ['account.js', 'account-control.js', ...PASSKEY_SCRIPTS, 'authenticator.js'],
     body: html`<h1>Your account</h1>
-<section id="profile" class="card"><img id="picture" alt="Your profile picture" width="64" height="64"><div><strong id="profile-name">${o.user.name}</strong> <span id="profile-flair" class="flair"></span><div id="profile-email"></div><div>Played <span id="play-minutes">0</span> minutes</div></div></section>
+<section id="profile" class="card"><img id="picture" alt="Your profile picture" width="64" height="64"><div><strong id="profile-name">${o.user.name}</strong> <span id="profile-flair" class="flair" hidden></span><div id="profile-email"></div><div>Played <span id="play-minutes">0</span> minutes</div></div></section>
+${resultSlot('account-result')}
 ${o.emailSection ?? ''}
-<p id="status" role="status"></p>
 <p><a href="/users/${o.user.id}" id="public-profile-link">See your public profile</a></p>
 <p id="bio-removed" class="notice" hidden></p>
 <form id="bio-form" class="stack"><label>Bio <textarea name="bio" id="bio" maxlength="1024" rows="4" aria-describedby="bio-removed"></textarea></label><button type="submit">Save bio</button></form>
+${resultSlot('bio-result')}
 <form id="flair-form" class="stack"><label>Equipped flair <select id="flair" name="equippedFlair"></select></label><button type="submit">Equip</button></form>
-<form id="picture-form" class="stack"><label>New profile picture <small>any image, at most 8 MB</small> <input type="file" id="picture-file" name="file" accept="image/*" required></label><button type="submit">Upload</button></form>
-<button type="button" id="remove-picture" class="secondary">Remove picture</button>
+${resultSlot('flair-result')}
+<form id="picture-form" class="stack"><label>New profile picture <small>any image, at most 8 MB</small> <input type="file" id="picture-file" name="file" accept="image/*" required></label>
+<div class="button-row"><button type="submit">Upload</button> <button type="button" id="remove-picture" class="secondary" hidden>Remove picture</button></div></form>
+${resultSlot('picture-result')}
 ${o.signIns ? signInsSection(o.signIns) : ''}
 ${accountControlSections({ userName: o.user.name, afterPassword: o.securitySections })}`,
   });

@@ -2,14 +2,17 @@
 import type { SignInRecord } from '../store/types.js';
 import { html, type SafeHtml } from './html.js';
 
-/** A UTC time a person reads at a glance (the server does not know the reader's time zone). */
+/**
+ * A UTC time a person reads at a glance (the server does not know the reader's time zone);
+ * assets/account.js shows it in the page's one date format and names the browser.
+ */
 function readableTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 export function signInsSection(signIns: readonly SignInRecord[]): SafeHtml {
   const rows = signIns.map(
-    (s) => html`<tr><td><time datetime="${new Date(s.at).toISOString()}">${readableTime(s.at)}</time></td><td>${s.ip}</td><td>${s.userAgent || 'unknown'}</td></tr>`,
+    (s) => html`<tr><td><time datetime="${new Date(s.at).toISOString()}">${readableTime(s.at)}</time></td><td>${s.ip}</td><td data-user-agent="${s.userAgent}">${s.userAgent || 'unknown'}</td></tr>`,
   );
   return html`<section id="sign-ins" class="card-list">
 <h2>Recent sign-ins</h2>

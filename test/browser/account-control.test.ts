@@ -124,7 +124,7 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await card.waitFor();
     expect(await card.locator('.grant-app').textContent()).toBe('Test App');
     expect(await card.textContent()).toContain(`by ${owner.name}`);
-    expect(await card.locator('.grant-scopes').textContent()).toBe('Can: userinfo');
+    expect(await card.locator('.grant-scopes').textContent()).toBe('It can:See your user id, name and profile picture');
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'account-control.png'), fullPage: true });
     // It asks first, as Rotate secret does: dismissed, nothing changes.
     const asked: string[] = [];
@@ -139,7 +139,7 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await card.locator('.revoke-grant').click();
     await page.waitForSelector('#grants >> text=No app has access to your account.');
     expect(asked).toHaveLength(2);
-    expect(await page.textContent('#status')).toBe('Access of Test App revoked');
+    expect(await page.textContent('#grants-result-status')).toBe('Access of Test App revoked');
 
     const revoked = await ask();
     expect([revoked.status, await revoked.json()]).toEqual([401, { message: 'Access token has been revoked' }]);
@@ -158,12 +158,12 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await page.fill('#current-password', 'not my password');
     await page.fill('#new-password', NEW_PASSWORD);
     await page.click('#change-password');
-    await expect.poll(() => page.textContent('#status')).toBe('Changing the password failed: The current password is wrong');
+    await expect.poll(() => page.textContent('#password-result-error')).toBe('Changing the password failed: The current password is wrong');
 
     await page.fill('#current-password', password);
     await page.fill('#new-password', NEW_PASSWORD);
     await page.click('#change-password');
-    await expect.poll(() => page.textContent('#status')).toBe('Password changed; every other session was signed out');
+    await expect.poll(() => page.textContent('#password-result-status')).toBe('Password changed; every other session was signed out');
     password = NEW_PASSWORD;
     await expect.poll(() => page.locator('#sessions li.session').count()).toBe(1);
 
@@ -188,16 +188,20 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await page.goto(`${t.baseUrl}/account`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
     expect(download.suggestedFilename()).toBe(`account-${user.id}.json`);
-    const data = JSON.parse(fs.readFileSync((await download.path()), 'utf8')) as { user: { id: number }; email: string; sessions: unknown[] };
+    const data = JSON.parse(fs.readFileSync((await download.path()), 'utf8')) as { user: { id: number }; email: string; sessions: unknown[]; sign_ins: { user_agent: string }[] };
     expect(data.user.id).toBe(user.id);
     expect(data.email).toBe(user.email);
     expect(data.sessions).toHaveLength(1);
+    // The sign-in history the page shows, in the file too: as many rows, the same browsers.
+    const shown = await page.$$eval('#sign-ins td[data-user-agent]', (cells) => cells.map((c) => (c as HTMLElement).dataset.userAgent));
+    expect(shown.length).toBeGreaterThan(0);
+    expect(data.sign_ins.map((s) => s.user_agent)).toEqual(shown);
   });
 
   it('Sign out everywhere ends every session, this one included', async () => {
     const other = await signedIn(user);
     await page.goto(`${t.baseUrl}/account`);
-    await Promise.all([page.waitForURL(`${t.baseUrl}/`), page.click('#signout-everywhere')]);
+    await Promise.all([page.waitForURL(`${t.baseUrl}/?done=signed-out-everywhere`), page.click('#signout-everywhere')]);
     expect(await isSignedIn(page)).toBe(false);
     expect(await isSignedIn(other.page)).toBe(false);
     await other.context.close();
@@ -209,11 +213,11 @@ describe.skipIf(!hasChromium)('account control in Chromium', () => {
     await page.fill('#delete-password', password);
     await page.fill('#delete-confirm', 'not my name');
     await page.click('#delete-account-button');
-    await expect.poll(() => page.textContent('#status')).toBe('Deleting the account failed: Type your name exactly to confirm');
+    await expect.poll(() => page.textContent('#delete-result-error')).toBe('Deleting the account failed: Type your name exactly to confirm');
 
     await page.fill('#delete-password', password);
     await page.fill('#delete-confirm', user.name);
-    await Promise.all([page.waitForURL(`${t.baseUrl}/`), page.click('#delete-account-button')]);
+    await Promise.all([page.waitForURL(`${t.baseUrl}/?done=account-deleted`), page.click('#delete-account-button')]);
     expect((await fetch(`${t.baseUrl}/api/users/info?id=${user.id}`)).status).toBe(404);
     expect((await fetch(`${t.baseUrl}/pfp/medium/${user.id}.webp`)).status).toBe(404);
     expect(await isSignedIn(page)).toBe(false);

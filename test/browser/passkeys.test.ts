@@ -47,13 +47,13 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
 
     await page.click('#add-passkey');
     await page.waitForSelector('#passkeys li.passkey');
-    expect(await page.textContent('#status')).toBe('Added Passkey 1');
+    expect(await page.textContent('#passkeys-result-status')).toBe('Added Passkey 1');
     expect(await page.inputValue('#passkeys .passkey-name')).toBe('Passkey 1');
     expect(await page.textContent('#passkeys .passkey-times')).toMatch(/^Added .+, never used$/);
 
     await page.fill('#passkeys .passkey-name', 'This laptop');
     await page.click('#passkeys .rename-passkey');
-    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'Passkey renamed to This laptop');
+    await page.waitForFunction(() => document.getElementById('passkeys-result-status')?.textContent === 'Passkey renamed to This laptop');
     expect((await t.store.listPasskeys(user.id)).map((p) => p.name)).toEqual(['This laptop']);
 
     // Signed out, the sign-in page offers the passkey in the name field's autofill (conditional

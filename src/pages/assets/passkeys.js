@@ -4,15 +4,14 @@
 // again, or a confirmation with the passkey itself (POST /api/account/reauth/passkey).
 'use strict';
 (function () {
-  const { api, status, failed, el } = window.idp;
+  const { api, said, refused, el, formatDate: when } = window.idp;
   const webauthn = window.SimpleWebAuthnBrowser;
-  const when = (ms) => new Date(ms).toLocaleString();
   const list = document.getElementById('passkey-list');
   const addButton = document.getElementById('add-passkey');
 
   async function load() {
     const res = await api('GET', '/api/account/passkeys');
-    if (!res.ok) return failed(res, 'Loading the passkeys');
+    if (!res.ok) return refused('passkeys-result', res, 'Loading the passkeys');
     if (res.data.passkeys.length === 0) return list.replaceChildren(el('li', { text: 'No passkeys yet.' }));
     list.replaceChildren(...res.data.passkeys.map(item));
   }
@@ -37,7 +36,7 @@
       { class: 'passkey', 'data-passkey-id': p.id },
       el(
         'form',
-        { class: 'inline rename-form', onsubmit: (event) => (event.preventDefault(), rename(p, name.value)) },
+        { class: 'inline rename-form', onsubmit: (event) => (event.preventDefault(), rename(p, name)) },
         name,
         el('button', { type: 'submit', class: 'secondary rename-passkey', text: 'Rename' }),
       ),
@@ -47,10 +46,10 @@
     );
   }
 
-  async function rename(passkey, name) {
-    const res = await api('PATCH', `/api/account/passkeys/${passkey.id}`, { name });
-    if (!res.ok) return failed(res, 'Renaming the passkey');
-    status(`Passkey renamed to ${res.data.name}`);
+  async function rename(passkey, input) {
+    const res = await api('PATCH', `/api/account/passkeys/${passkey.id}`, { name: input.value });
+    if (!res.ok) return refused('passkeys-result', res, 'Renaming the passkey', res.status === 400 ? input : undefined);
+    said('passkeys-result', `Passkey renamed to ${res.data.name}`);
     load();
   }
 
@@ -68,7 +67,7 @@
       error.textContent = `Removing the passkey failed: ${(res.data && res.data.message) || `HTTP ${res.status}`}`;
       return;
     }
-    status(`Removed ${passkey.name}`);
+    said('passkeys-result', `Removed ${passkey.name}`);
     load();
   }
 
@@ -80,16 +79,16 @@
 
   async function add() {
     const options = await api('POST', '/api/account/passkeys/options');
-    if (!options.ok) return failed(options, 'Adding a passkey');
+    if (!options.ok) return refused('passkeys-result', options, 'Adding a passkey');
     let credential;
     try {
       credential = await webauthn.startRegistration({ optionsJSON: options.data });
     } catch (err) {
-      return status(`Adding a passkey failed: ${err.message}`, true);
+      return refused('passkeys-result', err.message, 'Adding a passkey');
     }
     const res = await api('POST', '/api/account/passkeys', { credential });
-    if (!res.ok) return failed(res, 'Adding a passkey');
-    status(`Added ${res.data.name}`);
+    if (!res.ok) return refused('passkeys-result', res, 'Adding a passkey');
+    said('passkeys-result', `Added ${res.data.name}`);
     load();
   }
 
