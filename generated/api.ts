@@ -3876,7 +3876,7 @@ export interface operations {
                      * @example openapi: 3.0.3
                      *     info:
                      *       title: Identity and Profile Service
-                     *       version: 0.2.0
+                     *       version: 0.3.0
                      *     servers:
                      *       - url: https://id.example.com
                      */
@@ -3910,7 +3910,7 @@ export interface operations {
                      *       "openapi": "3.0.3",
                      *       "info": {
                      *         "title": "Identity and Profile Service",
-                     *         "version": "0.2.0"
+                     *         "version": "0.3.0"
                      *       },
                      *       "servers": [
                      *         {
