@@ -3,7 +3,7 @@
 // page's <template> elements (src/pages/moderation.ts).
 'use strict';
 (function () {
-  const { api, el } = window.idp;
+  const { api, el, formatDate } = window.idp;
   const section = document.getElementById('moderation-user');
   const myLevel = Number(section.dataset.modLevel);
   const heading = document.getElementById('moderation-user-heading');
@@ -18,7 +18,7 @@
   const ACTIONS = labels('action-labels');
 
   const messageOf = (res) => (res.data && res.data.message) || `HTTP ${res.status}`;
-  const when = (ms) => el('time', { datetime: new Date(ms).toISOString(), text: new Date(ms).toLocaleString() });
+  const when = (ms) => el('time', { datetime: new Date(ms).toISOString(), text: formatDate(ms) });
   const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
   function say(node, text, isError) {
