@@ -119,7 +119,9 @@ async function main(): Promise<void> {
             headers['Content-Type'] = 'application/json';
           } else {
             const entries: [string, unknown][] = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.entries(body) : [['value', body]];
-            payload = new URLSearchParams([...Object.entries(fields), ...entries.map(([k, v]): [string, string] => [k, text(v)])]).toString();
+            // The credentials' fields unless the fuzzer sends its own (a repeated one is a plain 400).
+            const own = Object.entries(fields).filter(([k]) => !entries.some(([e]) => e === k));
+            payload = new URLSearchParams([...own, ...entries.map(([k, v]): [string, string] => [k, text(v)])]).toString();
             headers['Content-Type'] = 'application/x-www-form-urlencoded';
           }
         }
