@@ -2938,6 +2938,20 @@ export interface components {
                 "application/json": components["schemas"]["AccountUser"];
             };
         };
+        /** @description The request target (path and query) is longer than 112 KiB (see Conventions). */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Request URI is too long"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request body is too large. */
         PayloadTooLarge: {
             headers: {
@@ -3052,7 +3066,11 @@ export interface components {
          * @example 9
          */
         PasskeyIdPath: components["schemas"]["Id"];
-        /** @description A path on this service to go back to after signing in (anything else is ignored). */
+        /**
+         * @description A path on this service to go back to after signing in. Anything else, or one longer than
+         *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
+         *     whole is bounded by the size limits (see Conventions).
+         */
         ReturnTo: string;
         /**
          * @description Game id, a positive integer in plain digits (see the `Id` schema).
@@ -4073,7 +4091,11 @@ export interface operations {
     getSignIn: {
         parameters: {
             query?: {
-                /** @description A path on this service to go back to after signing in (anything else is ignored). */
+                /**
+                 * @description A path on this service to go back to after signing in. Anything else, or one longer than
+                 *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
+                 *     whole is bounded by the size limits (see Conventions).
+                 */
                 return_to?: components["parameters"]["ReturnTo"];
                 /**
                  * @description `login`: show the form even to a signed-in user.
@@ -4089,6 +4111,7 @@ export interface operations {
         responses: {
             200: components["responses"]["HtmlPage"];
             303: components["responses"]["SeeOther"];
+            414: components["responses"]["UriTooLong"];
         };
     };
     postSignIn: {
@@ -4124,6 +4147,8 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
         };
     };
@@ -4168,6 +4193,8 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
             503: components["responses"]["HtmlError"];
         };
@@ -4175,7 +4202,11 @@ export interface operations {
     getSignUp: {
         parameters: {
             query?: {
-                /** @description A path on this service to go back to after signing in (anything else is ignored). */
+                /**
+                 * @description A path on this service to go back to after signing in. Anything else, or one longer than
+                 *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
+                 *     whole is bounded by the size limits (see Conventions).
+                 */
                 return_to?: components["parameters"]["ReturnTo"];
             };
             header?: never;
@@ -4186,6 +4217,7 @@ export interface operations {
         responses: {
             200: components["responses"]["HtmlPage"];
             303: components["responses"]["SeeOther"];
+            414: components["responses"]["UriTooLong"];
         };
     };
     postSignUp: {
@@ -4224,6 +4256,8 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
             409: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
         };
     };
@@ -4275,6 +4309,8 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
             503: components["responses"]["HtmlError"];
         };
@@ -4311,6 +4347,8 @@ export interface operations {
             401: components["responses"]["HtmlError"];
             403: components["responses"]["AccountPageRefusal"];
             409: components["responses"]["AccountPageRefusal"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["AccountPageRefusal"];
             503: components["responses"]["HtmlError"];
         };
@@ -4354,6 +4392,8 @@ export interface operations {
             200: components["responses"]["HtmlPage"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
         };
     };
@@ -4406,6 +4446,8 @@ export interface operations {
             200: components["responses"]["HtmlPage"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     postSignOut: {
@@ -4425,7 +4467,10 @@ export interface operations {
         };
         responses: {
             303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     getAccountPage: {
@@ -4672,6 +4717,7 @@ export interface operations {
             200: components["responses"]["HtmlPage"];
             302: components["responses"]["Found"];
             400: components["responses"]["HtmlError"];
+            414: components["responses"]["UriTooLong"];
         };
     };
     postAuthorize: {
@@ -4726,6 +4772,8 @@ export interface operations {
             302: components["responses"]["Found"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     getLogout: {
@@ -4792,6 +4840,8 @@ export interface operations {
             200: components["responses"]["HtmlPage"];
             303: components["responses"]["SeeOther"];
             400: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     confirmLogout: {
@@ -4836,6 +4886,8 @@ export interface operations {
             303: components["responses"]["SeeOther"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     getSession: {

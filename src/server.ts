@@ -1,7 +1,7 @@
 /** Entry point: load config, open the store, build the app, listen; close cleanly on SIGTERM/SIGINT. */
 import type { Server } from 'node:http';
 import { createApp } from './http/app.js';
-import { answerClientErrors } from './http/client-errors.js';
+import { listen } from './http/client-errors.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';
@@ -45,8 +45,7 @@ async function main(): Promise<void> {
   }
   const swept = await sweepOrphanFiles(deps, config.pictureSweepAgeSeconds * 1000);
   if (swept > 0) logger.warn({ swept }, 'deleted picture files left by an interrupted change');
-  const server: Server = koa.listen(config.port, config.host);
-  answerClientErrors(server);
+  const server: Server = listen(koa, config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createApp, type App, type AppOptions } from '../src/http/app.js';
-import { answerClientErrors } from '../src/http/client-errors.js';
+import { listen } from '../src/http/client-errors.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { registerOAuthApp } from '../src/oauth/clients.js';
@@ -99,13 +99,12 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Partial<
   await store.migrate();
   const clock = new TestClock();
   const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, ...options });
-  const server = app.koa.listen(0, '127.0.0.1');
+  const server = listen(app.koa, 0, '127.0.0.1');
   // fetch and the server share this process: after a long synchronous stretch (another server
   // starting under load) both idle timers are overdue at once, and the server's 5 s default could
   // close a kept-alive connection as fetch reuses it (ECONNRESET). Longer than any test, it leaves
   // closing idle connections to fetch.
   server.keepAliveTimeout = 120_000;
-  answerClientErrors(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {

@@ -82,9 +82,17 @@ export function redirect(ctx: Koa.Context, location: string, status: 302 | 303):
   ctx.redirect(location);
 }
 
-/** Only paths on this service are followed after sign-in (no open redirect). */
+/**
+ * The longest `return_to` followed: it holds the longest authorization request the contract allows
+ * (authorizeAddress in src/handlers/getAuthorize.ts); a longer one is ignored, like any other
+ * unusable one. The sign-in address that carries it still fits MAX_REQUEST_TARGET
+ * (src/http/client-errors.ts; test/request-limits.test.ts checks both).
+ */
+export const RETURN_TO_MAX = 64 * 1024;
+
+/** Only paths on this service, and not over RETURN_TO_MAX, are followed after sign-in (no open redirect). */
 export function safeReturnTo(raw: unknown): string | undefined {
-  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\')) return undefined;
+  if (typeof raw !== 'string' || raw.length > RETURN_TO_MAX || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\')) return undefined;
   return raw;
 }
 

@@ -19,6 +19,7 @@ import type { PageUser } from '../pages/html.js';
 import { DefaultPictures } from '../pictures/defaults.js';
 import { PictureFiles } from '../pictures/pictures.js';
 import { clientCors, clientPreflight } from './client-cors.js';
+import { MAX_REQUEST_TARGET } from './client-errors.js';
 import { noRoutePolicy, policyOf } from './policy.js';
 import { securityHeaders, staticCorsHeaders } from '../security/headers.js';
 import { compileSerializers, serializeBody } from './serializers.js';
@@ -115,6 +116,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   // One Koa layer instead of three, so what runs before an operation reads in one place (its
   // cost per request measured within the noise of the instruction counts).
   koa.use((ctx): Promise<void> => {
+    // Node's parser lets through a request line up to its whole header allowance: a longer target
+    // than the service serves is a 414 `{message}`, as it is beyond that allowance (client-errors.ts).
+    if (ctx.url.length > MAX_REQUEST_TARGET) {
+      ctx.status = 414;
+      ctx.body = { message: 'Request URI is too long' };
+      return Promise.resolve();
+    }
     const routePolicy = policy(ctx);
     if (routePolicy.session) return session(ctx, () => parseThenRoute(ctx));
     // Public operations get their CORS headers on actual requests with the security headers
