@@ -1073,8 +1073,12 @@ export interface paths {
         get?: never;
         /**
          * Upload a new profile picture
-         * @description Multipart form with one `file` part: any image sharp reads, at most 8 MB and a bounded
-         *     pixel count. Stored centre-cropped as the three WebP sizes; `pfpTimestamp` changes.
+         * @description Multipart form with one `file` part: a JPEG, PNG, WebP, GIF (first frame) or AVIF image,
+         *     judged by its content (not its name or type), at most 8 MB and a bounded pixel count
+         *     (50 megapixels; 16 for GIF, 4 for AVIF). Anything else, SVG included, is 400. Stored
+         *     centre-cropped as the three WebP sizes; `pfpTimestamp` changes. At most 10 uploads per
+         *     account in 10 minutes (429); while the instance is converting as many pictures as it may,
+         *     503 with `Retry-After`.
          */
         put: operations["setAccountPicture"];
         post?: never;
@@ -5078,7 +5082,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description The image, in any format sharp reads, at most 8 MB (larger is 413).
+                     * @description The image (JPEG, PNG, WebP, GIF or AVIF), at most 8 MB (larger is 413).
                      */
                     file: string;
                 };
@@ -5086,17 +5090,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["AccountUser"];
-            /** @description Not a readable image, or no `file` part. */
+            /** @description Not a JPEG, PNG, WebP, GIF or AVIF image (an SVG, say), damaged, too many pixels, or no `file` part. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "The upload has no file part"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5104,6 +5103,7 @@ export interface operations {
             403: components["responses"]["CsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     removeAccountPicture: {
