@@ -973,7 +973,9 @@ export interface paths {
         /**
          * The current session and its CSRF token
          * @description Who is signed in (if anyone) and the CSRF token that state-changing calls send as
-         *     `X-CSRF-Token`. Starts an anonymous session when there is none. Same-origin only (no CORS).
+         *     `X-CSRF-Token`. For a visitor nothing is stored: the token's secret is kept in a signed,
+         *     HttpOnly cookie `idp.csrf` set with this answer, and the session starts only at sign-in
+         *     (or another step that must be remembered). Same-origin only (no CORS).
          */
         get: operations["getSession"];
         put?: never;
