@@ -517,10 +517,14 @@ export interface paths {
         get: operations["getSignUp"];
         put?: never;
         /**
-         * Create an account and sign in
-         * @description Name 3-28 of `A-Za-z0-9_-` (unique ignoring case), a unique email, a password of 8-256
-         *     characters. Signs the new user in and redirects to `return_to` or `/account`.
-         *     Rate-limited per client address.
+         * Create an account
+         * @description Name 3-28 of `A-Za-z0-9_-` (unique ignoring case), an email address, a password of 8-256
+         *     characters. Answers the same "check your mail" page whether the address is new or already
+         *     registered, so sign-up does not tell who has an account: a new address gets the new
+         *     account's verification link, a registered one a mail to its owner saying someone tried
+         *     to sign up with it, with a link to choose a new password. Nobody is signed in: the page
+         *     links to `/signin` (with `return_to`), where the new name and password work at once.
+         *     A taken name is 409 (names are public). Rate-limited per client address.
          */
         post: operations["postSignUp"];
         delete?: never;
@@ -4214,11 +4218,11 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description User name, 3-28 characters of `A-Za-z0-9_-`, unique ignoring case (a taken name is 409). */
                     name: string;
-                    /** @description Email address, at most 254 characters; kept trimmed and in lower case, and unique (an address already registered is 409). */
+                    /** @description Email address, at most 254 characters; kept trimmed and in lower case, and unique (an address already registered gets the same answer as a new one, and its owner a mail). */
                     email: string;
                     /** @description Password, 8-256 characters. */
                     password: string;
-                    /** @description A path on this service to go to after signing up; anything else is ignored and the user goes to `/account`. Optional. */
+                    /** @description A path on this service to go to after signing in (the answer's sign-in link carries it); anything else is ignored. Optional. */
                     return_to?: string;
                     /** @description The CSRF token of the form. */
                     _csrf?: string;
@@ -4226,7 +4230,7 @@ export interface operations {
             };
         };
         responses: {
-            303: components["responses"]["SeeOther"];
+            200: components["responses"]["HtmlPage"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
             409: components["responses"]["HtmlError"];

@@ -91,11 +91,15 @@ describe('CSRF for visitors (signed double-submit cookie)', () => {
     expect([stale.status, await stale.json()]).toEqual([403, { message: 'Invalid CSRF token' }]);
   });
 
-  it('sign-up works for a visitor with the cookie and its token', async () => {
+  it('sign-up works for a visitor with the cookie and its token (it signs nobody in, so stores no session either)', async () => {
     const agent = new Agent(t);
-    const res = await post(agent, '/signup', { _csrf: await agent.csrf(), name: `visitor${Date.now()}`, email: `v${Date.now()}@example.com`, password: 'a-long-password-1' });
-    expect(res.status).toBe(303);
-    expect(agent.cookies.has('idp.sid')).toBe(true);
+    const name = `visitor${Date.now()}`;
+    const before = await sessionRows();
+    const res = await post(agent, '/signup', { _csrf: await agent.csrf(), name, email: `${name}@example.com`, password: 'a-long-password-1' });
+    expect(res.status).toBe(200);
+    expect(await t.store.getUserByName(name)).toBeDefined();
+    expect(agent.cookies.has('idp.sid')).toBe(false);
+    expect((await sessionRows()) - before).toBe(0);
   });
 
   const refusals: [string, (agent: Agent, csrf: string) => Promise<Record<string, string>>, (agent: Agent) => void][] = [
