@@ -234,7 +234,7 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
         return { background: s.backgroundColor, color: s.color, cursor: s.cursor, border: s.borderStyle };
       });
     expect(await look('#authorize')).toEqual({ background: 'rgb(237, 242, 247)', color: 'rgb(45, 55, 72)', cursor: 'not-allowed', border: 'dashed' });
-    expect(await look('#resend-verification')).toEqual({ background: 'rgb(43, 108, 176)', color: 'rgb(255, 255, 255)', cursor: 'pointer', border: 'none' });
+    expect(await look('#resend-verification')).toEqual({ background: 'rgb(43, 108, 176)', color: 'rgb(255, 255, 255)', cursor: 'pointer', border: 'solid' });
     await tab.screenshot({ path: path.join(SCREENSHOTS_DIR, 'consent-disabled-authorize.png'), fullPage: true });
     await fresh.close();
   });
