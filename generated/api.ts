@@ -517,10 +517,14 @@ export interface paths {
         get: operations["getSignUp"];
         put?: never;
         /**
-         * Create an account and sign in
-         * @description Name 3-28 of `A-Za-z0-9_-` (unique ignoring case), a unique email, a password of 8-256
-         *     characters. Signs the new user in and redirects to `return_to` or `/account`.
-         *     Rate-limited per client address.
+         * Create an account
+         * @description Name 3-28 of `A-Za-z0-9_-` (unique ignoring case), an email address, a password of 8-256
+         *     characters. Answers the same "check your mail" page whether the address is new or already
+         *     registered, so sign-up does not tell who has an account: a new address gets the new
+         *     account's verification link, a registered one a mail to its owner saying someone tried
+         *     to sign up with it, with a link to choose a new password. Nobody is signed in: the page
+         *     links to `/signin` (with `return_to`), where the new name and password work at once.
+         *     A taken name is 409 (names are public). Rate-limited per client address.
          */
         post: operations["postSignUp"];
         delete?: never;
@@ -973,7 +977,9 @@ export interface paths {
         /**
          * The current session and its CSRF token
          * @description Who is signed in (if anyone) and the CSRF token that state-changing calls send as
-         *     `X-CSRF-Token`. Starts an anonymous session when there is none. Same-origin only (no CORS).
+         *     `X-CSRF-Token`. For a visitor nothing is stored: the token's secret is kept in a signed,
+         *     HttpOnly cookie `idp.csrf` set with this answer, and the session starts only at sign-in
+         *     (or another step that must be remembered). Same-origin only (no CORS).
          */
         get: operations["getSession"];
         put?: never;
@@ -1073,8 +1079,12 @@ export interface paths {
         get?: never;
         /**
          * Upload a new profile picture
-         * @description Multipart form with one `file` part: any image sharp reads, at most 8 MB and a bounded
-         *     pixel count. Stored centre-cropped as the three WebP sizes; `pfpTimestamp` changes.
+         * @description Multipart form with one `file` part: a JPEG, PNG, WebP, GIF (first frame) or AVIF image,
+         *     judged by its content (not its name or type), at most 8 MB and a bounded pixel count
+         *     (50 megapixels; 16 for GIF, 4 for AVIF). Anything else, SVG included, is 400. Stored
+         *     centre-cropped as the three WebP sizes; `pfpTimestamp` changes. At most 10 uploads per
+         *     account in 10 minutes (429); while the instance is converting as many pictures as it may,
+         *     503 with `Retry-After`.
          */
         put: operations["setAccountPicture"];
         post?: never;
@@ -4240,11 +4250,11 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description User name, 3-28 characters of `A-Za-z0-9_-`, unique ignoring case (a taken name is 409). */
                     name: string;
-                    /** @description Email address, at most 254 characters; kept trimmed and in lower case, and unique (an address already registered is 409). */
+                    /** @description Email address, at most 254 characters; kept trimmed and in lower case, and unique (an address already registered gets the same answer as a new one, and its owner a mail). */
                     email: string;
                     /** @description Password, 8-256 characters. */
                     password: string;
-                    /** @description A path on this service to go to after signing up; anything else is ignored and the user goes to `/account`. Optional. */
+                    /** @description A path on this service to go to after signing in (the answer's sign-in link carries it); anything else is ignored. Optional. */
                     return_to?: string;
                     /** @description The CSRF token of the form. */
                     _csrf?: string;
@@ -4252,7 +4262,7 @@ export interface operations {
             };
         };
         responses: {
-            303: components["responses"]["SeeOther"];
+            200: components["responses"]["HtmlPage"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
             409: components["responses"]["HtmlError"];
@@ -5130,7 +5140,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description The image, in any format sharp reads, at most 8 MB (larger is 413).
+                     * @description The image (JPEG, PNG, WebP, GIF or AVIF), at most 8 MB (larger is 413).
                      */
                     file: string;
                 };
@@ -5138,17 +5148,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["AccountUser"];
-            /** @description Not a readable image, or no `file` part. */
+            /** @description Not a JPEG, PNG, WebP, GIF or AVIF image (an SVG, say), damaged, too many pixels, or no `file` part. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "The upload has no file part"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5156,6 +5161,7 @@ export interface operations {
             403: components["responses"]["CsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     removeAccountPicture: {

@@ -101,7 +101,8 @@ describe('deleteAccount', () => {
     expect(taken.status).toBe(409);
     expect(await taken.text()).toContain('Name is already taken');
     const again = await fresh.form('/signup', { name: `${user.name}_2`.slice(0, 28), email: user.email, password: 'long enough password' });
-    expect(again.status).toBe(303);
+    expect(again.status).toBe(200);
+    expect(await t.store.getUserByEmail(user.email)).toMatchObject({ name: `${user.name}_2`.slice(0, 28) });
     const next = await makeUser(t);
     expect(next.id).toBeGreaterThan(user.id);
   });

@@ -221,7 +221,7 @@ export class Agent {
     return res;
   }
 
-  /** The session's CSRF token (starting an anonymous session when there is none). */
+  /** The session's CSRF token (for a visitor, from the signed idp.csrf cookie it is given). */
   async csrf(): Promise<string> {
     const res = await this.fetch('/api/session');
     return ((await res.json()) as { csrf_token: string }).csrf_token;

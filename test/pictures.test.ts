@@ -12,7 +12,7 @@ import { fixturesDir, makeUser, startServer, type TestServer } from './helpers.j
 
 const fixture = (name: string): Buffer => fs.readFileSync(path.join(fixturesDir, name));
 
-const NOT_AN_IMAGE = 'The file is not an image in a supported format';
+const NOT_AN_IMAGE = 'The picture must be a JPEG, PNG, WebP, GIF or AVIF image';
 const DAMAGED = 'The picture could not be read: the file is damaged or truncated';
 const TOO_MANY_PIXELS = 'The picture has too many pixels: at most 50 megapixels';
 

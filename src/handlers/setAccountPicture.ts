@@ -11,6 +11,8 @@ export const setAccountPicture: Handler<'setAccountPicture'> = async (_input, ct
   if (!ctx.request.is('multipart/form-data')) {
     throw new ApiError(415, 'Upload the picture as multipart/form-data with a file part');
   }
+  // Counted before the body is read: every attempt costs, a refused one too (the CLI is not limited).
+  await deps.limits.pictureUpload.consume(String(user.id));
   // Read only now, after the session and CSRF checks: no one streams 8 MB at us unauthenticated.
   const file = await readFilePart(ctx.req, { field: 'file', maxBytes: MAX_UPLOAD_BYTES, tooLarge: 'The picture is larger than 8 MB' });
   await setPicture(deps, user.id, file);

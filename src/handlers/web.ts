@@ -57,7 +57,7 @@ export function signedInUser(ctx: Koa.Context): UserRecord {
 
 /**
  * What every page's layout needs. A signed-in session always has a CSRF secret; for a visitor
- * one is made (and so a session stored) only by pages with a form (`withForm`).
+ * one is made (in a signed cookie, never a session row) only by pages with a form (`withForm`).
  */
 export async function pageContext(
   ctx: Koa.Context,
