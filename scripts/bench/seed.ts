@@ -55,7 +55,7 @@ export async function seedDatabase(file: string, picturesDir: string, users: num
   const pictureStore = openStoreAt(file);
   await pictureStore.migrate();
   const photo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#4a7bd0' } }).jpeg().toBuffer();
-  const pictureTs = await setPicture({ store: pictureStore, files: new PictureFiles(picturesDir), now: Date.now }, 1, photo);
+  const pictureTs = await setPicture({ store: pictureStore, pictures: new PictureFiles(picturesDir), now: Date.now }, 1, photo);
   await pictureStore.close();
   return { users, pictureUserId: 1, pictureTs, defaultUserId: 2 };
 }
