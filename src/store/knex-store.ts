@@ -141,8 +141,8 @@ export class KnexStore implements Store {
         await this.knex.migrate.latest({ migrationSource });
       } finally {
         await connection.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+        await connection.query('reset statement_timeout');
       }
-      await connection.query('reset statement_timeout');
     } finally {
       await client.releaseConnection(connection);
     }
