@@ -302,8 +302,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Liveness and database check
-         * @description Answers 200 when the service runs and its database answers.
+         * Readiness and database check
+         * @description Answers 200 when the service runs, its database answers and it is not stopping. This is the probe for a load balancer: from the moment an instance is told to stop (SIGTERM) it answers 503 here while it finishes the requests in flight.
          */
         get: operations["getHealth"];
         put?: never;
@@ -3864,17 +3864,12 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The database does not answer. */
+            /** @description The database does not answer, or the instance is shutting down. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

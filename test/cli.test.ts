@@ -455,6 +455,10 @@ describe('picture', () => {
     expect(await old.json()).toEqual({ message: 'Profile picture not found' });
   });
 
+  it('import is for PostgreSQL: on SQLite it refuses, exit 1 (the PostgreSQL run is in test/pictures.test.ts)', async () => {
+    await fails(1, 'import is for PostgreSQL: on SQLite the pictures stay in PICTURES_DIR', 'picture', 'import');
+  });
+
   it('fails on an unreadable file', async () => {
     const { id } = await createUser();
     const missing = path.join(dir, 'no-such-file.jpg');

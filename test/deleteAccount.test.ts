@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/admin.js';
-import { PictureFiles, setPicture } from '../src/pictures/pictures.js';
-import { Agent, fixturesDir, makeClient, makeUser, signedInAgent, startServer, TEST_DATABASE, TEST_PASSWORD, tokenRequest, type TestServer } from './helpers.js';
+import { setPicture } from '../src/pictures/pictures.js';
+import { Agent, fixturesDir, makeClient, makeUser, signedInAgent, startServer, storedPictures, TEST_DATABASE, TEST_PASSWORD, tokenRequest, type TestServer } from './helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -20,8 +20,7 @@ const CALLBACK = 'https://client.example/callback';
 /** A user with a picture, an app and a game of their own, a grant to someone else's app, and tokens both ways. */
 async function populatedUser() {
   const { agent, user } = await signedInAgent(t);
-  const files = new PictureFiles(t.config.picturesDir);
-  const pfp = await setPicture({ store: t.store, files, now: t.clock.now }, user.id, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')));
+  const pfp = await setPicture({ store: t.store, pictures: t.app.deps.pictures, now: t.clock.now }, user.id, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')));
   const ownApp = await makeClient(t, user.id, [CALLBACK]);
   const game = await t.store.createGame({ authorId: user.id, title: 'Mine', url: 'https://game.example/', createdAt: t.clock.now() });
   const otherOwner = await makeUser(t);
@@ -58,8 +57,8 @@ async function expectGone(p: Awaited<ReturnType<typeof populatedUser>>) {
   for (const size of ['large', 'medium', 'small']) {
     expect((await fetch(`${t.baseUrl}/pfp/${size}/${user.id}-${pfp}.webp`)).status).toBe(404);
     expect((await fetch(`${t.baseUrl}/pfp/${size}/${user.id}.webp`)).status).toBe(404);
-    expect(fs.existsSync(path.join(t.config.picturesDir, size, `${user.id}-${pfp}.webp`))).toBe(false);
   }
+  expect(await storedPictures(t, user.id)).toEqual([]);
   for (const token of [p.tokenAtOtherApp, p.fanToken]) {
     expect((await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(401);
   }

@@ -17,6 +17,8 @@ import { registerOAuthApp } from '../src/oauth/clients.js';
 import { issueCode, type CodeRequest } from '../src/oauth/codes.js';
 import type { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
+import { PictureFiles } from '../src/pictures/pictures.js';
+import { SIZE_NAMES, type Size } from '../src/pictures/images.js';
 import type { UserRecord } from '../src/store/types.js';
 
 /** A clock the test moves by hand; starts at the real time. */
@@ -252,4 +254,38 @@ export async function signedInAgent(t: TestServer, name?: string): Promise<{ age
   const agent = new Agent(t);
   await agent.signIn(user);
   return { agent, user };
+}
+
+/**
+ * What the server's picture store holds, past its cache: on SQLite every file under PICTURES_DIR
+ * ("<size>/<name>", temporary files included), on PostgreSQL every row of `pictures` in the same
+ * shape ("<size>/<id>-<ts>.webp"); only `userId`'s when given.
+ */
+export async function storedPictures(t: TestServer, userId?: number): Promise<string[]> {
+  const pictures = t.app.deps.pictures;
+  if (pictures instanceof PictureFiles) {
+    const out: string[] = [];
+    for (const size of SIZE_NAMES) {
+      const dir = path.join(pictures.dir, size);
+      if (!fs.existsSync(dir)) continue;
+      for (const name of fs.readdirSync(dir)) {
+        if (userId === undefined || name.startsWith(`${userId}-`) || name.startsWith(`.${userId}-`)) out.push(`${size}/${name}`);
+      }
+    }
+    return out.sort();
+  }
+  const query = t.store.knex('pictures').select('user_id', 'ts', 'size');
+  if (userId !== undefined) query.where({ user_id: userId });
+  const rows = (await query) as { user_id: number; ts: string | number; size: string }[];
+  return rows.map((r) => `${r.size}/${r.user_id}-${r.ts}.webp`).sort();
+}
+
+/** The stored bytes of one picture, past the cache (a file on SQLite, a row on PostgreSQL). */
+export async function storedPicture(t: TestServer, size: Size, userId: number, ts: number): Promise<Buffer | undefined> {
+  const pictures = t.app.deps.pictures;
+  if (pictures instanceof PictureFiles) {
+    const file = pictures.path(size, userId, ts);
+    return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+  }
+  return t.store.getPicture(userId, ts, size);
 }

@@ -13,7 +13,7 @@ import { DomainError } from '../src/domain/errors.js';
 import { httpErrorOf } from '../src/http/error-responses.js';
 import { ConversionGate, MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES } from '../src/pictures/images.js';
 import { setPicture } from '../src/pictures/pictures.js';
-import { type Agent, fixturesDir, makeUser, signedInAgent, startServer, type TestServer } from './helpers.js';
+import { type Agent, fixturesDir, makeUser, signedInAgent, startServer, storedPicture, storedPictures, type TestServer } from './helpers.js';
 
 const fixture = (name: string): Buffer => fs.readFileSync(path.join(fixturesDir, name));
 
@@ -95,17 +95,13 @@ function upload(agent: Agent, file: Buffer, csrf: string, filename = 'upload.bin
   return agent.fetch('/api/account/picture', { method: 'PUT', body: form, headers: { 'X-CSRF-Token': csrf } });
 }
 
-/** Every file of the picture store, temporary ones included. */
-function allFiles(): string[] {
-  const dir = t.config.picturesDir;
-  if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((p) => fs.statSync(path.join(dir, p)).isFile()).sort();
-}
+/** Everything in the picture store (files, temporary ones included, or rows on PostgreSQL). */
+const allFiles = (): Promise<string[]> => storedPictures(t);
 
-const filesOf = (userId: number, ts: number) => SIZE_NAMES.map((size) => path.join(size, `${userId}-${ts}.webp`)).sort();
+const filesOf = (userId: number, ts: number) => SIZE_NAMES.map((size) => `${size}/${userId}-${ts}.webp`).sort();
 
-function snapshot(userId: number, ts: number): Buffer[] {
-  return SIZE_NAMES.map((size) => fs.readFileSync(t.app.deps.files.path(size, userId, ts)));
+function snapshot(userId: number, ts: number): Promise<Buffer[]> {
+  return Promise.all(SIZE_NAMES.map(async (size) => (await storedPicture(t, size, userId, ts))!));
 }
 
 const hostile: [string, () => Buffer, number, string][] = [
@@ -143,8 +139,8 @@ describe('hostile uploads through PUT /api/account/picture', () => {
       const first = await upload(agent, fixture('photo.jpg'), csrf);
       expect(first.status).toBe(200);
       const { pfpTimestamp } = ((await first.json()) as { user: { pfpTimestamp: number } }).user;
-      const before = snapshot(user.id, pfpTimestamp);
-      const everything = allFiles();
+      const before = await snapshot(user.id, pfpTimestamp);
+      const everything = await allFiles();
 
       const body = input();
       const started = Date.now();
@@ -155,8 +151,8 @@ describe('hostile uploads through PUT /api/account/picture', () => {
       expect(await res.json()).toEqual({ message });
 
       expect((await t.store.getUser(user.id))?.pfpTimestamp).toBe(pfpTimestamp);
-      expect(allFiles()).toEqual(everything);
-      expect(snapshot(user.id, pfpTimestamp)).toEqual(before);
+      expect(await allFiles()).toEqual(everything);
+      expect(await snapshot(user.id, pfpTimestamp)).toEqual(before);
       const served = await fetch(`${t.baseUrl}/pfp/large/${user.id}-${pfpTimestamp}.webp`);
       expect(served.status).toBe(200);
       expect(Buffer.from(await served.arrayBuffer()).equals(before[0]!)).toBe(true);
@@ -165,21 +161,21 @@ describe('hostile uploads through PUT /api/account/picture', () => {
 });
 
 describe('hostile pictures through setPicture', () => {
-  const deps = () => ({ store: t.store, files: t.app.deps.files, now: t.clock.now });
+  const deps = () => ({ store: t.store, pictures: t.app.deps.pictures, now: t.clock.now });
 
   for (const [name, input, status, message] of hostile) {
     it(`refuses ${name}: ${status} "${message}", old picture intact, nothing left on disk`, async () => {
       const user = await makeUser(t);
       const ts = await setPicture(deps(), user.id, fixture('transparent.png'));
-      const before = snapshot(user.id, ts);
-      const everything = allFiles();
+      const before = await snapshot(user.id, ts);
+      const everything = await allFiles();
       t.clock.advance(1_000);
       const err = await setPicture(deps(), user.id, input()).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DomainError);
       expect({ status: httpErrorOf(err)?.status, message: (err as DomainError).message }).toEqual({ status, message });
       expect((await t.store.getUser(user.id))?.pfpTimestamp).toBe(ts);
-      expect(allFiles()).toEqual(everything);
-      expect(snapshot(user.id, ts)).toEqual(before);
+      expect(await allFiles()).toEqual(everything);
+      expect(await snapshot(user.id, ts)).toEqual(before);
     });
   }
 });
@@ -190,7 +186,7 @@ describe('pictures judged by content, not by name or Content-Type', () => {
     const res = await upload(agent, file, await agent.csrf(), filename, type);
     expect(res.status).toBe(200);
     const { pfpTimestamp } = ((await res.json()) as { user: { pfpTimestamp: number } }).user;
-    expect(allFiles().filter((f) => f.includes(`${user.id}-`))).toEqual(filesOf(user.id, pfpTimestamp));
+    expect((await allFiles()).filter((f) => f.includes(`${user.id}-`))).toEqual(filesOf(user.id, pfpTimestamp));
     const served = await fetch(`${t.baseUrl}/pfp/large/${user.id}-${pfpTimestamp}.webp`);
     expect([served.status, served.headers.get('content-type')]).toEqual([200, 'image/webp']);
     return { userId: user.id, ts: pfpTimestamp, large: Buffer.from(await served.arrayBuffer()) };
@@ -222,7 +218,7 @@ describe('pictures judged by content, not by name or Content-Type', () => {
     it(`${what} is read by its content and converted to the three WebP sizes`, async () => {
       const { userId, ts } = await uploadAndFetch(fixture(file), filename, type);
       for (const size of SIZE_NAMES) {
-        const meta = await sharp(t.app.deps.files.path(size, userId, ts)).metadata();
+        const meta = await sharp(await storedPicture(t, size, userId, ts)).metadata();
         expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format: 'webp', width: SIZES[size], height: SIZES[size] });
       }
     });
@@ -240,7 +236,7 @@ describe('concurrent picture changes through the upload endpoint', () => {
     expect(statuses).toContain(200);
     const final = (await t.store.getUser(user.id))?.pfpTimestamp;
     expect(final).toEqual(expect.any(Number));
-    const mine = allFiles().filter((f) => path.basename(f).startsWith(`${user.id}-`) || path.basename(f).startsWith(`.${user.id}-`));
+    const mine = (await allFiles()).filter((f) => path.basename(f).startsWith(`${user.id}-`) || path.basename(f).startsWith(`.${user.id}-`));
     expect(mine).toEqual(filesOf(user.id, final!));
   });
 });
@@ -255,7 +251,7 @@ describe('the accepted formats', () => {
       const res = await upload(agent, image, await agent.csrf(), 'upload.bin', 'application/octet-stream');
       expect(res.status).toBe(200);
       const { pfpTimestamp } = ((await res.json()) as { user: { pfpTimestamp: number } }).user;
-      const meta = await sharp(t.app.deps.files.path('large', user.id, pfpTimestamp)).metadata();
+      const meta = await sharp((await t.app.deps.pictures.read('large', user.id, pfpTimestamp))).metadata();
       expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format: 'webp', width: 256, height: 256 });
     });
   }

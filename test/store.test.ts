@@ -925,6 +925,32 @@ describe(`Store (${TEST_DATABASE})`, () => {
     }
   });
 
+  it('stores picture rows: all sizes at once or none, swept when no current pfpTimestamp names them, gone with their user', async () => {
+    const pic = await store.createUser({ name: 'pic', email: 'pic@example.com', passwordHash: 'h' }, NOW);
+    const images = { large: Buffer.from('L'), medium: Buffer.from('M'), small: Buffer.from('S') };
+    expect(await store.insertPictures(pic.id, 10, images, NOW)).toBe(true);
+    // The same timestamp again (another writer): nothing written.
+    expect(await store.insertPictures(pic.id, 10, { large: Buffer.from('X'), medium: Buffer.from('Y'), small: Buffer.from('Z') }, NOW)).toBe(false);
+    expect(await store.getPicture(pic.id, 10, 'medium')).toEqual(Buffer.from('M'));
+    expect(await store.getPicture(pic.id, 11, 'medium')).toBeUndefined();
+    expect(await store.getPicture(-1, 10, 'medium')).toBeUndefined();
+    expect(await store.insertPictures(pic.id, 20, images, NOW + 100)).toBe(true);
+    expect(await store.swapPfpTimestamp(pic.id, null, 10)).toBe(true);
+    // ts 20 is nobody's current picture but younger than the cutoff; ts 10 is current.
+    expect(await store.sweepPictures(NOW + 100)).toBe(0);
+    expect(await store.usersWithoutPictureRows()).toEqual([]);
+    expect(await store.sweepPictures(NOW + 101)).toBe(3);
+    expect(await store.getPicture(pic.id, 20, 'large')).toBeUndefined();
+    expect(await store.swapPfpTimestamp(pic.id, 10, 30)).toBe(true);
+    expect(await store.usersWithoutPictureRows()).toEqual([{ id: pic.id, pfpTimestamp: 30 }]);
+    await store.deletePictures(pic.id, 10);
+    expect(await store.getPicture(pic.id, 10, 'large')).toBeUndefined();
+    expect(await store.insertPictures(pic.id, 30, images, NOW)).toBe(true);
+    expect(await store.usersWithoutPictureRows()).toEqual([]);
+    await store.deleteUser(pic.id, NOW);
+    expect(await store.getPicture(pic.id, 30, 'large')).toBeUndefined();
+  });
+
   it('tells its database-error listener of a failed statement (not of a taken name) and still throws it', async () => {
     const seen: string[] = [];
     store.onDatabaseError((kind) => seen.push(kind));

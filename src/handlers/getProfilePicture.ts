@@ -39,9 +39,9 @@ export const getProfilePicture: Handler<'getProfilePicture'> = async (input, ctx
       ctx.status = 304;
       return;
     }
-    image = await deps.files.read(size, userId, ts);
+    image = await deps.pictures.read(size, userId, ts);
     if (!image) {
-      deps.logger.warn({ userId, ts, size }, 'picture file missing for the current pfpTimestamp');
+      deps.logger.warn({ userId, ts, size }, 'picture missing for the current pfpTimestamp');
       ctx.remove('Cache-Control');
       ctx.remove('ETag');
       throw notFound();

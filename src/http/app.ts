@@ -17,7 +17,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { errorPage, notFoundPage } from '../pages/pages.js';
 import type { PageUser } from '../pages/html.js';
 import { DefaultPictures } from '../pictures/defaults.js';
-import { PictureFiles } from '../pictures/pictures.js';
+import { picturesFor } from '../pictures/pictures.js';
 import { clientCors, clientPreflight } from './client-cors.js';
 import { MAX_REQUEST_TARGET } from './client-errors.js';
 import { noRoutePolicy, policyOf } from './policy.js';
@@ -60,7 +60,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     store: options.store,
     logger: options.logger,
     now: options.now ?? Date.now,
-    files: new PictureFiles(options.config.picturesDir),
+    pictures: picturesFor(options.config, options.store, options.now ?? Date.now),
     defaults: new DefaultPictures(),
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
     limits: storeLimits(options.store, options.limits, options.metrics && ((limit) => options.metrics!.rateLimited(limit))),
@@ -68,6 +68,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     metrics: options.metrics,
     mailer: createMailer(options.config, options.logger),
     keys: new KeyRing(options.store, options.config.sessionSecrets, options.now ?? Date.now, options.logger),
+    readiness: { shuttingDown: false },
   };
   if (options.metrics) {
     const metrics = options.metrics;

@@ -113,6 +113,13 @@ export const STORE_METHODS = [
 
   // PurgeStore
   'purgeExpired',
+
+  // PictureRowStore
+  'insertPictures',
+  'getPicture',
+  'deletePictures',
+  'sweepPictures',
+  'usersWithoutPictureRows',
 ] as const satisfies readonly (keyof Store)[];
 
 /** Compiles only while no Store method is missing from STORE_METHODS. */
