@@ -55,10 +55,10 @@ export interface TestDatabase {
 let databases = 0;
 
 /** A new, empty database of the kind this run tests: a SQLite file in `dir`, or a PostgreSQL database. */
-export async function freshDatabase(dir: string): Promise<TestDatabase> {
-  if (TEST_DATABASE === 'sqlite') return { url: path.join(dir, `test-${++databases}.sqlite`), drop: async () => {} };
+export async function freshDatabase(dir: string, dialect: 'sqlite' | 'postgres' = TEST_DATABASE): Promise<TestDatabase> {
+  if (dialect === 'sqlite') return { url: path.join(dir, `test-${++databases}.sqlite`), drop: async () => {} };
   const serverUrl = process.env.TEST_POSTGRES_URL;
-  if (!serverUrl) throw new Error('TEST_DATABASE=postgres needs TEST_POSTGRES_URL (postgres://user@host:port/db)');
+  if (!serverUrl) throw new Error('a PostgreSQL database needs TEST_POSTGRES_URL (postgres://user@host:port/db)');
   const name = `idp_test_${process.pid}_${Date.now().toString(36)}_${++databases}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
