@@ -3899,7 +3899,7 @@ export interface operations {
                      * @example openapi: 3.0.3
                      *     info:
                      *       title: Identity and Profile Service
-                     *       version: 0.3.0
+                     *       version: 0.4.0
                      *     servers:
                      *       - url: https://id.example.com
                      */
@@ -3933,7 +3933,7 @@ export interface operations {
                      *       "openapi": "3.0.3",
                      *       "info": {
                      *         "title": "Identity and Profile Service",
-                     *         "version": "0.3.0"
+                     *         "version": "0.4.0"
                      *       },
                      *       "servers": [
                      *         {

@@ -1,6 +1,7 @@
 /** What the page and session handlers share: the signed-in user, HTML responses, redirects. */
 import type Koa from 'koa';
 import { recordSignIn } from '../accounts/sign-ins.js';
+import { NotFound, Unauthenticated } from '../domain/errors.js';
 import { httpErrorOf } from '../http/error-responses.js';
 import { refuseSuspended } from '../moderation/moderation.js';
 import type { PageUser } from '../pages/html.js';
@@ -52,6 +53,24 @@ export async function beginSignedInSession(
 export function signedInUser(ctx: Koa.Context): UserRecord {
   const user = ctx.state.user;
   if (!user) throw new Error('operation does not declare the session security scheme');
+  return user;
+}
+
+/**
+ * A change to the signed-in user's own account, which may be deleted (in another tab, by an
+ * operator) while the change is in flight: the session went with the account, so the change
+ * answers what any request on that session now gets, 401 "Sign in first", rather than the
+ * NotFound `change` meets for its user. Returns the account as the change left it.
+ */
+export async function changeOwnAccount(deps: AppDeps, userId: number, change: () => Promise<unknown>): Promise<UserRecord> {
+  const signedOut = () => new Unauthenticated('Sign in first');
+  try {
+    await change();
+  } catch (err) {
+    throw err instanceof NotFound ? signedOut() : err;
+  }
+  const user = await deps.store.getUser(userId);
+  if (!user) throw signedOut();
   return user;
 }
 

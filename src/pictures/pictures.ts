@@ -218,16 +218,18 @@ const MAX_ATTEMPTS = 20;
 /**
  * Replaces a user's picture, in crash-safe order (docs/decisions.md#profile-pictures): write the new files, commit the new
  * pfpTimestamp (compare-and-set), then delete the old files. The new timestamp is always greater
- * than the old. Returns the new pfpTimestamp.
+ * than the old. Returns the new pfpTimestamp. NotFound when the user is gone, also when their
+ * account is deleted while the change is in flight: the deletion removes the pictures it knows of,
+ * and this change removes (or, refused by PostgreSQL's foreign key, never stored) its own.
  */
 export async function setPicture(deps: PictureDeps, userId: number, input: Buffer): Promise<number> {
   const images = await (deps.metrics ? timedConversion(deps.metrics, input) : encodePicture(input));
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const user = await deps.store.getUser(userId);
-    if (!user) throw new NotFound(`User ${userId} not found`);
+    if (!user) throw userGone(userId);
     const old = user.pfpTimestamp;
     let next = Math.max(deps.now(), (old ?? 0) + 1, user.pfpHighWater + 1);
-    while (!(await deps.pictures.writeAll(userId, next, images))) next += 1;
+    while (!(await writeUnlessGone(deps, userId, next, images))) next += 1;
     if (await deps.store.swapPfpTimestamp(userId, old, next)) {
       if (old !== null) await deps.pictures.removeAll(userId, old);
       return next;
@@ -236,6 +238,28 @@ export async function setPicture(deps: PictureDeps, userId: number, input: Buffe
     await deps.pictures.removeAll(userId, next);
   }
   throw new Conflict('The picture is being changed concurrently; try again');
+}
+
+/**
+ * The user is gone: never there, or their account was deleted while the change was in flight
+ * (the deletion removed their pictures; this change leaves none behind either).
+ */
+function userGone(userId: number): NotFound {
+  return new NotFound(`User ${userId} not found`);
+}
+
+/**
+ * PictureStore.writeAll, where a write that fails because the user was deleted meanwhile (on
+ * PostgreSQL the rows' foreign key refuses them; the insert stored nothing) is that user gone,
+ * not a server error.
+ */
+async function writeUnlessGone(deps: PictureDeps, userId: number, ts: number, images: Encoded): Promise<boolean> {
+  try {
+    return await deps.pictures.writeAll(userId, ts, images);
+  } catch (err) {
+    if (!(await deps.store.getUser(userId))) throw userGone(userId);
+    throw err;
+  }
 }
 
 async function timedConversion(metrics: Pick<Metrics, 'pictureConversion'>, input: Buffer): Promise<Encoded> {
@@ -254,7 +278,7 @@ async function timedConversion(metrics: Pick<Metrics, 'pictureConversion'>, inpu
 export async function removePicture(deps: PictureDeps, userId: number): Promise<void> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const user = await deps.store.getUser(userId);
-    if (!user) throw new NotFound(`User ${userId} not found`);
+    if (!user) throw userGone(userId);
     if (user.pfpTimestamp === null) return;
     if (await deps.store.swapPfpTimestamp(userId, user.pfpTimestamp, null, deps.now())) {
       await deps.pictures.removeAll(userId, user.pfpTimestamp);
