@@ -5157,6 +5157,22 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            /** @description This instance is converting as many pictures as it may (or the database cannot be reached); retry after the seconds in Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (when the conversion queue is full). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too many pictures are being converted right now; retry in 5 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     removeAccountPicture: {

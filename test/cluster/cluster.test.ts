@@ -361,7 +361,7 @@ describe.runIf(runs)('three instances behind nginx, sharing nothing but PostgreS
   }
 
   const EXPECTED: Record<string, number> = { '/api/users/info': 200, '/pfp': 200, '/api/oauth/whois': 200, '/oauth': 302, '/api/oauth/token': 200 };
-  const failuresOf = (answers: { path: string; status: number | string }[]) => answers.filter((a) => a.status !== EXPECTED[a.path]);
+  const failuresOf = <A extends { path: string; status: number | string }>(answers: A[]): A[] => answers.filter((a) => a.status !== EXPECTED[a.path]);
 
   it('a rolling restart of all three under steady load: drained one at a time, stopped with SIGTERM (exit 0), started again; zero failed requests', async () => {
     const load = startLoad(6);

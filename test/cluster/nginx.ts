@@ -1,7 +1,7 @@
 /**
  * Debian's nginx as the load balancer of the cluster test, run as a child of the test with its own
  * prefix under a temporary folder. Its `http` block is the configuration docs/operations.md
- * (#deployment) shows an operator; `reload()` rewrites the upstream list (an instance marked `down`
+ * (#load-balancer-nginx) shows an operator; `reload()` rewrites the upstream list (an instance marked `down`
  * gets no new requests) and waits until the workers of the old configuration have exited, so
  * nothing is still being sent to a drained instance when it is stopped.
  */
@@ -13,8 +13,8 @@ export const NGINX_PATH = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The `http` block: what an operator puts in front of the instances (docs/operations.md#deployment). */
-export function httpBlock(listenPort: number, upstreams: { port: number; down: boolean }[]): string {
+/** The `http` block: what an operator puts in front of the instances (docs/operations.md#load-balancer-nginx). */
+function httpBlock(listenPort: number, upstreams: { port: number; down: boolean }[]): string {
   const servers = upstreams.map((u) => `    server 127.0.0.1:${u.port} max_fails=1 fail_timeout=5s${u.down ? ' down' : ''};`).join('\n');
   return `
   upstream idp {
@@ -91,7 +91,7 @@ ${httpBlock(this.port, this.upstreams)}
     this.write();
     const child = spawn(NGINX_PATH, ['-p', this.dir, '-c', this.conf], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
-    child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
     const deadline = Date.now() + 10_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}: ${this.stderr}`);
