@@ -28,6 +28,9 @@ const SLOW = [
  */
 export const SQLITE_ONLY = ['test/browser/**', 'test/contract/**', 'test/client/**'];
 
+/** `npm run test:cluster` (vitest.cluster.config.ts): nginx in front of three service processes on PostgreSQL. */
+export const CLUSTER = ['test/cluster/**'];
+
 export default defineConfig({
   test: {
     // sharp and better-sqlite3 are native: separate processes are the safe pool for them.
@@ -35,7 +38,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] } },
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW, ...CLUSTER] } },
       { extends: true, test: { name: 'slow', include: SLOW } },
     ],
   },

@@ -302,8 +302,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Liveness and database check
-         * @description Answers 200 when the service runs and its database answers.
+         * Readiness and database check
+         * @description Answers 200 when the service runs, its database answers and it is not stopping. This is the probe for a load balancer: from the moment an instance is told to stop (SIGTERM) it answers 503 here while it finishes the requests in flight.
          */
         get: operations["getHealth"];
         put?: never;
@@ -517,10 +517,14 @@ export interface paths {
         get: operations["getSignUp"];
         put?: never;
         /**
-         * Create an account and sign in
-         * @description Name 3-28 of `A-Za-z0-9_-` (unique ignoring case), a unique email, a password of 8-256
-         *     characters. Signs the new user in and redirects to `return_to` or `/account`.
-         *     Rate-limited per client address.
+         * Create an account
+         * @description Name 3-28 of `A-Za-z0-9_-` (unique ignoring case), an email address, a password of 8-256
+         *     characters. Answers the same "check your mail" page whether the address is new or already
+         *     registered, so sign-up does not tell who has an account: a new address gets the new
+         *     account's verification link, a registered one a mail to its owner saying someone tried
+         *     to sign up with it, with a link to choose a new password. Nobody is signed in: the page
+         *     links to `/signin` (with `return_to`), where the new name and password work at once.
+         *     A taken name is 409 (names are public). Rate-limited per client address.
          */
         post: operations["postSignUp"];
         delete?: never;
@@ -973,7 +977,9 @@ export interface paths {
         /**
          * The current session and its CSRF token
          * @description Who is signed in (if anyone) and the CSRF token that state-changing calls send as
-         *     `X-CSRF-Token`. Starts an anonymous session when there is none. Same-origin only (no CORS).
+         *     `X-CSRF-Token`. For a visitor nothing is stored: the token's secret is kept in a signed,
+         *     HttpOnly cookie `idp.csrf` set with this answer, and the session starts only at sign-in
+         *     (or another step that must be remembered). Same-origin only (no CORS).
          */
         get: operations["getSession"];
         put?: never;
@@ -1073,8 +1079,12 @@ export interface paths {
         get?: never;
         /**
          * Upload a new profile picture
-         * @description Multipart form with one `file` part: any image sharp reads, at most 8 MB and a bounded
-         *     pixel count. Stored centre-cropped as the three WebP sizes; `pfpTimestamp` changes.
+         * @description Multipart form with one `file` part: a JPEG, PNG, WebP, GIF (first frame) or AVIF image,
+         *     judged by its content (not its name or type), at most 8 MB and a bounded pixel count
+         *     (50 megapixels; 16 for GIF, 4 for AVIF). Anything else, SVG included, is 400. Stored
+         *     centre-cropped as the three WebP sizes; `pfpTimestamp` changes. At most 10 uploads per
+         *     account in 10 minutes (429); while the instance is converting as many pictures as it may,
+         *     503 with `Retry-After`.
          */
         put: operations["setAccountPicture"];
         post?: never;
@@ -2938,6 +2948,20 @@ export interface components {
                 "application/json": components["schemas"]["AccountUser"];
             };
         };
+        /** @description The request target (path and query) is longer than 112 KiB (see Conventions). */
+        UriTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Request URI is too long"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request body is too large. */
         PayloadTooLarge: {
             headers: {
@@ -3052,7 +3076,11 @@ export interface components {
          * @example 9
          */
         PasskeyIdPath: components["schemas"]["Id"];
-        /** @description A path on this service to go back to after signing in (anything else is ignored). */
+        /**
+         * @description A path on this service to go back to after signing in. Anything else, or one longer than
+         *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
+         *     whole is bounded by the size limits (see Conventions).
+         */
         ReturnTo: string;
         /**
          * @description Game id, a positive integer in plain digits (see the `Id` schema).
@@ -3836,17 +3864,12 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The database does not answer. */
+            /** @description The database does not answer, or the instance is shutting down. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Database unavailable"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3876,7 +3899,7 @@ export interface operations {
                      * @example openapi: 3.0.3
                      *     info:
                      *       title: Identity and Profile Service
-                     *       version: 0.3.0
+                     *       version: 0.4.0
                      *     servers:
                      *       - url: https://id.example.com
                      */
@@ -3910,7 +3933,7 @@ export interface operations {
                      *       "openapi": "3.0.3",
                      *       "info": {
                      *         "title": "Identity and Profile Service",
-                     *         "version": "0.3.0"
+                     *         "version": "0.4.0"
                      *       },
                      *       "servers": [
                      *         {
@@ -4073,7 +4096,11 @@ export interface operations {
     getSignIn: {
         parameters: {
             query?: {
-                /** @description A path on this service to go back to after signing in (anything else is ignored). */
+                /**
+                 * @description A path on this service to go back to after signing in. Anything else, or one longer than
+                 *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
+                 *     whole is bounded by the size limits (see Conventions).
+                 */
                 return_to?: components["parameters"]["ReturnTo"];
                 /**
                  * @description `login`: show the form even to a signed-in user.
@@ -4089,6 +4116,7 @@ export interface operations {
         responses: {
             200: components["responses"]["HtmlPage"];
             303: components["responses"]["SeeOther"];
+            414: components["responses"]["UriTooLong"];
         };
     };
     postSignIn: {
@@ -4124,6 +4152,8 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
         };
     };
@@ -4168,6 +4198,8 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
             503: components["responses"]["HtmlError"];
         };
@@ -4175,7 +4207,11 @@ export interface operations {
     getSignUp: {
         parameters: {
             query?: {
-                /** @description A path on this service to go back to after signing in (anything else is ignored). */
+                /**
+                 * @description A path on this service to go back to after signing in. Anything else, or one longer than
+                 *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
+                 *     whole is bounded by the size limits (see Conventions).
+                 */
                 return_to?: components["parameters"]["ReturnTo"];
             };
             header?: never;
@@ -4186,6 +4222,7 @@ export interface operations {
         responses: {
             200: components["responses"]["HtmlPage"];
             303: components["responses"]["SeeOther"];
+            414: components["responses"]["UriTooLong"];
         };
     };
     postSignUp: {
@@ -4208,11 +4245,11 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description User name, 3-28 characters of `A-Za-z0-9_-`, unique ignoring case (a taken name is 409). */
                     name: string;
-                    /** @description Email address, at most 254 characters; kept trimmed and in lower case, and unique (an address already registered is 409). */
+                    /** @description Email address, at most 254 characters; kept trimmed and in lower case, and unique (an address already registered gets the same answer as a new one, and its owner a mail). */
                     email: string;
                     /** @description Password, 8-256 characters. */
                     password: string;
-                    /** @description A path on this service to go to after signing up; anything else is ignored and the user goes to `/account`. Optional. */
+                    /** @description A path on this service to go to after signing in (the answer's sign-in link carries it); anything else is ignored. Optional. */
                     return_to?: string;
                     /** @description The CSRF token of the form. */
                     _csrf?: string;
@@ -4220,10 +4257,12 @@ export interface operations {
             };
         };
         responses: {
-            303: components["responses"]["SeeOther"];
+            200: components["responses"]["HtmlPage"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
             409: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
         };
     };
@@ -4275,6 +4314,8 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
             503: components["responses"]["HtmlError"];
         };
@@ -4311,6 +4352,8 @@ export interface operations {
             401: components["responses"]["HtmlError"];
             403: components["responses"]["AccountPageRefusal"];
             409: components["responses"]["AccountPageRefusal"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["AccountPageRefusal"];
             503: components["responses"]["HtmlError"];
         };
@@ -4354,6 +4397,8 @@ export interface operations {
             200: components["responses"]["HtmlPage"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
         };
     };
@@ -4406,6 +4451,8 @@ export interface operations {
             200: components["responses"]["HtmlPage"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     postSignOut: {
@@ -4425,7 +4472,10 @@ export interface operations {
         };
         responses: {
             303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     getAccountPage: {
@@ -4672,6 +4722,7 @@ export interface operations {
             200: components["responses"]["HtmlPage"];
             302: components["responses"]["Found"];
             400: components["responses"]["HtmlError"];
+            414: components["responses"]["UriTooLong"];
         };
     };
     postAuthorize: {
@@ -4726,6 +4777,8 @@ export interface operations {
             302: components["responses"]["Found"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     getLogout: {
@@ -4792,6 +4845,8 @@ export interface operations {
             200: components["responses"]["HtmlPage"];
             303: components["responses"]["SeeOther"];
             400: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     confirmLogout: {
@@ -4836,6 +4891,8 @@ export interface operations {
             303: components["responses"]["SeeOther"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     getSession: {
@@ -5078,7 +5135,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description The image, in any format sharp reads, at most 8 MB (larger is 413).
+                     * @description The image (JPEG, PNG, WebP, GIF or AVIF), at most 8 MB (larger is 413).
                      */
                     file: string;
                 };
@@ -5086,17 +5143,12 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["AccountUser"];
-            /** @description Not a readable image, or no `file` part. */
+            /** @description Not a JPEG, PNG, WebP, GIF or AVIF image (an SVG, say), damaged, too many pixels, or no `file` part. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "The upload has no file part"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5104,6 +5156,23 @@ export interface operations {
             403: components["responses"]["CsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            /** @description This instance is converting as many pictures as it may (or the database cannot be reached); retry after the seconds in Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (when the conversion queue is full). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too many pictures are being converted right now; retry in 5 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     removeAccountPicture: {

@@ -408,6 +408,11 @@ async function main() {
     { name: 'baseline: koa-static picture', kind: 'baseline', url: `${stat}${pictureFile}` },
     { name: 'picture, timestamped address', kind: 'service', url: `${service}/pfp${pictureFile}`, baseline: 'baseline: koa-static picture', target: 1.0 },
     { name: 'picture, default address', kind: 'service', url: `${service}/pfp/medium/${seeded.defaultUserId}.webp`, baseline: 'baseline: koa-static picture', target: 1.0 },
+    // Stored in PostgreSQL, served from the in-process cache after the first request (the
+    // pfpTimestamp check is still one PostgreSQL read per request).
+    ...(servicePg && pgBench
+      ? [{ name: 'picture, timestamped address, PostgreSQL-stored', kind: 'service' as const, url: `${servicePg}/pfp/medium/1-${pgBench.pictureTs}.webp`, baseline: 'baseline: koa-static picture', target: 1.0 }]
+      : []),
   ];
 
   if (args.only) {

@@ -56,6 +56,11 @@ export interface Config {
   mailFrom: string;
   /** OUTBOX_DIR: where messages go without SMTP_URL (default `outbox/` beside the SQLite file, else ./data/outbox). */
   outboxDir: string;
+  /**
+   * SHUTDOWN_TIMEOUT_SECONDS: on SIGTERM, how long requests in flight may take to finish before
+   * the process exits anyway (default 10, at least 1).
+   */
+  shutdownTimeoutSeconds: number;
   /** SMTP_TIMEOUT_SECONDS: longest wait to connect to, greet or hear from the mail server (default 10). */
   smtpTimeoutSeconds: number;
   /**
@@ -206,6 +211,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const outboxDir = env.OUTBOX_DIR ? path.resolve(env.OUTBOX_DIR) : dataPath(database, 'outbox');
   const smtpTimeoutSeconds = parseSeconds('SMTP_TIMEOUT_SECONDS', env.SMTP_TIMEOUT_SECONDS, 10);
   if (smtpTimeoutSeconds === 0) throw new ConfigError('SMTP_TIMEOUT_SECONDS must be at least 1');
+  const shutdownTimeoutSeconds = parseSeconds('SHUTDOWN_TIMEOUT_SECONDS', env.SHUTDOWN_TIMEOUT_SECONDS, 10);
+  if (shutdownTimeoutSeconds === 0) throw new ConfigError('SHUTDOWN_TIMEOUT_SECONDS must be at least 1');
   const metricsHost = env.METRICS_HOST || '127.0.0.1';
   const purgeIntervalSeconds = parseSeconds('PURGE_INTERVAL_SECONDS', env.PURGE_INTERVAL_SECONDS, 300);
   const purgeBatchSize = parseBatchSize(env.PURGE_BATCH_SIZE);
@@ -226,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom,
     outboxDir,
     smtpTimeoutSeconds,
+    shutdownTimeoutSeconds,
     trustProxy,
     metricsPort,
     metricsHost,

@@ -2,7 +2,7 @@
 import sharp from 'sharp';
 import type { Config } from './config.js';
 import { hashSecret } from './oauth/secrets.js';
-import { PictureFiles, setPicture } from './pictures/pictures.js';
+import { picturesFor, setPicture } from './pictures/pictures.js';
 import type { Store } from './store/types.js';
 import { createUser } from './users/users.js';
 
@@ -77,7 +77,7 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
   const game = await store.createGame({ authorId: user.id, title: DEMO.game.title, url: DEMO.game.url, createdAt: now() });
   const staticGame = await store.createGame({ authorId: user.id, title: DEMO.staticGame.title, url: staticGameUrl(config.publicUrl), createdAt: now() });
   const picture = await sharp(Buffer.from(demoPictureSvg())).png().toBuffer();
-  const pfpTimestamp = await setPicture({ store, files: new PictureFiles(config.picturesDir), now }, user.id, picture);
+  const pfpTimestamp = await setPicture({ store, pictures: picturesFor(config, store, now), now }, user.id, picture);
   return { userId: user.id, otherUserId: other.id, pfpTimestamp, gameId: game.id, staticGameId: staticGame.id };
 }
 

@@ -1,13 +1,13 @@
 /** Entry point: load config, open the store, build the app, listen; close cleanly on SIGTERM/SIGINT. */
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { createApp } from './http/app.js';
-import { answerClientErrors } from './http/client-errors.js';
+import { listen } from './http/client-errors.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';
 import { startMetricsListener } from './metrics/listener.js';
 import { createMetrics } from './metrics/metrics.js';
-import { sweepOrphanFiles } from './pictures/pictures.js';
+import { importPictureFiles, sweepOrphanPictures } from './pictures/pictures.js';
 import { openStoreAt } from './store/open.js';
 import { DEFAULT_PURGE_OPTIONS, startPurger } from './purge/purge.js';
 
@@ -43,10 +43,15 @@ async function main(): Promise<void> {
     const bound = metricsServer.address();
     logger.info({ port: typeof bound === 'object' && bound ? bound.port : config.metricsPort, host: config.metricsHost }, 'metrics listening');
   }
-  const swept = await sweepOrphanFiles(deps, config.pictureSweepAgeSeconds * 1000);
-  if (swept > 0) logger.warn({ swept }, 'deleted picture files left by an interrupted change');
-  const server: Server = koa.listen(config.port, config.host);
-  answerClientErrors(server);
+  if (deps.pictures.kind === 'database') {
+    // Pictures an earlier PICTURES_DIR holds move into PostgreSQL, once (docs/operations.md#pictures-on-postgresql).
+    const moved = await importPictureFiles(deps, config.picturesDir);
+    if (moved.imported > 0) logger.info({ ...moved, from: config.picturesDir }, 'imported picture files into the database');
+    if (moved.missing > 0) logger.warn({ ...moved, from: config.picturesDir }, 'users whose current picture is neither in the database nor in PICTURES_DIR');
+  }
+  const swept = await sweepOrphanPictures(deps, config.pictureSweepAgeSeconds * 1000);
+  if (swept > 0) logger.warn({ swept }, 'deleted pictures left by an interrupted change');
+  const server: Server = listen(koa, config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -66,15 +71,28 @@ async function main(): Promise<void> {
     batchSize: config.purgeBatchSize,
   });
 
+  // Graceful shutdown (docs/operations.md#stopping-and-readiness): /healthz answers 503 at once,
+  // the listener closes (new connections are refused), idle kept-alive connections close, and
+  // every response still to come says Connection: close; requests in flight (uploads included)
+  // finish, then the process exits 0. Past SHUTDOWN_TIMEOUT_SECONDS it exits 1 regardless.
   let closing = false;
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    if (closing) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
+    deps.readiness.shuttingDown = true;
+    // A kept-alive connection closes after the response in progress on it.
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => {
-      logger.error('shutdown took longer than 10 s; exiting');
+      logger.error({ timeoutSeconds: config.shutdownTimeoutSeconds }, 'requests still in flight at SHUTDOWN_TIMEOUT_SECONDS; exiting');
       process.exit(1);
-    }, 10_000);
+    }, config.shutdownTimeoutSeconds * 1000);
     force.unref();
     server.close(() => {
       purger

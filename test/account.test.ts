@@ -89,7 +89,7 @@ describe('setAccountPicture and removeAccountPicture', () => {
     const { agent } = await signedInAgent(t);
     const csrf = await agent.csrf();
     const text = await upload(agent, fs.readFileSync(path.join(fixturesDir, 'picture.png')), csrf);
-    expect([text.status, await text.json()]).toEqual([400, { message: 'The file is not an image in a supported format' }]);
+    expect([text.status, await text.json()]).toEqual([400, { message: 'The picture must be a JPEG, PNG, WebP, GIF or AVIF image' }]);
     const wrongField = await upload(agent, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')), csrf, 'picture');
     expect([wrongField.status, await wrongField.json()]).toEqual([400, { message: 'The upload has no file part' }]);
     const json = await agent.json('PUT', '/api/account/picture', { file: 'x' });

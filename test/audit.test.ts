@@ -26,9 +26,11 @@ describe('audit trail', () => {
     const password = 'audited-password-1';
     secrets.push(password);
     const name = `audited_${process.pid}`;
-    expect((await agent.form('/signup', { name, email: `${name}@example.com`, password })).status).toBe(303);
+    expect((await agent.form('/signup', { name, email: `${name}@example.com`, password })).status).toBe(200);
     const userId = (await t.store.getUserByName(name))!.id;
-    // Signing up is the first sign-in of the history.
+    // Signing up signs nobody in; the first sign-in starts the history.
+    expect(await t.store.listSignIns(userId, 10)).toEqual([]);
+    await agent.signIn({ name }, password);
     expect(await t.store.listSignIns(userId, 10)).toEqual([{ at: t.clock.now(), ip: '127.0.0.1', userAgent: expect.any(String) }]);
     expect((await agent.form('/signout', {})).status).toBe(303);
     const wrong = 'not-the-password-9';
@@ -65,7 +67,6 @@ describe('audit trail', () => {
       ['sign_up', { userId, ip }],
       ['sign_out', { userId, ip }],
       ['sign_in_failed', { userId, ip, reason: 'wrong_password' }],
-      ['sign_in', { userId, ip, userAgent: 'AuditBrowser/1.0' }],
       ['app_created', { userId, clientId: created.client_id }],
       ['app_secret_rotated', { userId, clientId: created.client_id }],
       ['consent_given', { userId, clientId: created.client_id, scopes: ['userinfo'] }],
@@ -78,6 +79,11 @@ describe('audit trail', () => {
       expect(found, event).toHaveLength(1);
       expect(found[0], event).toMatchObject({ ...fields, event, audit: true, level: 30, msg: event });
     }
+    // The first sign-in right after signing up, then the one with its own browser name.
+    expect(events('sign_in')).toEqual([
+      expect.objectContaining({ userId, ip, event: 'sign_in', audit: true }),
+      expect.objectContaining({ userId, ip, userAgent: 'AuditBrowser/1.0', event: 'sign_in', audit: true }),
+    ]);
     expect(events('sign_in_failed').filter((l) => l.reason === 'unknown_account')).toEqual([
       expect.objectContaining({ ip, reason: 'unknown_account', event: 'sign_in_failed' }),
     ]);

@@ -86,7 +86,7 @@ describe('backup', () => {
     expect(await cli({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' }, 'backup', '--out', path.join(dir, 'pg.sqlite'))).toEqual({
       code: 1,
       stdout: '',
-      stderr: "error: backup copies a SQLite database; for PostgreSQL use pg_dump (see docs/operations.md#backups)\n",
+      stderr: "error: backup copies a SQLite database; for PostgreSQL use pg_dump, which covers the pictures too (see docs/operations.md#backups)\n",
     });
   });
 });

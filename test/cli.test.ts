@@ -455,6 +455,10 @@ describe('picture', () => {
     expect(await old.json()).toEqual({ message: 'Profile picture not found' });
   });
 
+  it('import is for PostgreSQL: on SQLite it refuses, exit 1 (the PostgreSQL run is in test/pictures.test.ts)', async () => {
+    await fails(1, 'import is for PostgreSQL: on SQLite the pictures stay in PICTURES_DIR', 'picture', 'import');
+  });
+
   it('fails on an unreadable file', async () => {
     const { id } = await createUser();
     const missing = path.join(dir, 'no-such-file.jpg');
@@ -465,7 +469,7 @@ describe('picture', () => {
   it('fails on an invalid image and keeps the old picture', async () => {
     const { id } = await createUser();
     const { pfpTimestamp } = await ok<{ pfpTimestamp: number }>('picture', 'set', '--user', String(id), '--file', path.join(fixturesDir, 'photo.jpg'));
-    await fails(1, 'The file is not an image in a supported format', 'picture', 'set', '--user', String(id), '--file', path.join(fixturesDir, 'picture.png'));
+    await fails(1, 'The picture must be a JPEG, PNG, WebP, GIF or AVIF image', 'picture', 'set', '--user', String(id), '--file', path.join(fixturesDir, 'picture.png'));
     await fails(1, 'The picture could not be read: the file is damaged or truncated', 'picture', 'set', '--user', String(id), '--file', path.join(fixturesDir, 'truncated.jpg'));
     expect((await ok('user', 'show', '--id', String(id))).pfpTimestamp).toBe(pfpTimestamp);
     expect(userFiles(id)).toEqual(SIZE_NAMES.map((s) => `${s}/${id}-${pfpTimestamp}.webp`).sort());

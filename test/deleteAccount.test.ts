@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/admin.js';
-import { PictureFiles, setPicture } from '../src/pictures/pictures.js';
-import { Agent, fixturesDir, makeClient, makeUser, signedInAgent, startServer, TEST_DATABASE, TEST_PASSWORD, tokenRequest, type TestServer } from './helpers.js';
+import { setPicture } from '../src/pictures/pictures.js';
+import { Agent, fixturesDir, makeClient, makeUser, signedInAgent, startServer, storedPictures, TEST_DATABASE, TEST_PASSWORD, tokenRequest, type TestServer } from './helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -20,8 +20,7 @@ const CALLBACK = 'https://client.example/callback';
 /** A user with a picture, an app and a game of their own, a grant to someone else's app, and tokens both ways. */
 async function populatedUser() {
   const { agent, user } = await signedInAgent(t);
-  const files = new PictureFiles(t.config.picturesDir);
-  const pfp = await setPicture({ store: t.store, files, now: t.clock.now }, user.id, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')));
+  const pfp = await setPicture({ store: t.store, pictures: t.app.deps.pictures, now: t.clock.now }, user.id, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')));
   const ownApp = await makeClient(t, user.id, [CALLBACK]);
   const game = await t.store.createGame({ authorId: user.id, title: 'Mine', url: 'https://game.example/', createdAt: t.clock.now() });
   const otherOwner = await makeUser(t);
@@ -58,8 +57,8 @@ async function expectGone(p: Awaited<ReturnType<typeof populatedUser>>) {
   for (const size of ['large', 'medium', 'small']) {
     expect((await fetch(`${t.baseUrl}/pfp/${size}/${user.id}-${pfp}.webp`)).status).toBe(404);
     expect((await fetch(`${t.baseUrl}/pfp/${size}/${user.id}.webp`)).status).toBe(404);
-    expect(fs.existsSync(path.join(t.config.picturesDir, size, `${user.id}-${pfp}.webp`))).toBe(false);
   }
+  expect(await storedPictures(t, user.id)).toEqual([]);
   for (const token of [p.tokenAtOtherApp, p.fanToken]) {
     expect((await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(401);
   }
@@ -101,7 +100,8 @@ describe('deleteAccount', () => {
     expect(taken.status).toBe(409);
     expect(await taken.text()).toContain('Name is already taken');
     const again = await fresh.form('/signup', { name: `${user.name}_2`.slice(0, 28), email: user.email, password: 'long enough password' });
-    expect(again.status).toBe(303);
+    expect(again.status).toBe(200);
+    expect(await t.store.getUserByEmail(user.email)).toMatchObject({ name: `${user.name}_2`.slice(0, 28) });
     const next = await makeUser(t);
     expect(next.id).toBeGreaterThan(user.id);
   });
@@ -149,6 +149,76 @@ describe('deleteAccount', () => {
     expect((await agent.json('POST', '/api/account/deletion', { password: TEST_PASSWORD, confirm: user.name })).status).toBe(429);
     expect(await t.store.getUser(user.id)).toBeDefined();
   });
+});
+
+/**
+ * Replaces `target[method]` until restored: its first call runs `hook` just before or just after
+ * the real method (later calls go straight through). Returns the restore function.
+ */
+function interceptOnce(target: object, method: string, when: 'before' | 'after', hook: () => Promise<void>): () => void {
+  const object = target as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const original = object[method]!;
+  const own = Object.prototype.hasOwnProperty.call(target, method);
+  let fired = false;
+  object[method] = async function (this: unknown, ...args: unknown[]) {
+    if (fired) return original.apply(this, args);
+    fired = true;
+    if (when === 'before') await hook();
+    const result = await original.apply(this, args);
+    if (when === 'after') await hook();
+    return result;
+  };
+  return () => {
+    if (own) object[method] = original;
+    else delete object[method];
+  };
+}
+
+describe('an account deleted (in another tab) while its own picture change is in flight', () => {
+  const photo = fs.readFileSync(path.join(fixturesDir, 'photo.jpg'));
+  type Change = 'upload' | 'removal';
+  const moments: [Change, string, () => [object, string, 'before' | 'after']][] = [
+    ['upload', 'while the picture is still being read and converted', () => [t.app.deps.limits.pictureUpload, 'consume', 'after']],
+    ['upload', 'after the conversion, before the new picture is stored', () => [t.app.deps.pictures, 'writeAll', 'before']],
+    ['upload', 'after the new picture is stored, before the account points at it', () => [t.store, 'swapPfpTimestamp', 'before']],
+    ['upload', 'after the account points at the new picture, before the answer', () => [t.store, 'swapPfpTimestamp', 'after']],
+    ['removal', 'before the account stops pointing at the picture', () => [t.store, 'swapPfpTimestamp', 'before']],
+    ['removal', 'after the account stops pointing at the picture, before the answer', () => [t.store, 'swapPfpTimestamp', 'after']],
+  ];
+
+  for (const [change, moment, where] of moments) {
+    it(`${change}, deleted ${moment}: 401 "Sign in first", and no picture of the account is left`, async () => {
+      const { agent, user } = await signedInAgent(t);
+      const old = await setPicture({ store: t.store, pictures: t.app.deps.pictures, now: t.clock.now }, user.id, photo);
+      const csrf = await agent.csrf();
+      const [target, method, when] = where();
+      let deletion: number | undefined;
+      const restore = interceptOnce(target, method, when, async () => {
+        deletion = (await agent.json('POST', '/api/account/deletion', { password: TEST_PASSWORD, confirm: user.name })).status;
+      });
+      let res: Response;
+      try {
+        if (change === 'upload') {
+          const form = new FormData();
+          form.append('file', new Blob([new Uint8Array(photo)], { type: 'image/jpeg' }), 'photo.jpg');
+          res = await agent.fetch('/api/account/picture', { method: 'PUT', body: form, headers: { 'X-CSRF-Token': csrf } });
+        } else {
+          res = await agent.fetch('/api/account/picture', { method: 'DELETE', headers: { 'X-CSRF-Token': csrf } });
+        }
+      } finally {
+        restore();
+      }
+      expect(deletion).toBe(204);
+      expect([res.status, await res.json()]).toEqual([401, { message: 'Sign in first' }]);
+      expect(await t.store.getUser(user.id)).toBeUndefined();
+      // Neither the old picture nor the new one: no file on SQLite, no row on PostgreSQL.
+      expect(await storedPictures(t, user.id)).toEqual([]);
+      expect(await t.store.knex('pictures').where({ user_id: user.id })).toEqual([]);
+      for (const size of ['large', 'medium', 'small']) {
+        expect((await fetch(`${t.baseUrl}/pfp/${size}/${user.id}-${old}.webp`)).status).toBe(404);
+      }
+    });
+  }
 });
 
 describe('CLI user delete', () => {

@@ -4,9 +4,9 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIZES, SIZE_NAMES } from '../src/pictures/images.js';
-import { setPicture } from '../src/pictures/pictures.js';
+import { PictureFiles, removePicture, setPicture } from '../src/pictures/pictures.js';
 import type { UserRecord } from '../src/store/types.js';
-import { fixturesDir, makeUser, startServer, type TestServer } from './helpers.js';
+import { fixturesDir, makeUser, startServer, storedPicture, TEST_DATABASE, type TestServer } from './helpers.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=60';
@@ -22,8 +22,8 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 function deps() {
-  const { store, files, now } = t.app.deps;
-  return { store, files, now };
+  const { store, pictures, now } = t.app.deps;
+  return { store, pictures, now };
 }
 
 /**
@@ -72,7 +72,7 @@ describe('timestamped picture <id>-<pfpTimestamp>.webp', () => {
       expect(meta.width).toBe(SIZES[size]);
       expect(meta.height).toBe(SIZES[size]);
       // The bytes served are the bytes stored.
-      expect(body.equals(fs.readFileSync(t.app.deps.files.path(size, user.id, ts)))).toBe(true);
+      expect(body.equals((await storedPicture(t, size, user.id, ts))!)).toBe(true);
     });
   }
 
@@ -267,16 +267,18 @@ describe('404 Profile picture not found', () => {
     });
   }
 
-  it('for an address whose file exists on disk but is not the current one', async () => {
+  it('for an address whose picture is stored but is not the current one', async () => {
     const { user, ts } = await userWithPicture();
-    // A stray file in the store (as a crash between writing and committing would leave).
-    const stray = t.app.deps.files.path('large', user.id, ts + 5);
-    fs.copyFileSync(t.app.deps.files.path('large', user.id, ts), stray);
-    try {
-      await expectNotFound(await get(`/pfp/large/${user.id}-${ts + 5}.webp`));
-    } finally {
-      fs.rmSync(stray);
+    // A stray picture in the store (as a crash between writing and committing would leave).
+    const pictures = t.app.deps.pictures;
+    if (pictures instanceof PictureFiles) {
+      fs.copyFileSync(pictures.path('large', user.id, ts), pictures.path('large', user.id, ts + 5));
+    } else {
+      const bytes = (await storedPicture(t, 'large', user.id, ts))!;
+      expect(await t.store.insertPictures(user.id, ts + 5, { large: bytes }, t.clock.now())).toBe(true);
     }
+    expect(await storedPicture(t, 'large', user.id, ts + 5)).toBeDefined();
+    await expectNotFound(await get(`/pfp/large/${user.id}-${ts + 5}.webp`));
   });
 
   it('carries no long-lived cache header on a 404', async () => {
@@ -284,5 +286,38 @@ describe('404 Profile picture not found', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('cache-control')).not.toBe(IMMUTABLE);
     await res.arrayBuffer();
+  });
+});
+
+// Instances that share nothing but PostgreSQL (each its own, empty PICTURES_DIR): a picture set
+// through one is served by the other, and once replaced or removed through one, the other's cached
+// copy is never served again (the handler checks the current pfpTimestamp before its cache).
+describe.runIf(TEST_DATABASE === 'postgres')('two instances on one PostgreSQL database, no shared disk', () => {
+  let other: TestServer;
+  beforeAll(async () => {
+    other = await startServer({ DATABASE_URL: t.config.databaseUrl });
+  });
+  afterAll(async () => other?.close());
+
+  it('serves a picture stored through the other instance, and 404 on both once it is replaced or removed', async () => {
+    expect(other.config.picturesDir).not.toBe(t.config.picturesDir);
+    const { user, ts } = await userWithPicture();
+    const fromOther = await fetch(`${other.baseUrl}/pfp/large/${user.id}-${ts}.webp`);
+    expect(fromOther.status).toBe(200);
+    expect(fromOther.headers.get('cache-control')).toBe(IMMUTABLE);
+    expect(Buffer.from(await fromOther.arrayBuffer()).equals((await storedPicture(t, 'large', user.id, ts))!)).toBe(true);
+
+    t.clock.advance(1000);
+    const next = await setPicture(deps(), user.id, photo);
+    await expectNotFound(await fetch(`${other.baseUrl}/pfp/large/${user.id}-${ts}.webp`));
+    const replaced = await fetch(`${other.baseUrl}/pfp/large/${user.id}-${next}.webp`);
+    expect(replaced.status).toBe(200);
+    await replaced.arrayBuffer();
+
+    await removePicture(deps(), user.id);
+    await expectNotFound(await fetch(`${other.baseUrl}/pfp/large/${user.id}-${next}.webp`));
+    await expectNotFound(await get(`/pfp/large/${user.id}-${next}.webp`));
+    // Neither instance wrote a file.
+    for (const dir of [t.config.picturesDir, other.config.picturesDir]) expect(fs.existsSync(dir) ? fs.readdirSync(dir) : []).toEqual([]);
   });
 });

@@ -10,13 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createApp, type App, type AppOptions } from '../src/http/app.js';
-import { answerClientErrors } from '../src/http/client-errors.js';
+import { listen } from '../src/http/client-errors.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { registerOAuthApp } from '../src/oauth/clients.js';
 import { issueCode, type CodeRequest } from '../src/oauth/codes.js';
 import type { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
+import { PictureFiles } from '../src/pictures/pictures.js';
+import { SIZE_NAMES, type Size } from '../src/pictures/images.js';
 import type { UserRecord } from '../src/store/types.js';
 
 /** A clock the test moves by hand; starts at the real time. */
@@ -53,10 +55,10 @@ export interface TestDatabase {
 let databases = 0;
 
 /** A new, empty database of the kind this run tests: a SQLite file in `dir`, or a PostgreSQL database. */
-export async function freshDatabase(dir: string): Promise<TestDatabase> {
-  if (TEST_DATABASE === 'sqlite') return { url: path.join(dir, `test-${++databases}.sqlite`), drop: async () => {} };
+export async function freshDatabase(dir: string, dialect: 'sqlite' | 'postgres' = TEST_DATABASE): Promise<TestDatabase> {
+  if (dialect === 'sqlite') return { url: path.join(dir, `test-${++databases}.sqlite`), drop: async () => {} };
   const serverUrl = process.env.TEST_POSTGRES_URL;
-  if (!serverUrl) throw new Error('TEST_DATABASE=postgres needs TEST_POSTGRES_URL (postgres://user@host:port/db)');
+  if (!serverUrl) throw new Error('a PostgreSQL database needs TEST_POSTGRES_URL (postgres://user@host:port/db)');
   const name = `idp_test_${process.pid}_${Date.now().toString(36)}_${++databases}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
@@ -99,13 +101,12 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Partial<
   await store.migrate();
   const clock = new TestClock();
   const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, ...options });
-  const server = app.koa.listen(0, '127.0.0.1');
+  const server = listen(app.koa, 0, '127.0.0.1');
   // fetch and the server share this process: after a long synchronous stretch (another server
   // starting under load) both idle timers are overdue at once, and the server's 5 s default could
   // close a kept-alive connection as fetch reuses it (ECONNRESET). Longer than any test, it leaves
   // closing idle connections to fetch.
   server.keepAliveTimeout = 120_000;
-  answerClientErrors(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
@@ -222,7 +223,7 @@ export class Agent {
     return res;
   }
 
-  /** The session's CSRF token (starting an anonymous session when there is none). */
+  /** The session's CSRF token (for a visitor, from the signed idp.csrf cookie it is given). */
   async csrf(): Promise<string> {
     const res = await this.fetch('/api/session');
     return ((await res.json()) as { csrf_token: string }).csrf_token;
@@ -253,4 +254,38 @@ export async function signedInAgent(t: TestServer, name?: string): Promise<{ age
   const agent = new Agent(t);
   await agent.signIn(user);
   return { agent, user };
+}
+
+/**
+ * What the server's picture store holds, past its cache: on SQLite every file under PICTURES_DIR
+ * ("<size>/<name>", temporary files included), on PostgreSQL every row of `pictures` in the same
+ * shape ("<size>/<id>-<ts>.webp"); only `userId`'s when given.
+ */
+export async function storedPictures(t: TestServer, userId?: number): Promise<string[]> {
+  const pictures = t.app.deps.pictures;
+  if (pictures instanceof PictureFiles) {
+    const out: string[] = [];
+    for (const size of SIZE_NAMES) {
+      const dir = path.join(pictures.dir, size);
+      if (!fs.existsSync(dir)) continue;
+      for (const name of fs.readdirSync(dir)) {
+        if (userId === undefined || name.startsWith(`${userId}-`) || name.startsWith(`.${userId}-`)) out.push(`${size}/${name}`);
+      }
+    }
+    return out.sort();
+  }
+  const query = t.store.knex('pictures').select('user_id', 'ts', 'size');
+  if (userId !== undefined) query.where({ user_id: userId });
+  const rows = (await query) as { user_id: number; ts: string | number; size: string }[];
+  return rows.map((r) => `${r.size}/${r.user_id}-${r.ts}.webp`).sort();
+}
+
+/** The stored bytes of one picture, past the cache (a file on SQLite, a row on PostgreSQL). */
+export async function storedPicture(t: TestServer, size: Size, userId: number, ts: number): Promise<Buffer | undefined> {
+  const pictures = t.app.deps.pictures;
+  if (pictures instanceof PictureFiles) {
+    const file = pictures.path(size, userId, ts);
+    return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+  }
+  return t.store.getPicture(userId, ts, size);
 }

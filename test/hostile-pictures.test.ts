@@ -11,13 +11,13 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../src/domain/errors.js';
 import { httpErrorOf } from '../src/http/error-responses.js';
-import { MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES } from '../src/pictures/images.js';
+import { ConversionGate, MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES } from '../src/pictures/images.js';
 import { setPicture } from '../src/pictures/pictures.js';
-import { type Agent, fixturesDir, makeUser, signedInAgent, startServer, type TestServer } from './helpers.js';
+import { type Agent, fixturesDir, makeUser, signedInAgent, startServer, storedPicture, storedPictures, type TestServer } from './helpers.js';
 
 const fixture = (name: string): Buffer => fs.readFileSync(path.join(fixturesDir, name));
 
-const NOT_AN_IMAGE = 'The file is not an image in a supported format';
+const NOT_AN_IMAGE = 'The picture must be a JPEG, PNG, WebP, GIF or AVIF image';
 const DAMAGED = 'The picture could not be read: the file is damaged or truncated';
 const TOO_MANY_PIXELS = 'The picture has too many pixels: at most 50 megapixels';
 
@@ -53,15 +53,39 @@ async function decompressionBomb(): Promise<Buffer> {
   return Buffer.concat([signature, pngChunk('IHDR', ihdr), pngChunk('IDAT', Buffer.concat(parts)), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
+/**
+ * The SVG of issue 28: about 100,000 paths in just under 8 MB, which a renderer takes seconds of
+ * CPU and hundreds of MB to draw.
+ */
+function heavySvg(): Buffer {
+  const paths: string[] = [];
+  let length = 200;
+  for (let i = 0; length < MAX_UPLOAD_BYTES - 200; i++) {
+    const p = `<path d="M${i % 997} ${i % 991}C${i % 13} 9 ${i % 17} 500 999 ${i % 19}Z" fill="#${(i * 2654435761 % 0xffffff).toString(16).padStart(6, '0')}" opacity=".5"/>`;
+    paths.push(p);
+    length += p.length + 1;
+  }
+  return Buffer.from(`<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000">\n${paths.join('\n')}\n</svg>\n`);
+}
+
 let t: TestServer;
 let bomb: Buffer;
 let hundredMegapixels: Buffer;
+let svg: Buffer;
+let gifBomb: Buffer;
+let bigAvif: Buffer;
+let tiff: Buffer;
 beforeAll(async () => {
   t = await startServer();
   bomb = await decompressionBomb();
   hundredMegapixels = await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: '#336699' } })
     .png({ compressionLevel: 9 })
     .toBuffer();
+  svg = heavySvg();
+  const flat = (side: number) => sharp({ create: { width: side, height: side, channels: 3, background: '#336699' } });
+  gifBomb = await flat(5_000).gif().toBuffer(); // 25 megapixels in a few KB
+  bigAvif = await flat(2_300).avif({ effort: 0 }).toBuffer(); // 5.3 megapixels
+  tiff = await flat(64).tiff().toBuffer();
 });
 afterAll(async () => t?.close());
 
@@ -71,17 +95,13 @@ function upload(agent: Agent, file: Buffer, csrf: string, filename = 'upload.bin
   return agent.fetch('/api/account/picture', { method: 'PUT', body: form, headers: { 'X-CSRF-Token': csrf } });
 }
 
-/** Every file of the picture store, temporary ones included. */
-function allFiles(): string[] {
-  const dir = t.config.picturesDir;
-  if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((p) => fs.statSync(path.join(dir, p)).isFile()).sort();
-}
+/** Everything in the picture store (files, temporary ones included, or rows on PostgreSQL). */
+const allFiles = (): Promise<string[]> => storedPictures(t);
 
-const filesOf = (userId: number, ts: number) => SIZE_NAMES.map((size) => path.join(size, `${userId}-${ts}.webp`)).sort();
+const filesOf = (userId: number, ts: number) => SIZE_NAMES.map((size) => `${size}/${userId}-${ts}.webp`).sort();
 
-function snapshot(userId: number, ts: number): Buffer[] {
-  return SIZE_NAMES.map((size) => fs.readFileSync(t.app.deps.files.path(size, userId, ts)));
+function snapshot(userId: number, ts: number): Promise<Buffer[]> {
+  return Promise.all(SIZE_NAMES.map(async (size) => (await storedPicture(t, size, userId, ts))!));
 }
 
 const hostile: [string, () => Buffer, number, string][] = [
@@ -93,11 +113,21 @@ const hostile: [string, () => Buffer, number, string][] = [
   ['a decompression bomb (50000x50000 PNG of a few hundred KB)', () => bomb, 400, TOO_MANY_PIXELS],
   ['a 100-megapixel image (10000x10000 PNG)', () => hundredMegapixels, 400, TOO_MANY_PIXELS],
   ['more than 8 MB', () => Buffer.alloc(MAX_UPLOAD_BYTES + 1, 0xff), 413, 'The picture is larger than 8 MB'],
+  ['an 8 MB SVG of 100,000 paths', () => svg, 400, NOT_AN_IMAGE],
+  ['a tiny SVG', () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8"/></svg>'), 400, NOT_AN_IMAGE],
+  ['a TIFF (sharp reads it, the service does not accept it)', () => tiff, 400, NOT_AN_IMAGE],
+  ['a 25-megapixel GIF of a few KB', () => gifBomb, 400, 'The picture has too many pixels: at most 16 megapixels for GIF'],
+  ['a 5-megapixel AVIF of a few hundred bytes', () => bigAvif, 400, 'The picture has too many pixels: at most 4 megapixels for AVIF'],
 ];
 
 describe('hostile uploads through PUT /api/account/picture', () => {
-  it('the bomb is what it claims: small on disk, billions of pixels', async () => {
+  it('the bomb is what it claims: small on disk, billions of pixels; the SVG too: 100,000 paths in 8 MB', async () => {
     expect(bomb.length).toBeLessThan(1024 * 1024);
+    expect(svg.length).toBeLessThanOrEqual(MAX_UPLOAD_BYTES);
+    expect(svg.length).toBeGreaterThan(MAX_UPLOAD_BYTES - 1024);
+    expect(svg.toString().split('<path ').length - 1).toBeGreaterThan(80_000);
+    expect(await sharp(gifBomb).metadata()).toMatchObject({ format: 'gif', width: 5_000, height: 5_000 });
+    expect(await sharp(bigAvif).metadata()).toMatchObject({ format: 'heif', compression: 'av1', width: 2_300, height: 2_300 });
     expect(await sharp(bomb, { limitInputPixels: false }).metadata()).toMatchObject({ format: 'png', width: 50_000, height: 50_000 });
     expect(hundredMegapixels.length).toBeLessThan(MAX_UPLOAD_BYTES);
   });
@@ -109,19 +139,20 @@ describe('hostile uploads through PUT /api/account/picture', () => {
       const first = await upload(agent, fixture('photo.jpg'), csrf);
       expect(first.status).toBe(200);
       const { pfpTimestamp } = ((await first.json()) as { user: { pfpTimestamp: number } }).user;
-      const before = snapshot(user.id, pfpTimestamp);
-      const everything = allFiles();
+      const before = await snapshot(user.id, pfpTimestamp);
+      const everything = await allFiles();
 
+      const body = input();
       const started = Date.now();
-      const res = await upload(agent, input(), csrf, 'avatar.png', 'image/png');
-      expect(Date.now() - started).toBeLessThan(10_000); // refused from the header, never fully decoded
+      const res = await upload(agent, body, csrf, 'avatar.png', 'image/png');
+      expect(Date.now() - started).toBeLessThan(1_000); // refused from the first bytes or the header, never decoded
       expect(res.status).toBe(status);
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(await res.json()).toEqual({ message });
 
       expect((await t.store.getUser(user.id))?.pfpTimestamp).toBe(pfpTimestamp);
-      expect(allFiles()).toEqual(everything);
-      expect(snapshot(user.id, pfpTimestamp)).toEqual(before);
+      expect(await allFiles()).toEqual(everything);
+      expect(await snapshot(user.id, pfpTimestamp)).toEqual(before);
       const served = await fetch(`${t.baseUrl}/pfp/large/${user.id}-${pfpTimestamp}.webp`);
       expect(served.status).toBe(200);
       expect(Buffer.from(await served.arrayBuffer()).equals(before[0]!)).toBe(true);
@@ -130,21 +161,21 @@ describe('hostile uploads through PUT /api/account/picture', () => {
 });
 
 describe('hostile pictures through setPicture', () => {
-  const deps = () => ({ store: t.store, files: t.app.deps.files, now: t.clock.now });
+  const deps = () => ({ store: t.store, pictures: t.app.deps.pictures, now: t.clock.now });
 
   for (const [name, input, status, message] of hostile) {
     it(`refuses ${name}: ${status} "${message}", old picture intact, nothing left on disk`, async () => {
       const user = await makeUser(t);
       const ts = await setPicture(deps(), user.id, fixture('transparent.png'));
-      const before = snapshot(user.id, ts);
-      const everything = allFiles();
+      const before = await snapshot(user.id, ts);
+      const everything = await allFiles();
       t.clock.advance(1_000);
       const err = await setPicture(deps(), user.id, input()).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DomainError);
       expect({ status: httpErrorOf(err)?.status, message: (err as DomainError).message }).toEqual({ status, message });
       expect((await t.store.getUser(user.id))?.pfpTimestamp).toBe(ts);
-      expect(allFiles()).toEqual(everything);
-      expect(snapshot(user.id, ts)).toEqual(before);
+      expect(await allFiles()).toEqual(everything);
+      expect(await snapshot(user.id, ts)).toEqual(before);
     });
   }
 });
@@ -155,7 +186,7 @@ describe('pictures judged by content, not by name or Content-Type', () => {
     const res = await upload(agent, file, await agent.csrf(), filename, type);
     expect(res.status).toBe(200);
     const { pfpTimestamp } = ((await res.json()) as { user: { pfpTimestamp: number } }).user;
-    expect(allFiles().filter((f) => f.includes(`${user.id}-`))).toEqual(filesOf(user.id, pfpTimestamp));
+    expect((await allFiles()).filter((f) => f.includes(`${user.id}-`))).toEqual(filesOf(user.id, pfpTimestamp));
     const served = await fetch(`${t.baseUrl}/pfp/large/${user.id}-${pfpTimestamp}.webp`);
     expect([served.status, served.headers.get('content-type')]).toEqual([200, 'image/webp']);
     return { userId: user.id, ts: pfpTimestamp, large: Buffer.from(await served.arrayBuffer()) };
@@ -187,7 +218,7 @@ describe('pictures judged by content, not by name or Content-Type', () => {
     it(`${what} is read by its content and converted to the three WebP sizes`, async () => {
       const { userId, ts } = await uploadAndFetch(fixture(file), filename, type);
       for (const size of SIZE_NAMES) {
-        const meta = await sharp(t.app.deps.files.path(size, userId, ts)).metadata();
+        const meta = await sharp(await storedPicture(t, size, userId, ts)).metadata();
         expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format: 'webp', width: SIZES[size], height: SIZES[size] });
       }
     });
@@ -205,7 +236,69 @@ describe('concurrent picture changes through the upload endpoint', () => {
     expect(statuses).toContain(200);
     const final = (await t.store.getUser(user.id))?.pfpTimestamp;
     expect(final).toEqual(expect.any(Number));
-    const mine = allFiles().filter((f) => path.basename(f).startsWith(`${user.id}-`) || path.basename(f).startsWith(`.${user.id}-`));
+    const mine = (await allFiles()).filter((f) => path.basename(f).startsWith(`${user.id}-`) || path.basename(f).startsWith(`.${user.id}-`));
     expect(mine).toEqual(filesOf(user.id, final!));
+  });
+});
+
+describe('the accepted formats', () => {
+  for (const format of ['jpeg', 'png', 'webp', 'gif', 'avif'] as const) {
+    it(`a ${format.toUpperCase()} upload is converted to the three WebP sizes`, async () => {
+      const image = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#c04020' } })
+        .toFormat(format)
+        .toBuffer();
+      const { agent, user } = await signedInAgent(t);
+      const res = await upload(agent, image, await agent.csrf(), 'upload.bin', 'application/octet-stream');
+      expect(res.status).toBe(200);
+      const { pfpTimestamp } = ((await res.json()) as { user: { pfpTimestamp: number } }).user;
+      const meta = await sharp((await t.app.deps.pictures.read('large', user.id, pfpTimestamp))).metadata();
+      expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format: 'webp', width: 256, height: 256 });
+    });
+  }
+});
+
+describe('upload rate limit and bounded conversions', () => {
+  it('pictureUpload: 10 uploads per account in 10 minutes, refused ones included; the 11th is 429 with Retry-After; another account is not affected', async () => {
+    const { agent, user } = await signedInAgent(t);
+    const csrf = await agent.csrf();
+    expect((await upload(agent, fixture('photo.jpg'), csrf)).status).toBe(200);
+    expect((await upload(agent, fixture('picture.png'), csrf)).status).toBe(400); // a refused upload counts too
+    for (let i = 0; i < 8; i++) await t.app.deps.limits.pictureUpload.consume(String(user.id));
+    const over = await upload(agent, fixture('photo.jpg'), csrf);
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(590);
+    expect(Number(over.headers.get('retry-after'))).toBeLessThanOrEqual(600);
+    expect(await over.json()).toEqual({ message: `Too many attempts, retry in ${over.headers.get('retry-after')} seconds` });
+    const other = await signedInAgent(t);
+    expect((await upload(other.agent, fixture('photo.jpg'), await other.agent.csrf())).status).toBe(200);
+  });
+
+  it('ConversionGate: at most `running` at once, `waiting` more queue, beyond that 503 with Retry-After', async () => {
+    const gate = new ConversionGate(1, 1);
+    let active = 0;
+    let most = 0;
+    const releases: (() => void)[] = [];
+    const task = () =>
+      gate.run(async () => {
+        active += 1;
+        most = Math.max(most, active);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        active -= 1;
+        return 'done';
+      });
+    const first = task();
+    const second = task();
+    const third = await task().catch((e: unknown) => e);
+    expect(httpErrorOf(third)).toEqual({ status: 503, message: 'Too many pictures are being converted right now; retry in 5 seconds', headers: { 'Retry-After': '5' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(releases).toHaveLength(1); // the second waits
+    releases[0]!();
+    expect(await first).toBe('done');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(releases).toHaveLength(2);
+    releases[1]!();
+    expect(await second).toBe('done');
+    expect(most).toBe(1);
+    expect(await gate.run(async () => 'free again')).toBe('free again');
   });
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPicture } from '../src/pictures/pictures.js';
 import type { UserRecord } from '../src/store/types.js';
-import { Agent, fixturesDir, makeClient, makeCode, makeUser, signedInAgent, startServer, tokenRequest, type TestServer } from './helpers.js';
+import { Agent, fixturesDir, makeClient, makeCode, makeUser, signedInAgent, startServer, storedPictures, tokenRequest, type TestServer } from './helpers.js';
 
 let t: TestServer;
 /** modLevel 2 (admin), 1 (moderator), and a user. */
@@ -115,7 +115,7 @@ describe('hideBio and removePicture', () => {
 
   it('removes the picture: the old address 404, the plain one the default; 409 without a picture', async () => {
     const user = await makeUser(t);
-    const ts = await setPicture({ store: t.store, files: t.app.deps.files, now: t.clock.now }, user.id, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')));
+    const ts = await setPicture({ store: t.store, pictures: t.app.deps.pictures, now: t.clock.now }, user.id, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')));
     expect((await fetch(`${t.baseUrl}/pfp/large/${user.id}-${ts}.webp`)).status).toBe(200);
     const res = await mod.agent.json('POST', `/api/moderation/users/${user.id}/picture-removal`, { reason: 'Gore' });
     expect(res.status).toBe(200);
@@ -123,7 +123,7 @@ describe('hideBio and removePicture', () => {
     expect((await fetch(`${t.baseUrl}/pfp/large/${user.id}-${ts}.webp`)).status).toBe(404);
     const plainPicture = await fetch(`${t.baseUrl}/pfp/large/${user.id}.webp`);
     expect([plainPicture.status, plainPicture.headers.get('content-type')]).toEqual([200, 'image/webp']);
-    expect(fs.existsSync(t.app.deps.files.path('large', user.id, ts))).toBe(false);
+    expect(await storedPictures(t, user.id)).toEqual([]);
     expect(await answer(await mod.agent.json('POST', `/api/moderation/users/${user.id}/picture-removal`, { reason: 'Gore' }))).toEqual([
       409,
       { message: 'This user has no picture' },

@@ -1,18 +1,22 @@
-/** src/pictures: encoding (sizes, crop, limits, bad input) and the picture store (files, timestamps, races). */
+/**
+ * src/pictures: encoding (sizes, crop, limits, bad input) and the picture store (timestamps, races):
+ * files in PICTURES_DIR on SQLite, rows of `pictures` on PostgreSQL (TEST_DATABASE=postgres).
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/admin.js';
 import { DomainError } from '../src/domain/errors.js';
 import { httpErrorOf } from '../src/http/error-responses.js';
 import { encodePicture, MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES, type Encoded } from '../src/pictures/images.js';
-import { removePicture, setPicture, sweepOrphanFiles } from '../src/pictures/pictures.js';
+import { importPictureFiles, PictureFiles, removePicture, setPicture, sweepOrphanPictures } from '../src/pictures/pictures.js';
 import { publicUser } from './fixtures/users.js';
-import { fixturesDir, makeUser, startServer, type TestServer } from './helpers.js';
+import { fixturesDir, makeUser, startServer, storedPicture, storedPictures, tempDir, TEST_DATABASE, type TestServer } from './helpers.js';
 
 const fixture = (name: string): Buffer => fs.readFileSync(path.join(fixturesDir, name));
 
-const NOT_AN_IMAGE = 'The file is not an image in a supported format';
+const NOT_AN_IMAGE = 'The picture must be a JPEG, PNG, WebP, GIF or AVIF image';
 const DAMAGED = 'The picture could not be read: the file is damaged or truncated';
 const TOO_MANY_PIXELS = 'The picture has too many pixels: at most 50 megapixels';
 
@@ -133,31 +137,15 @@ describe('setPicture / removePicture', () => {
   afterAll(async () => t.close());
 
   const deps = () => {
-    const { store, files, now } = t.app.deps;
-    return { store, files, now };
+    const { store, pictures, now } = t.app.deps;
+    return { store, pictures, now };
   };
 
-  /** Every file, temporary ones included, that belongs to the user: "<size>/<name>". */
-  function filesOf(userId: number): string[] {
-    const out: string[] = [];
-    for (const size of SIZE_NAMES) {
-      const dir = path.join(t.config.picturesDir, size);
-      if (!fs.existsSync(dir)) continue;
-      for (const name of fs.readdirSync(dir)) {
-        if (name.startsWith(`${userId}-`) || name.startsWith(`.${userId}-`) || name === `${userId}.webp`) {
-          out.push(`${size}/${name}`);
-        }
-      }
-    }
-    return out.sort();
-  }
+  /** Every stored picture (temporary files included) of the user: "<size>/<name>". */
+  const filesOf = (userId: number): Promise<string[]> => storedPictures(t, userId);
 
-  /** Every file in the picture store, for "nothing else was written" checks. */
-  function allFiles(): string[] {
-    return (fs.readdirSync(t.config.picturesDir, { recursive: true }) as string[])
-      .filter((p) => fs.statSync(path.join(t.config.picturesDir, p)).isFile())
-      .sort();
-  }
+  /** Everything in the picture store, for "nothing else was written" checks. */
+  const allFiles = (): Promise<string[]> => storedPictures(t);
 
   const expected = (userId: number, ts: number) => SIZE_NAMES.map((size) => `${size}/${userId}-${ts}.webp`).sort();
 
@@ -170,9 +158,9 @@ describe('setPicture / removePicture', () => {
     const ts = await setPicture(deps(), user.id, fixture('photo.jpg'));
     expect(ts).toBe(t.clock.now());
     expect(await pfpTimestamp(user.id)).toBe(ts);
-    expect(filesOf(user.id)).toEqual(expected(user.id, ts));
+    expect(await filesOf(user.id)).toEqual(expected(user.id, ts));
     for (const size of SIZE_NAMES) {
-      const meta = await sharp(path.join(t.config.picturesDir, size, `${user.id}-${ts}.webp`)).metadata();
+      const meta = await sharp(await storedPicture(t, size, user.id, ts)).metadata();
       expect([meta.format, meta.width, meta.height]).toEqual(['webp', SIZES[size], SIZES[size]]);
     }
   });
@@ -185,7 +173,7 @@ describe('setPicture / removePicture', () => {
     expect(second).toBe(t.clock.now());
     expect(second).toBeGreaterThan(first);
     expect(await pfpTimestamp(user.id)).toBe(second);
-    expect(filesOf(user.id)).toEqual(expected(user.id, second));
+    expect(await filesOf(user.id)).toEqual(expected(user.id, second));
   });
 
   it('makes the new pfpTimestamp strictly greater even when the clock has not moved', async () => {
@@ -196,7 +184,7 @@ describe('setPicture / removePicture', () => {
     expect(second).toBeGreaterThan(first);
     expect(third).toBeGreaterThan(second);
     expect(await pfpTimestamp(user.id)).toBe(third);
-    expect(filesOf(user.id)).toEqual(expected(user.id, third));
+    expect(await filesOf(user.id)).toEqual(expected(user.id, third));
   });
 
   it('makes the new pfpTimestamp strictly greater even when the clock went back', async () => {
@@ -206,7 +194,7 @@ describe('setPicture / removePicture', () => {
     const second = await setPicture(deps(), user.id, fixture('photo.jpg'));
     t.clock.advance(60_000);
     expect(second).toBeGreaterThan(first);
-    expect(filesOf(user.id)).toEqual(expected(user.id, second));
+    expect(await filesOf(user.id)).toEqual(expected(user.id, second));
   });
 
   for (const [name, status, message] of [
@@ -216,15 +204,15 @@ describe('setPicture / removePicture', () => {
     it(`a rejected upload (${name}) leaves the old picture, its files and nothing else`, async () => {
       const user = await makeUser(t);
       const ts = await setPicture(deps(), user.id, fixture('photo.jpg'));
-      const before = Object.fromEntries(SIZE_NAMES.map((s) => [s, fs.readFileSync(t.app.deps.files.path(s, user.id, ts))]));
-      const everything = allFiles();
+      const before = Object.fromEntries(await Promise.all(SIZE_NAMES.map(async (s) => [s, await storedPicture(t, s, user.id, ts)] as const)));
+      const everything = await allFiles();
       t.clock.advance(1_000);
       await expectRefusal(setPicture(deps(), user.id, fixture(name)), status, message);
       expect(await pfpTimestamp(user.id)).toBe(ts);
-      expect(filesOf(user.id)).toEqual(expected(user.id, ts));
-      for (const s of SIZE_NAMES) expect(fs.readFileSync(t.app.deps.files.path(s, user.id, ts)).equals(before[s]!)).toBe(true);
-      expect(allFiles()).toEqual(everything);
-      expect(allFiles().filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      expect(await filesOf(user.id)).toEqual(expected(user.id, ts));
+      for (const s of SIZE_NAMES) expect((await storedPicture(t, s, user.id, ts))!.equals(before[s]!)).toBe(true);
+      expect(await allFiles()).toEqual(everything);
+      expect((await allFiles()).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     });
   }
 
@@ -232,13 +220,13 @@ describe('setPicture / removePicture', () => {
     const user = await makeUser(t);
     await expectRefusal(setPicture(deps(), user.id, Buffer.alloc(MAX_UPLOAD_BYTES + 1)), 413, 'The picture is larger than 8 MB');
     expect(await pfpTimestamp(user.id)).toBeNull();
-    expect(filesOf(user.id)).toEqual([]);
+    expect(await filesOf(user.id)).toEqual([]);
   });
 
   it('rejects an unknown user with 404 and writes no files', async () => {
-    const everything = allFiles();
+    const everything = await allFiles();
     await expectRefusal(setPicture(deps(), 987654, fixture('photo.jpg')), 404, 'User 987654 not found');
-    expect(allFiles()).toEqual(everything);
+    expect(await allFiles()).toEqual(everything);
   });
 
   it('removePicture deletes the files and unsets pfpTimestamp (users/info no longer shows it)', async () => {
@@ -246,10 +234,14 @@ describe('setPicture / removePicture', () => {
     const ts = await setPicture(deps(), user.id, fixture('photo.jpg'));
     const shown = await fetch(`${t.baseUrl}/api/users/info?id=${user.id}`);
     expect(((await shown.json()) as { user: { pfpTimestamp?: number } }).user.pfpTimestamp).toBe(ts);
+    // Served once, so this instance's cache holds it: the removal must still make it 404.
+    const served = await fetch(`${t.baseUrl}/pfp/large/${user.id}-${ts}.webp`);
+    expect(served.status).toBe(200);
+    await served.arrayBuffer();
 
     await removePicture(deps(), user.id);
     expect(await pfpTimestamp(user.id)).toBeNull();
-    expect(filesOf(user.id)).toEqual([]);
+    expect(await filesOf(user.id)).toEqual([]);
     const res = await fetch(`${t.baseUrl}/api/users/info?id=${user.id}`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
@@ -269,7 +261,7 @@ describe('setPicture / removePicture', () => {
     const user = await makeUser(t);
     await removePicture(deps(), user.id);
     expect(await pfpTimestamp(user.id)).toBeNull();
-    expect(filesOf(user.id)).toEqual([]);
+    expect(await filesOf(user.id)).toEqual([]);
   });
 
   it('removePicture of an unknown user is 404', async () => {
@@ -283,7 +275,7 @@ describe('setPicture / removePicture', () => {
     t.clock.advance(1);
     const second = await setPicture(deps(), user.id, fixture('transparent.png'));
     expect(second).toBeGreaterThan(first);
-    expect(filesOf(user.id)).toEqual(expected(user.id, second));
+    expect(await filesOf(user.id)).toEqual(expected(user.id, second));
   });
 
   // The clock does not move here: only the store's pfpHighWater, which survives the removal, keeps
@@ -315,8 +307,8 @@ describe('setPicture / removePicture', () => {
     expect(new Set(won).size).toBe(won.length); // every commit got its own timestamp
     const final = await pfpTimestamp(user.id);
     expect(final).toBe(Math.max(...won));
-    expect(filesOf(user.id)).toEqual(expected(user.id, final!));
-    expect(allFiles().filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(await filesOf(user.id)).toEqual(expected(user.id, final!));
+    expect((await allFiles()).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('concurrent setPicture and removePicture leave a consistent state', async () => {
@@ -329,19 +321,21 @@ describe('setPicture / removePicture', () => {
       removePicture(deps(), user.id),
     ]);
     const final = await pfpTimestamp(user.id);
-    expect(filesOf(user.id)).toEqual(final === null || final === undefined ? [] : expected(user.id, final));
+    expect(await filesOf(user.id)).toEqual(final === null || final === undefined ? [] : expected(user.id, final));
   });
 });
 
-describe('sweepOrphanFiles (at start, after a crash)', () => {
+describe('sweepOrphanPictures (at start, after a crash)', () => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startServer();
   });
   afterAll(async () => t.close());
+  const hour = 3_600_000;
 
-  it('deletes old files no pfpTimestamp points at and stray temporaries; keeps current, young and foreign files', async () => {
-    const deps = { store: t.store, files: t.app.deps.files, now: t.clock.now };
+  it.runIf(TEST_DATABASE === 'sqlite')('SQLite: deletes old files no pfpTimestamp points at and stray temporaries; keeps current, young and foreign files', async () => {
+    const deps = { store: t.store, pictures: t.app.deps.pictures, now: t.clock.now };
+    const files = t.app.deps.pictures as PictureFiles;
     const user = await makeUser(t);
     const ts = await setPicture(deps, user.id, fixture('photo.jpg'));
     const dir = t.config.picturesDir;
@@ -350,7 +344,6 @@ describe('sweepOrphanFiles (at start, after a crash)', () => {
       const when = new Date(t.clock.now() - ageMs);
       fs.utimesSync(path.join(dir, rel), when, when);
     };
-    const hour = 3_600_000;
     // A crash after writing files but before committing them, and one before deleting old ones.
     for (const size of SIZE_NAMES) put(`${size}/${user.id}-${ts + 5}.webp`, hour);
     put(`large/${user.id}-${ts - 5}.webp`, hour);
@@ -358,10 +351,71 @@ describe('sweepOrphanFiles (at start, after a crash)', () => {
     put('small/424242-1.webp', hour); // a user that does not exist
     put(`large/${user.id}-${ts + 7}.webp`, 1_000); // young: maybe another instance's change in flight
     put('large/README.txt', hour); // not ours
-    for (const size of SIZE_NAMES) fs.utimesSync(t.app.deps.files.path(size, user.id, ts), new Date(t.clock.now() - hour), new Date(t.clock.now() - hour));
-    expect(await sweepOrphanFiles(deps, 600_000)).toBe(6);
+    for (const size of SIZE_NAMES) fs.utimesSync(files.path(size, user.id, ts), new Date(t.clock.now() - hour), new Date(t.clock.now() - hour));
+    expect(await sweepOrphanPictures(deps, 600_000)).toBe(6);
     const left = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((p) => fs.statSync(path.join(dir, p)).isFile()).sort();
     expect(left).toEqual([...SIZE_NAMES.map((s) => `${s}/${user.id}-${ts}.webp`), `large/${user.id}-${ts + 7}.webp`, 'large/README.txt'].sort());
-    expect(await sweepOrphanFiles(deps, 0)).toBe(1); // with no minimum age the young orphan goes too
+    expect(await sweepOrphanPictures(deps, 0)).toBe(1); // with no minimum age the young orphan goes too
+  });
+
+  it.runIf(TEST_DATABASE === 'postgres')('PostgreSQL: deletes old rows no pfpTimestamp points at; keeps current and young ones', async () => {
+    const deps = { store: t.store, pictures: t.app.deps.pictures, now: t.clock.now };
+    const user = await makeUser(t);
+    const ts = await setPicture(deps, user.id, fixture('photo.jpg'));
+    const bytes = { large: Buffer.from('l'), medium: Buffer.from('m'), small: Buffer.from('s') };
+    // A crash after writing rows but before committing them, and one before deleting old ones.
+    expect(await t.store.insertPictures(user.id, ts + 5, bytes, t.clock.now() - hour)).toBe(true);
+    expect(await t.store.insertPictures(user.id, ts - 5, bytes, t.clock.now() - hour)).toBe(true);
+    // Young: maybe another instance's change in flight.
+    expect(await t.store.insertPictures(user.id, ts + 7, bytes, t.clock.now() - 1_000)).toBe(true);
+    expect(await sweepOrphanPictures(deps, 600_000)).toBe(6);
+    const current = SIZE_NAMES.map((s) => `${s}/${user.id}-${ts}.webp`);
+    expect(await storedPictures(t, user.id)).toEqual([...current, ...SIZE_NAMES.map((s) => `${s}/${user.id}-${ts + 7}.webp`)].sort());
+    expect(await sweepOrphanPictures(deps, 0)).toBe(3);
+    expect(await storedPictures(t, user.id)).toEqual(current.sort());
+  });
+});
+
+describe.runIf(TEST_DATABASE === 'postgres')('importPictureFiles (PostgreSQL start, `admin picture import`)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startServer();
+  });
+  afterAll(async () => t.close());
+
+  it('moves the files of current pfpTimestamps from a PICTURES_DIR into the database, once; counts users without files', async () => {
+    const dir = tempDir('idp-old-pictures-');
+    try {
+      const old = new PictureFiles(dir);
+      const images = await encodePicture(fixture('photo.jpg'));
+      const withFiles = await makeUser(t);
+      const withoutFiles = await makeUser(t);
+      const ts = t.clock.now();
+      expect(await old.writeAll(withFiles.id, ts, images)).toBe(true);
+      expect(await old.writeAll(withFiles.id, ts - 1, images)).toBe(true); // not current: stays behind
+      expect(await t.store.swapPfpTimestamp(withFiles.id, null, ts)).toBe(true);
+      expect(await t.store.swapPfpTimestamp(withoutFiles.id, null, ts)).toBe(true);
+      const deps = { store: t.store, pictures: t.app.deps.pictures };
+      expect(await importPictureFiles(deps, dir)).toEqual({ imported: 1, missing: 1 });
+      expect(await storedPictures(t, withFiles.id)).toEqual(SIZE_NAMES.map((s) => `${s}/${withFiles.id}-${ts}.webp`).sort());
+      const res = await fetch(`${t.baseUrl}/pfp/medium/${withFiles.id}-${ts}.webp`);
+      expect(res.status).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(images.medium)).toBe(true);
+      expect(await importPictureFiles(deps, dir)).toEqual({ imported: 0, missing: 1 });
+      // The files are read, never deleted.
+      expect(fs.existsSync(old.path('large', withFiles.id, ts))).toBe(true);
+
+      // `admin picture import` does the same.
+      const later = await makeUser(t);
+      expect(await old.writeAll(later.id, ts, images)).toBe(true);
+      expect(await t.store.swapPfpTimestamp(later.id, null, ts)).toBe(true);
+      let stdout = '';
+      const io = { env: { DATABASE_URL: t.config.databaseUrl, PICTURES_DIR: dir, LOG_LEVEL: 'silent' }, stdout: (s: string) => (stdout += s), stderr: () => {} };
+      expect(await runCli(['picture', 'import'], io)).toBe(0);
+      expect(stdout).toBe('{"imported":1,"missing":1}\n');
+      expect(await storedPictures(t, later.id)).toEqual(SIZE_NAMES.map((s) => `${s}/${later.id}-${ts}.webp`).sort());
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,11 @@
 /** The real entry point as a process: demo data on a fresh database, config errors, SIGTERM. */
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config.js';
 import { openStoreAt } from '../src/store/open.js';
-import { tempDir } from './helpers.js';
+import { Agent, fixturesDir, tempDir, type TestServer } from './helpers.js';
 import { ServiceExited, spawnService } from './spawn-service.js';
 
 describe('server process', () => {
@@ -58,6 +59,52 @@ describe('server process', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('on SIGTERM refuses new connections, finishes an upload in flight (its body still arriving), then exits 0', async () => {
+    const dir = tempDir();
+    const picturesDir = path.join(dir, 'pics');
+    const service = await spawnService({ env: { DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: picturesDir, SHUTDOWN_TIMEOUT_SECONDS: '20' } });
+    const agent = new Agent({ baseUrl: service.url } as TestServer);
+    await agent.signIn({ name: 'demo' }, 'demo-password');
+    const csrf = await agent.csrf();
+    const boundary = 'shutdown-test-boundary';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="photo.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`),
+      fs.readFileSync(path.join(fixturesDir, 'photo.jpg')),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const request = http.request(`${service.url}/api/account/picture`, {
+      method: 'PUT',
+      headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': body.length, Cookie: agent.cookieHeader(), 'X-CSRF-Token': csrf },
+    });
+    const answered = new Promise<{ status: number; connection: string | undefined; json: { user: { pfpTimestamp?: number } } }>((resolve, reject) => {
+      request.once('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.once('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, json: JSON.parse(text) as { user: { pfpTimestamp?: number } } }));
+      });
+      request.once('error', reject);
+    });
+    // Half the upload, then SIGTERM while the rest has not been sent.
+    request.write(body.subarray(0, body.length >> 1));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const exited = service.stop();
+    await service.line('"msg":"shutting down"');
+    // Not ready: a new connection is refused.
+    await expect(fetch(`${service.url}/healthz`)).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    request.end(body.subarray(body.length >> 1));
+    const response = await answered;
+    expect(response.status).toBe(200);
+    expect(response.connection).toBe('close');
+    const ts = response.json.user.pfpTimestamp!;
+    expect(typeof ts).toBe('number');
+    expect(await exited).toBe(0);
+    // The upload was committed: its three files are there.
+    expect(fs.readdirSync(path.join(picturesDir, 'large'))).toContain(`1-${ts}.webp`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('refuses to start on a bad configuration value with one clear line', async () => {
     const refused = await spawnService({ env: { PORT: 'eighty' } }).then(
       () => undefined,
@@ -87,6 +134,7 @@ describe('loadConfig', () => {
       mailFrom: 'Identity <no-reply@localhost>',
       outboxDir: path.resolve('./data/outbox'),
       smtpTimeoutSeconds: 10,
+      shutdownTimeoutSeconds: 10,
       trustProxy: false,
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
@@ -101,7 +149,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50' }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -119,6 +167,7 @@ describe('loadConfig', () => {
       mailFrom: 'id@id.example',
       outboxDir: '/tmp/o',
       smtpTimeoutSeconds: 5,
+      shutdownTimeoutSeconds: 30,
       trustProxy: ['10.0.0.0/8', '127.0.0.1'],
       metricsPort: 9464,
       metricsHost: '0.0.0.0',

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnexStore } from '../src/store/knex-store.js';
 import { STORE_METHODS } from '../src/store/methods.js';
 import { openStoreAt } from '../src/store/open.js';
+import { PostgresStore } from '../src/store/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import {
   UniqueViolation,
@@ -63,9 +64,8 @@ describe(`Store (${TEST_DATABASE})`, () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('is the SQLite store on a SQLite file and the knex store on PostgreSQL', () => {
-    if (TEST_DATABASE === 'sqlite') expect(opened).toBeInstanceOf(SqliteStore);
-    else expect(opened).not.toBeInstanceOf(SqliteStore);
+  it('is the SQLite store on a SQLite file and the PostgreSQL store on PostgreSQL', () => {
+    expect(opened).toBeInstanceOf(TEST_DATABASE === 'sqlite' ? SqliteStore : PostgresStore);
     expect(opened).toBeInstanceOf(KnexStore);
   });
 
@@ -140,8 +140,13 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.swapPfpTimestamp(bob.id, null, 100)).toBe(true);
     expect(await store.swapPfpTimestamp(bob.id, null, 200)).toBe(false);
     expect(await store.getUser(bob.id)).toMatchObject({ pfpTimestamp: 100, pfpHighWater: 100 });
+    expect(await store.getPfpTimestamp(bob.id)).toBe(100);
     expect(await store.swapPfpTimestamp(bob.id, 100, null)).toBe(true);
     expect(await store.getUser(bob.id)).toMatchObject({ pfpTimestamp: null, pfpHighWater: 100 });
+    // null: no picture; undefined: no such user (also for an id no row can have).
+    expect(await store.getPfpTimestamp(bob.id)).toBeNull();
+    expect(await store.getPfpTimestamp(bob.id + 100)).toBeUndefined();
+    expect(await store.getPfpTimestamp(0)).toBeUndefined();
     expect(await store.swapPfpTimestamp(0, null, 1)).toBe(false);
   });
 
@@ -923,6 +928,32 @@ describe(`Store (${TEST_DATABASE})`, () => {
     } finally {
       store.onDatabaseError(() => undefined);
     }
+  });
+
+  it('stores picture rows: all sizes at once or none, swept when no current pfpTimestamp names them, gone with their user', async () => {
+    const pic = await store.createUser({ name: 'pic', email: 'pic@example.com', passwordHash: 'h' }, NOW);
+    const images = { large: Buffer.from('L'), medium: Buffer.from('M'), small: Buffer.from('S') };
+    expect(await store.insertPictures(pic.id, 10, images, NOW)).toBe(true);
+    // The same timestamp again (another writer): nothing written.
+    expect(await store.insertPictures(pic.id, 10, { large: Buffer.from('X'), medium: Buffer.from('Y'), small: Buffer.from('Z') }, NOW)).toBe(false);
+    expect(await store.getPicture(pic.id, 10, 'medium')).toEqual(Buffer.from('M'));
+    expect(await store.getPicture(pic.id, 11, 'medium')).toBeUndefined();
+    expect(await store.getPicture(-1, 10, 'medium')).toBeUndefined();
+    expect(await store.insertPictures(pic.id, 20, images, NOW + 100)).toBe(true);
+    expect(await store.swapPfpTimestamp(pic.id, null, 10)).toBe(true);
+    // ts 20 is nobody's current picture but younger than the cutoff; ts 10 is current.
+    expect(await store.sweepPictures(NOW + 100)).toBe(0);
+    expect(await store.usersWithoutPictureRows()).toEqual([]);
+    expect(await store.sweepPictures(NOW + 101)).toBe(3);
+    expect(await store.getPicture(pic.id, 20, 'large')).toBeUndefined();
+    expect(await store.swapPfpTimestamp(pic.id, 10, 30)).toBe(true);
+    expect(await store.usersWithoutPictureRows()).toEqual([{ id: pic.id, pfpTimestamp: 30 }]);
+    await store.deletePictures(pic.id, 10);
+    expect(await store.getPicture(pic.id, 10, 'large')).toBeUndefined();
+    expect(await store.insertPictures(pic.id, 30, images, NOW)).toBe(true);
+    expect(await store.usersWithoutPictureRows()).toEqual([]);
+    await store.deleteUser(pic.id, NOW);
+    expect(await store.getPicture(pic.id, 30, 'large')).toBeUndefined();
   });
 
   it('tells its database-error listener of a failed statement (not of a taken name) and still throws it', async () => {

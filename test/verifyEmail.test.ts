@@ -33,7 +33,10 @@ async function signUp(): Promise<{ agent: Agent; name: string; email: string }> 
   const email = `${name}@mail.example`;
   const agent = new Agent(t);
   const res = await agent.form('/signup', { name, email, password: 'correct horse battery' });
-  expect(res.status).toBe(303);
+  expect(res.status).toBe(200);
+  expect(await res.text()).toContain(`We sent a mail to <strong>${email}</strong>`);
+  // Sign-up signs nobody in (its answer must not depend on the address being new): sign in now.
+  await agent.signIn({ name }, 'correct horse battery');
   return { agent, name, email };
 }
 
@@ -131,6 +134,45 @@ describe('sign-up mails a verification link', () => {
     const res2 = await new Agent(t).fetch(`/verify-email?token=${token}`);
     expect(res2.status).toBe(400);
     expect((await t.store.getUserByName(name))!.emailVerifiedAt).toBeNull();
+  });
+});
+
+describe('sign-up with a registered address', () => {
+  it("mails the address's owner that someone tried, with a reset link that works; no account, no verification link", async () => {
+    const owner = await signUp();
+    await smtp.next(owner.email);
+    smtp.clear();
+    const intruder = `intr_${process.pid}_${++n}`;
+    const res = await new Agent(t).form('/signup', { name: intruder, email: owner.email.toUpperCase(), password: 'someone elses password' });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(`We sent a mail to <strong>${owner.email}</strong>`);
+    const d = await smtp.next(owner.email);
+    expect(d.mail.subject).toBe('Someone tried to sign up with your address');
+    expect(d.mail.text).toContain(`Hello ${owner.name}, someone (perhaps you) tried to create a new account with this email address.`);
+    expect(d.raw).not.toContain('someone elses password');
+    expect(d.raw).not.toContain(intruder);
+    const link = linkOf(d);
+    expect(link).toMatch(/^https:\/\/idp\.example\/reset-password\?token=[A-Za-z0-9_-]{43}$/);
+    const stored = await t.store.getEmailLink(hashSecret(new URL(link).searchParams.get('token')!));
+    expect(stored).toMatchObject({ purpose: 'reset', usedAt: null });
+    const page = await new Agent(t).fetch(pathOf(link));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(owner.name);
+    expect(await t.store.getUserByName(intruder)).toBeUndefined();
+    await t.app.deps.mailer.idle();
+    expect(smtp.to(owner.email)).toHaveLength(1);
+  });
+
+  it('sends the owner at most 3 such mails an hour (the forgot-password per-account limit); the answer stays the same', async () => {
+    const owner = await signUp();
+    await smtp.next(owner.email);
+    smtp.clear();
+    for (let i = 0; i < 5; i++) {
+      const res = await new Agent(t).form('/signup', { name: `rep_${process.pid}_${++n}`, email: owner.email, password: 'correct horse battery' });
+      expect(res.status).toBe(200);
+    }
+    await t.app.deps.mailer.idle();
+    expect(smtp.to(owner.email).map((d) => d.mail.subject)).toEqual(Array.from({ length: 3 }, () => 'Someone tried to sign up with your address'));
   });
 });
 

@@ -4,7 +4,7 @@ import cliProgress from 'cli-progress';
 import pg from 'pg';
 import sharp from 'sharp';
 import { hashSecret, randomSecret } from '../../src/oauth/secrets.js';
-import { PictureFiles, setPicture } from '../../src/pictures/pictures.js';
+import { PictureFiles, picturesFor, setPicture } from '../../src/pictures/pictures.js';
 import { openStoreAt } from '../../src/store/open.js';
 
 export const BENCH_CLIENT = { id: 'bench_client', secret: 'bench-secret' };
@@ -55,7 +55,7 @@ export async function seedDatabase(file: string, picturesDir: string, users: num
   const pictureStore = openStoreAt(file);
   await pictureStore.migrate();
   const photo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#4a7bd0' } }).jpeg().toBuffer();
-  const pictureTs = await setPicture({ store: pictureStore, files: new PictureFiles(picturesDir), now: Date.now }, 1, photo);
+  const pictureTs = await setPicture({ store: pictureStore, pictures: new PictureFiles(picturesDir), now: Date.now }, 1, photo);
   await pictureStore.close();
   return { users, pictureUserId: 1, pictureTs, defaultUserId: 2 };
 }
@@ -107,7 +107,7 @@ export function issueTokens(file: string, count: number): string[] {
  * TEST_POSTGRES_URL), migrated, with 1,000 users, the bench client and `codes` codes; dropped by
  * `drop`.
  */
-export async function seedPostgres(serverUrl: string, codeCount: number): Promise<{ url: string; codes: string[]; drop: () => Promise<void> }> {
+export async function seedPostgres(serverUrl: string, codeCount: number): Promise<{ url: string; codes: string[]; pictureTs: number; drop: () => Promise<void> }> {
   const name = `idp_bench_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
@@ -141,10 +141,15 @@ export async function seedPostgres(serverUrl: string, codeCount: number): Promis
     return { code_hash: hashSecret(code), client_id: BENCH_CLIENT.id, user_id: 1 + (i % 1000), scopes: 'userinfo', expires_at: now + 3_600_000, created_at: now };
   });
   await store.knex.batchInsert('auth_codes', rows, 5000);
+  // User 1's picture, stored in the database (the same image as the SQLite seed's).
+  const photo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#4a7bd0' } }).jpeg().toBuffer();
+  const pictures = picturesFor({ database: { dialect: 'postgres', url: url.toString() }, picturesDir: '' }, store, Date.now);
+  const pictureTs = await setPicture({ store, pictures, now: Date.now }, 1, photo);
   await store.close();
   return {
     url: url.toString(),
     codes,
+    pictureTs,
     async drop() {
       const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();

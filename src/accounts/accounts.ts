@@ -4,7 +4,7 @@ import type { Audit, AuditEvents } from '../audit.js';
 import { RateLimited } from '../domain/errors.js';
 import type { Limits } from '../security/rate-limit.js';
 import type { Store, UserRecord } from '../store/types.js';
-import { createUser, type NewAccount } from '../users/users.js';
+import { createUser, EMAIL_TAKEN, NAME_TAKEN, normalizeEmail, type NewAccount } from '../users/users.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
 export interface AccountDeps {
@@ -15,9 +15,27 @@ export interface AccountDeps {
   audit?: Audit;
 }
 
-export async function signUp(deps: AccountDeps, input: NewAccount, ip: string): Promise<UserRecord> {
+/** A new account, or the account that already has the address (which the answer must not reveal). */
+export type SignUpOutcome = { created: UserRecord } | { addressOwner: UserRecord };
+
+/**
+ * Creates an account. A taken name is a 409 (names are public); a taken address is not an error:
+ * the caller answers as for a new account and mails the address's owner (docs/email.md#sign-up).
+ * The password is hashed in both cases, so the time taken says nothing either.
+ */
+export async function signUp(deps: AccountDeps, input: NewAccount, ip: string): Promise<SignUpOutcome> {
   await deps.limits.signUpIp.consume(ip);
-  return createUser(deps, input);
+  // Checked first, so that a taken address never hides a taken name.
+  if (await deps.store.getUserByName(input.name)) throw new Conflict(NAME_TAKEN);
+  try {
+    return { created: await createUser(deps, input) };
+  } catch (err) {
+    if (err instanceof Conflict && err.message === EMAIL_TAKEN) {
+      const addressOwner = await deps.store.getUserByEmail(normalizeEmail(input.email));
+      if (addressOwner) return { addressOwner };
+    }
+    throw err;
+  }
 }
 
 /** A real hash of nothing in particular: an unknown name costs the same scrypt run as a known one. */

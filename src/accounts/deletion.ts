@@ -6,7 +6,7 @@
  */
 import type { Audit } from '../audit.js';
 import { InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
-import type { PictureFiles } from '../pictures/pictures.js';
+import type { PictureStore } from '../pictures/pictures.js';
 import type { Store } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
 import { confirmPassword } from './reauth.js';
@@ -14,7 +14,7 @@ import { confirmPassword } from './reauth.js';
 interface DeletionDeps {
   store: Store;
   now: () => number;
-  files: PictureFiles;
+  pictures: PictureStore;
   audit: Audit;
 }
 
@@ -22,7 +22,7 @@ interface DeletionDeps {
 export async function deleteUser(deps: DeletionDeps, id: number, by: 'user' | 'operator'): Promise<void> {
   const deleted = await deps.store.deleteUser(id, deps.now());
   if (!deleted) throw new NotFound(`User ${id} not found`);
-  if (deleted.pfpTimestamp !== null) await deps.files.removeAll(id, deleted.pfpTimestamp);
+  if (deleted.pfpTimestamp !== null) await deps.pictures.removeAll(id, deleted.pfpTimestamp);
   deps.audit('account_deleted', { userId: id, name: deleted.name, by });
 }
 

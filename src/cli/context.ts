@@ -5,7 +5,7 @@
  */
 import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
-import { PictureFiles } from '../pictures/pictures.js';
+import { picturesFor, type PictureStore } from '../pictures/pictures.js';
 import { openStoreAt } from '../store/open.js';
 import type { Store } from '../store/types.js';
 
@@ -23,8 +23,8 @@ export interface CliContext {
   store(): Promise<Store>;
   /** What most domain functions take: the store and the clock. */
   deps(): Promise<{ store: Store; now: () => number }>;
-  /** The picture folder of the configuration. */
-  files(): PictureFiles;
+  /** Where the pictures are: PICTURES_DIR on SQLite, the database on PostgreSQL. */
+  pictures(): Promise<PictureStore>;
   /** The command's answer: one JSON line on stdout. */
   print(value: unknown): void;
   /** Log lines (audit lines included) at LOG_LEVEL, on stderr: stdout carries only the answer. */
@@ -49,7 +49,7 @@ export function createCliContext(io: CliIo): CliContext & { close(): Promise<voi
     config: getConfig,
     store: getStore,
     deps: async () => ({ store: await getStore(), now }),
-    files: () => new PictureFiles(getConfig().picturesDir),
+    pictures: async () => picturesFor(getConfig(), await getStore(), now),
     print: (value) => io.stdout(`${JSON.stringify(value)}\n`),
     logger: () => pino({ level: getConfig().logLevel }, { write: (line: string) => io.stderr(line) }),
     close: async () => {

@@ -8,7 +8,7 @@ import type { CliContext } from './context.js';
 export function databaseCommands(program: Command, cli: CliContext): void {
   program
     .command('backup')
-    .description('Copy the SQLite database to FILE while the service runs (SQLite online backup); prints the picture layout to copy with it')
+    .description('Copy the SQLite database to FILE while the service runs (SQLite online backup); prints the picture layout to copy with it. PostgreSQL: use pg_dump (pictures included)')
     .requiredOption('--out <file>', 'the copy to write (must not exist yet)')
     .action(async (o: { out: string }) => {
       const config = cli.config();

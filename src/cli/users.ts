@@ -72,7 +72,7 @@ export function userCommands(program: Command, cli: CliContext): void {
     .action(async (o: { id: number }) => {
       // The audit line goes to stderr: stdout carries only the command's JSON answer.
       const audit = createAudit(cli.logger());
-      await deleteUser({ ...(await cli.deps()), files: cli.files(), audit }, o.id, 'operator');
+      await deleteUser({ ...(await cli.deps()), pictures: await cli.pictures(), audit }, o.id, 'operator');
       cli.print({ id: o.id, deleted: true });
     });
   user
@@ -130,6 +130,6 @@ export function userCommands(program: Command, cli: CliContext): void {
     .requiredOption('--id <id>', 'user id', int('--id'))
     .requiredOption('--reason <text>', 'why (1-500 characters)')
     .action(async (o: { id: number; reason: string }) => {
-      cli.print(await removePicture({ ...(await moderationDeps(cli)), files: cli.files() }, null, o.id, { reason: o.reason }));
+      cli.print(await removePicture({ ...(await moderationDeps(cli)), pictures: await cli.pictures() }, null, o.id, { reason: o.reason }));
     });
 }

@@ -9,7 +9,27 @@ import { consentPage } from '../pages/pages.js';
 import { allowPageSources } from '../security/headers.js';
 import { sessionAmr, sessionAuthTime, takeFreshSignIn } from '../sessions/session.js';
 import type { AppDeps, Handler } from './types.js';
-import { pageContext, redirect, redirectToSignIn, sendHtml } from './web.js';
+import { pageContext, redirect, redirectToSignIn, RETURN_TO_MAX, sendHtml } from './web.js';
+
+/** The parameters getAuthorize declares, in the contract's order. */
+const AUTHORIZE_QUERY = ['client_id', 'redirect_uri', 'scope', 'state', 'response_type', 'code_challenge', 'code_challenge_method', 'prompt', 'nonce', 'max_age', 'acr_values'] as const;
+
+/**
+ * This authorization request as the address to come back to after signing in: as it came, or,
+ * when that is longer than RETURN_TO_MAX, with only its declared parameters (the others are
+ * ignored anyway), which at their `maxLength` in the worst encoding always fit. Applied to its own
+ * result it gives the same address, so the request that comes back is recognised (takeFreshSignIn).
+ */
+function authorizeAddress(querystring: string, params: Partial<Record<(typeof AUTHORIZE_QUERY)[number], string>>): string {
+  const asSent = `/oauth?${querystring}`;
+  if (asSent.length <= RETURN_TO_MAX) return asSent;
+  const query = new URLSearchParams();
+  for (const name of AUTHORIZE_QUERY) {
+    const value = params[name];
+    if (value !== undefined) query.append(name, value);
+  }
+  return `/oauth?${query}`;
+}
 
 export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) => {
   const params = input.query;
@@ -20,7 +40,7 @@ export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) =>
   const page = await pageContext(ctx, deps);
   if (!page.user) {
     if (prompt.none) return redirect(ctx, silentError(client, 'login_required', params.state, publicUrl), 302);
-    return redirectToSignIn(ctx, `/oauth?${ctx.querystring}`, 302);
+    return redirectToSignIn(ctx, authorizeAddress(ctx.querystring, params), 302);
   }
   // OpenID Connect: prompt=login, a sign-in older than max_age, or acr_values asking for two
   // factors of a one-factor session whose person has a second factor, asks for a sign-in first.
@@ -29,12 +49,12 @@ export const getAuthorize: Handler<'getAuthorize'> = async (input, ctx, deps) =>
   const now = deps.now();
   const authTime = sessionAuthTime(ctx) ?? now;
   const amr = sessionAmr(ctx);
-  const fresh = takeFreshSignIn(ctx, now, `/oauth?${ctx.querystring}`);
+  const fresh = takeFreshSignIn(ctx, now, authorizeAddress(ctx.querystring, params));
   const tooOld = params.max_age !== undefined && now - authTime > Number(params.max_age) * 1000;
   const needsSecondFactor = !fresh && asksForTwoFactors(params.acr_values) && !amr.includes('mfa') && (await canUseTwoFactors(deps, page.user.id));
   if ((prompt.login || tooOld || needsSecondFactor) && !fresh) {
     if (prompt.none) return redirect(ctx, silentError(client, 'login_required', params.state, publicUrl), 302);
-    return redirect(ctx, `/signin?prompt=login&return_to=${encodeURIComponent(`/oauth?${ctx.querystring}`)}`, 302);
+    return redirect(ctx, `/signin?prompt=login&return_to=${encodeURIComponent(authorizeAddress(ctx.querystring, params))}`, 302);
   }
   const grant = checkGrant(params, client.app);
   if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, params.state, deps.config.publicUrl), 302);

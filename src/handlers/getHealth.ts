@@ -2,6 +2,9 @@ import { ApiError } from '../http/error-responses.js';
 import type { Handler, JsonBody } from './types.js';
 
 export const getHealth: Handler<'getHealth'> = async (_input, ctx, deps) => {
+  ctx.set('Cache-Control', 'no-store');
+  // After SIGTERM: not ready, so a load balancer takes this instance out before it stops.
+  if (deps.readiness.shuttingDown) throw new ApiError(503, 'Shutting down');
   try {
     await deps.store.ping();
   } catch (err) {
@@ -9,6 +12,5 @@ export const getHealth: Handler<'getHealth'> = async (_input, ctx, deps) => {
     throw new ApiError(503, 'Database unavailable');
   }
   const body: JsonBody<'getHealth', 200> = { status: 'ok' };
-  ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
 };

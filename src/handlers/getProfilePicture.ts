@@ -18,8 +18,8 @@ export const getProfilePicture: Handler<'getProfilePicture'> = async (input, ctx
   const userId = Number(match[1]);
   const ts = match[2] === undefined ? null : Number(match[2]);
 
-  const user = await deps.store.getUser(userId);
-  if (!user || user.pfpTimestamp !== ts) throw notFound();
+  // Only the pfpTimestamp: undefined for no such user, which never equals ts.
+  if ((await deps.store.getPfpTimestamp(userId)) !== ts) throw notFound();
 
   let image: Buffer | undefined;
   // Koa's ctx.fresh only compares validators on a 2xx status, and the default status is 404.
@@ -39,9 +39,9 @@ export const getProfilePicture: Handler<'getProfilePicture'> = async (input, ctx
       ctx.status = 304;
       return;
     }
-    image = await deps.files.read(size, userId, ts);
+    image = await deps.pictures.read(size, userId, ts);
     if (!image) {
-      deps.logger.warn({ userId, ts, size }, 'picture file missing for the current pfpTimestamp');
+      deps.logger.warn({ userId, ts, size }, 'picture missing for the current pfpTimestamp');
       ctx.remove('Cache-Control');
       ctx.remove('ETag');
       throw notFound();

@@ -65,7 +65,7 @@ export const hideBio: Handler<'hideBio'> = async (input, ctx, deps) => {
 };
 
 export const removePicture: Handler<'removePicture'> = async (input, ctx, deps) => {
-  sendModerationUser(ctx, await removePic({ ...moderationDeps(deps), files: deps.files }, signedInUser(ctx), Number(input.path.id), input.body));
+  sendModerationUser(ctx, await removePic({ ...moderationDeps(deps), pictures: deps.pictures }, signedInUser(ctx), Number(input.path.id), input.body));
 };
 
 export const setModLevel: Handler<'setModLevel'> = async (input, ctx, deps) => {

@@ -1,21 +1,26 @@
 import { signUp } from '../accounts/accounts.js';
-import { sendVerificationAfterSignUp } from '../accounts/email/verification.js';
-import { signUpPage } from '../pages/pages.js';
+import { mailAfterSignUp } from '../accounts/email/verification.js';
+import { signUpPage, signUpSentPage } from '../pages/pages.js';
 import { csrfToken } from '../sessions/csrf.js';
+import { normalizeEmail } from '../users/users.js';
 import type { Handler } from './types.js';
-import { beginSignedInSession, formAction, redirect, safeReturnTo } from './web.js';
+import { formAction, safeReturnTo, sendHtml } from './web.js';
 
+/**
+ * Sign-up answers the same page whether the address was new or already registered (which only
+ * its owner learns, by mail: docs/email.md#sign-up); so it does not sign in: the person signs in
+ * with the name and password just chosen. A taken name is said (names are public).
+ */
 export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
   const form = input.body;
   const returnTo = safeReturnTo(form.return_to);
   await formAction(
     ctx,
     async () => {
-      const user = await signUp(deps, { name: form.name, email: form.email, password: form.password }, ctx.ip);
-      // Signing up signs in: it is the first entry of the user's sign-in history.
-      await beginSignedInSession(ctx, deps, user, 'sign_up', returnTo);
-      await sendVerificationAfterSignUp(deps, user);
-      redirect(ctx, returnTo ?? '/account', 303);
+      const outcome = await signUp(deps, { name: form.name, email: form.email, password: form.password }, ctx.ip);
+      if ('created' in outcome) deps.audit('sign_up', { userId: outcome.created.id, ip: ctx.ip, userAgent: ctx.get('User-Agent') });
+      mailAfterSignUp(deps, outcome);
+      sendHtml(ctx, signUpSentPage({ user: undefined, csrfToken: csrfToken(ctx), email: normalizeEmail(form.email), returnTo }));
     },
     (error) => signUpPage({ user: undefined, csrfToken: csrfToken(ctx), error, name: form.name, email: form.email, returnTo }),
   );

@@ -1,11 +1,11 @@
 import { removePicture } from '../pictures/pictures.js';
 import { toPublicUser } from '../users/users.js';
 import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import { changeOwnAccount, signedInUser } from './web.js';
 
 export const removeAccountPicture: Handler<'removeAccountPicture'> = async (_input, ctx, deps) => {
   const user = signedInUser(ctx);
-  await removePicture(deps, user.id);
-  const body: JsonBody<'removeAccountPicture', 200> = { user: toPublicUser((await deps.store.getUser(user.id))!) };
+  const changed = await changeOwnAccount(deps, user.id, () => removePicture(deps, user.id));
+  const body: JsonBody<'removeAccountPicture', 200> = { user: toPublicUser(changed) };
   ctx.body = body;
 };

@@ -4,16 +4,18 @@ import { MAX_UPLOAD_BYTES } from '../pictures/images.js';
 import { setPicture } from '../pictures/pictures.js';
 import { toPublicUser } from '../users/users.js';
 import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import { changeOwnAccount, signedInUser } from './web.js';
 
 export const setAccountPicture: Handler<'setAccountPicture'> = async (_input, ctx, deps) => {
   const user = signedInUser(ctx);
   if (!ctx.request.is('multipart/form-data')) {
     throw new ApiError(415, 'Upload the picture as multipart/form-data with a file part');
   }
+  // Counted before the body is read: every attempt costs, a refused one too (the CLI is not limited).
+  await deps.limits.pictureUpload.consume(String(user.id));
   // Read only now, after the session and CSRF checks: no one streams 8 MB at us unauthenticated.
   const file = await readFilePart(ctx.req, { field: 'file', maxBytes: MAX_UPLOAD_BYTES, tooLarge: 'The picture is larger than 8 MB' });
-  await setPicture(deps, user.id, file);
-  const body: JsonBody<'setAccountPicture', 200> = { user: toPublicUser((await deps.store.getUser(user.id))!) };
+  const changed = await changeOwnAccount(deps, user.id, () => setPicture(deps, user.id, file));
+  const body: JsonBody<'setAccountPicture', 200> = { user: toPublicUser(changed) };
   ctx.body = body;
 };

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { Publication } from '../docs/published.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { DefaultPictures } from '../pictures/defaults.js';
-import type { PictureFiles } from '../pictures/pictures.js';
+import type { PictureStore } from '../pictures/pictures.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { KeyRing } from '../oauth/keys.js';
 import type { Limits } from '../security/rate-limit.js';
@@ -38,7 +38,7 @@ export interface AppDeps {
   logger: Logger;
   /** The clock, in ms since epoch; tests inject their own. */
   now: () => number;
-  files: PictureFiles;
+  pictures: PictureStore;
   defaults: DefaultPictures;
   /** The published contract and the docs page, prepared at start. */
   publication: Publication;
@@ -51,6 +51,8 @@ export interface AppDeps {
   metrics: Metrics | undefined;
   /** The ID token signing keys (src/oauth/keys.ts). */
   keys: KeyRing;
+  /** Set on SIGTERM (src/server.ts): /healthz then answers 503, so a load balancer stops sending requests. */
+  readiness: { shuttingDown: boolean };
 }
 
 type Parameters<Op extends keyof operations> = operations[Op]['parameters'];

@@ -1,6 +1,7 @@
 /** What the page and session handlers share: the signed-in user, HTML responses, redirects. */
 import type Koa from 'koa';
 import { recordSignIn } from '../accounts/sign-ins.js';
+import { NotFound, Unauthenticated } from '../domain/errors.js';
 import { httpErrorOf } from '../http/error-responses.js';
 import { refuseSuspended } from '../moderation/moderation.js';
 import type { PageUser } from '../pages/html.js';
@@ -56,8 +57,26 @@ export function signedInUser(ctx: Koa.Context): UserRecord {
 }
 
 /**
+ * A change to the signed-in user's own account, which may be deleted (in another tab, by an
+ * operator) while the change is in flight: the session went with the account, so the change
+ * answers what any request on that session now gets, 401 "Sign in first", rather than the
+ * NotFound `change` meets for its user. Returns the account as the change left it.
+ */
+export async function changeOwnAccount(deps: AppDeps, userId: number, change: () => Promise<unknown>): Promise<UserRecord> {
+  const signedOut = () => new Unauthenticated('Sign in first');
+  try {
+    await change();
+  } catch (err) {
+    throw err instanceof NotFound ? signedOut() : err;
+  }
+  const user = await deps.store.getUser(userId);
+  if (!user) throw signedOut();
+  return user;
+}
+
+/**
  * What every page's layout needs. A signed-in session always has a CSRF secret; for a visitor
- * one is made (and so a session stored) only by pages with a form (`withForm`).
+ * one is made (in a signed cookie, never a session row) only by pages with a form (`withForm`).
  */
 export async function pageContext(
   ctx: Koa.Context,
@@ -82,9 +101,17 @@ export function redirect(ctx: Koa.Context, location: string, status: 302 | 303):
   ctx.redirect(location);
 }
 
-/** Only paths on this service are followed after sign-in (no open redirect). */
+/**
+ * The longest `return_to` followed: it holds the longest authorization request the contract allows
+ * (authorizeAddress in src/handlers/getAuthorize.ts); a longer one is ignored, like any other
+ * unusable one. The sign-in address that carries it still fits MAX_REQUEST_TARGET
+ * (src/http/client-errors.ts; test/request-limits.test.ts checks both).
+ */
+export const RETURN_TO_MAX = 64 * 1024;
+
+/** Only paths on this service, and not over RETURN_TO_MAX, are followed after sign-in (no open redirect). */
 export function safeReturnTo(raw: unknown): string | undefined {
-  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\')) return undefined;
+  if (typeof raw !== 'string' || raw.length > RETURN_TO_MAX || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\')) return undefined;
   return raw;
 }
 

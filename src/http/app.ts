@@ -17,8 +17,9 @@ import type { Metrics } from '../metrics/metrics.js';
 import { errorPage, notFoundPage } from '../pages/pages.js';
 import type { PageUser } from '../pages/html.js';
 import { DefaultPictures } from '../pictures/defaults.js';
-import { PictureFiles } from '../pictures/pictures.js';
+import { picturesFor } from '../pictures/pictures.js';
 import { clientCors, clientPreflight } from './client-cors.js';
+import { MAX_REQUEST_TARGET } from './client-errors.js';
 import { noRoutePolicy, policyOf } from './policy.js';
 import { securityHeaders, staticCorsHeaders } from '../security/headers.js';
 import { compileSerializers, serializeBody } from './serializers.js';
@@ -59,7 +60,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     store: options.store,
     logger: options.logger,
     now: options.now ?? Date.now,
-    files: new PictureFiles(options.config.picturesDir),
+    pictures: picturesFor(options.config, options.store, options.now ?? Date.now),
     defaults: new DefaultPictures(),
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
     limits: storeLimits(options.store, options.limits, options.metrics && ((limit) => options.metrics!.rateLimited(limit))),
@@ -67,6 +68,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     metrics: options.metrics,
     mailer: createMailer(options.config, options.logger),
     keys: new KeyRing(options.store, options.config.sessionSecrets, options.now ?? Date.now, options.logger),
+    readiness: { shuttingDown: false },
   };
   if (options.metrics) {
     const metrics = options.metrics;
@@ -115,6 +117,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   // One Koa layer instead of three, so what runs before an operation reads in one place (its
   // cost per request measured within the noise of the instruction counts).
   koa.use((ctx): Promise<void> => {
+    // Node's parser lets through a request line up to its whole header allowance: a longer target
+    // than the service serves is a 414 `{message}`, as it is beyond that allowance (client-errors.ts).
+    if (ctx.url.length > MAX_REQUEST_TARGET) {
+      ctx.status = 414;
+      ctx.body = { message: 'Request URI is too long' };
+      return Promise.resolve();
+    }
     const routePolicy = policy(ctx);
     if (routePolicy.session) return session(ctx, () => parseThenRoute(ctx));
     // Public operations get their CORS headers on actual requests with the security headers

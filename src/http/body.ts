@@ -4,15 +4,15 @@ import getRawBody from 'raw-body';
 import { ApiError } from './error-responses.js';
 import type { RoutePolicy } from './policy.js';
 
-const BODY_LIMIT = '16kb';
-
 /**
- * Parses `a=1&b=2`. RFC 6749 3.2: a parameter sent more than once is an error, not an array
- * (docs/decisions.md#token-endpoint).
+ * Parses `a=1&b=2`. RFC 6749 3.1/3.2: a parameter the operation declares sent more than once is an
+ * error, not an array; a parameter it does not declare is ignored, repeated or not
+ * (docs/decisions.md#token-endpoint). Without `known`, every parameter counts as declared.
  */
-export function parseForm(text: string): Record<string, string> {
+export function parseForm(text: string, known?: ReadonlySet<string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(text)) {
+    if (known && !known.has(key)) continue;
     if (Object.hasOwn(out, key)) throw new ApiError(400, `Parameter ${key} is repeated`);
     out[key] = value;
   }
@@ -36,16 +36,25 @@ function hasBody(ctx: Koa.Context): boolean {
 export type Layer = (ctx: Koa.Context, next: () => Promise<void>) => Promise<void>;
 
 export function bodyMiddleware(policy: (ctx: Koa.Context) => RoutePolicy): Layer {
-  const parse: Layer = bodyParser({
-    enableTypes: ['json', 'text'],
-    extendTypes: { text: ['application/x-www-form-urlencoded', 'text/*'] },
-    jsonLimit: BODY_LIMIT,
-    textLimit: BODY_LIMIT,
-    strict: true,
-    onerror: (err: Error & { status?: number }) => {
-      throw readError(err, 'Request body is not valid JSON');
-    },
-  });
+  // One koa-bodyparser per body limit (a handful: the limits are derived per operation).
+  const parsers = new Map<number, Layer>();
+  const parserFor = (limit: number): Layer => {
+    let parser = parsers.get(limit);
+    if (!parser) {
+      parser = bodyParser({
+        enableTypes: ['json', 'text'],
+        extendTypes: { text: ['application/x-www-form-urlencoded', 'text/*'] },
+        jsonLimit: `${limit}b`,
+        textLimit: `${limit}b`,
+        strict: true,
+        onerror: (err: Error & { status?: number }) => {
+          throw readError(err, 'Request body is not valid JSON');
+        },
+      });
+      parsers.set(limit, parser);
+    }
+    return parser;
+  };
   return async function parseBody(ctx: Koa.Context, next: () => Promise<void>): Promise<void> {
     // A body sent to a route that takes none (a GET with a body, RFC 9110 9.3.1) has no meaning:
     // it is ignored, so it cannot turn a valid request into a parse error the route never declares.
@@ -64,12 +73,12 @@ export function bodyMiddleware(policy: (ctx: Koa.Context) => RoutePolicy): Layer
       json = type === 'json';
     }
     if (!json && isPlainUtf8(ctx)) {
-      ctx.request.body = parseForm(await readText(ctx));
+      ctx.request.body = parseForm(await readText(ctx, route.bodyLimit), route.fields);
       return next();
     }
-    await parse(ctx, async () => {});
+    await parserFor(route.bodyLimit)(ctx, async () => {});
     const body: unknown = ctx.request.body;
-    if (typeof body === 'string') ctx.request.body = parseForm(body);
+    if (typeof body === 'string') ctx.request.body = parseForm(body, route.fields);
     return next();
   };
 }
@@ -97,9 +106,9 @@ function isPlainUtf8(ctx: Koa.Context): boolean {
 }
 
 /** The body as text, with the same limit and errors as koa-bodyparser's. */
-async function readText(ctx: Koa.Context): Promise<string> {
+async function readText(ctx: Koa.Context, limit: number): Promise<string> {
   try {
-    return await getRawBody(ctx.req, { length: ctx.req.headers['content-length'], limit: BODY_LIMIT, encoding: 'utf-8' });
+    return await getRawBody(ctx.req, { length: ctx.req.headers['content-length'], limit, encoding: 'utf-8' });
   } catch (err) {
     throw readError(err as Error & { status?: number }, 'Request body could not be read');
   }

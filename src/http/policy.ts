@@ -12,28 +12,33 @@
  * |         | token is made from a secret kept in the session): the session cookie is read      |
  * | upload  | its request body may be `multipart/form-data`: streamed by the handler            |
  * | body    | it declares a request body at all: anything else has its body ignored             |
+ * | bodyLimit | the largest body its schema allows (src/http/body-limits.ts), at least 16 KiB   |
+ * | fields  | the body fields it declares: a form's other parameters are ignored (RFC 6749 3.2) |
  * | page    | a response is `text/html`: HTML error pages and the pages' header set             |
  *
  * Computed once per operation (the answers are asked on every request).
  */
 import type { Operation } from 'openapi-backend';
+import { BODY_LIMIT_FLOOR, bodyFieldsOf, bodyLimitOf } from './body-limits.js';
 
 export interface RoutePolicy {
   cors: 'public' | 'client' | 'none';
   session: boolean;
   upload: boolean;
   body: boolean;
+  bodyLimit: number;
+  fields: ReadonlySet<string> | undefined;
   page: boolean;
 }
 
 /** What a request no operation matches gets: the API defaults, no session, no body read. */
-const NO_ROUTE: RoutePolicy = Object.freeze({ cors: 'none', session: false, upload: false, body: false, page: false });
+const NO_ROUTE: RoutePolicy = Object.freeze({ cors: 'none', session: false, upload: false, body: false, bodyLimit: BODY_LIMIT_FLOOR, fields: undefined, page: false });
 
 /**
  * What a browser's GET for an address no operation has gets: the HTML 404 page, with the session
  * read so its header shows who is signed in (see missingPage).
  */
-const MISSING_PAGE: RoutePolicy = Object.freeze({ cors: 'none', session: true, upload: false, body: false, page: true });
+const MISSING_PAGE: RoutePolicy = Object.freeze({ cors: 'none', session: true, upload: false, body: false, bodyLimit: BODY_LIMIT_FLOOR, fields: undefined, page: true });
 
 /** Addresses for programs: an unknown one answers `{message}` whatever the request accepts. */
 const PROGRAM_PREFIXES = ['/api/', '/.well-known/', '/pfp/', '/sdk/', '/assets/', '/docs/', '/openapi.'];
@@ -77,6 +82,8 @@ function compile(operation: Operation): RoutePolicy {
     session,
     upload: mediaTypes(body?.content).includes('multipart/form-data'),
     body: body !== undefined,
+    bodyLimit: bodyLimitOf(body?.content as Parameters<typeof bodyLimitOf>[0]),
+    fields: bodyFieldsOf(body?.content as Parameters<typeof bodyFieldsOf>[0]),
     page: responses.some((r) => mediaTypes(r.content).includes('text/html')),
   };
 }

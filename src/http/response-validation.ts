@@ -15,9 +15,10 @@ export function responseValidation(api: Api, logger: Logger): Koa.Middleware {
     // is checked is what the client gets.
     if (typeof body === 'string' && ctx.response.is('json')) body = JSON.parse(body);
     if (typeof body !== 'object' || body === null || Buffer.isBuffer(body)) return;
-    // Any operation can meet a database outage: 503 {message} is declared once for all of them
-    // (the contract's description and docs/operations.md), like an unexpected 500.
-    if (ctx.status === 503) return;
+    // Any operation can meet a database outage, or a request over the size limits: 503, 414 and
+    // 431 {message} are declared once for all of them (the contract's conventions), like an
+    // unexpected 500.
+    if (ctx.status === 503 || ctx.status === 414 || ctx.status === 431) return;
     const operation = requestOperation(api, ctx);
     if (!operation) return;
     const declared = Object.keys(operation.responses ?? {});

@@ -54,6 +54,20 @@ export function passwordResetMessage(publicUrl: string, to: string, name: string
   );
 }
 
+/** To the owner of an address someone tried to sign up with: what happened, and a reset link. */
+export function signUpAttemptMessage(publicUrl: string, to: string, name: string, token: string): MailMessage {
+  return build(
+    'sign_up_attempt',
+    to,
+    'Someone tried to sign up with your address',
+    [
+      `Hello ${name}, someone (perhaps you) tried to create a new account with this email address. It already belongs to your account ${name}, so no account was created.`,
+      'If it was you and you forgot your password, choose a new one with this link (it works once and for 1 hour). If it was not you, ignore this message: nothing has changed.',
+    ],
+    { label: 'Choose a new password', link: mailedLink(publicUrl, '/reset-password', token) },
+  );
+}
+
 export function changeVerificationMessage(publicUrl: string, to: string, name: string, token: string): MailMessage {
   return build(
     'change',

@@ -7,7 +7,7 @@
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
-import { removePicture as removePictureFiles, type PictureFiles } from '../pictures/pictures.js';
+import { removePicture as removePictureFiles, type PictureStore } from '../pictures/pictures.js';
 import type { Limiter } from '../security/rate-limit.js';
 import {
   UniqueViolation,
@@ -350,7 +350,7 @@ export async function hideBio(deps: ModerationDeps, actor: Actor, targetId: numb
 
 /** Removes the picture as its owner would (src/pictures/pictures.ts): the old files go, the defaults answer. */
 export async function removePicture(
-  deps: ModerationDeps & { files: PictureFiles },
+  deps: ModerationDeps & { pictures: PictureStore },
   actor: Actor,
   targetId: number,
   input: { reason: string },

@@ -111,6 +111,20 @@ ${hiddenReturnTo(o.returnTo)}
   });
 }
 
+/**
+ * What a sign-up answers, the same whether the address was new or taken: the mail went to the
+ * address (a verification link, or to its owner a notice), and the way on is signing in.
+ */
+export function signUpSentPage(o: Common & { email: string; returnTo?: string }): string {
+  return layout({
+    ...o,
+    title: 'Check your mail',
+    body: html`<h1>Check your mail</h1>
+<p id="sign-up-sent">We sent a mail to <strong>${o.email}</strong>. Follow its link to confirm the address.</p>
+<p>Then <a href="${withReturnTo('/signin', o.returnTo)}" id="sign-in-link">sign in</a> with the name and password you chose.</p>`,
+  });
+}
+
 interface ConsentView extends Common {
   user: PageUser;
   appName: string;

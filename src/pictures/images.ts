@@ -1,4 +1,4 @@
-import { InvalidInput, TooLarge } from '../domain/errors.js';
+import { InvalidInput, TooLarge, Unavailable } from '../domain/errors.js';
 import sharp, { type OutputInfo } from 'sharp';
 
 export const SIZES = { large: 256, medium: 64, small: 16 } as const;
@@ -6,8 +6,19 @@ export type Size = keyof typeof SIZES;
 export const SIZE_NAMES = Object.keys(SIZES) as Size[];
 
 export const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
-/** Decompression-bomb guard: sharp refuses to decode more pixels than this (12 MP photos pass). */
-const MAX_INPUT_PIXELS = 50_000_000;
+
+/** The formats an upload may be in, told apart by their first bytes (never by name or Content-Type). */
+type Format = 'jpeg' | 'png' | 'webp' | 'gif' | 'avif';
+const ACCEPTED_FORMATS = 'JPEG, PNG, WebP, GIF or AVIF';
+const NOT_ACCEPTED = `The picture must be a ${ACCEPTED_FORMATS} image`;
+
+/**
+ * Decompression-bomb and cost guard, in megapixels per format: each cap keeps one conversion under
+ * about 1 s of CPU and 100 MB of memory (docs/decisions.md#profile-pictures). JPEG and WebP shrink
+ * while decoding and PNG streams, so 50 MP (12 MP photos pass) costs little; a GIF frame is decoded
+ * whole (about 5 MB per megapixel), an AVIF image too (about 18 MB and 30 ms of CPU per megapixel).
+ */
+const MAX_MEGAPIXELS: Record<Format, number> = { jpeg: 50, png: 50, webp: 50, gif: 16, avif: 4 };
 
 export type Encoded = Record<Size, Buffer>;
 
@@ -15,24 +26,93 @@ export function isSize(value: string): value is Size {
   return Object.hasOwn(SIZES, value);
 }
 
+/** The format the first bytes announce, or undefined for anything else (SVG, TIFF, HEIC, text...). */
+function sniff(input: Buffer): Format | undefined {
+  const ascii = (start: number, end: number) => input.toString('latin1', start, end);
+  if (input[0] === 0xff && input[1] === 0xd8 && input[2] === 0xff) return 'jpeg';
+  if (input.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'webp';
+  if (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a') return 'gif';
+  // ISO base media file: a first box 'ftyp' whose major brand is avif (still) or avis (sequence).
+  if (ascii(4, 8) === 'ftyp' && ['avif', 'avis'].includes(ascii(8, 12))) return 'avif';
+  return undefined;
+}
+
+/** A conversion refused because the instance is already converting as many pictures as it may. */
+class Busy extends Unavailable {
+  readonly retryAfterSeconds = 5;
+}
+
 /**
- * Turns any image sharp reads (first frame of an animation; EXIF orientation applied) into the
- * three square WebP sizes, centre-cropped. The format is judged by content, never by name.
+ * At most `running` conversions at once on this instance; up to `waiting` more wait their turn,
+ * beyond that an upload is refused at once (503 with Retry-After) rather than piling up memory.
  */
-export async function encodePicture(input: Buffer): Promise<Encoded> {
+export class ConversionGate {
+  private active = 0;
+  private readonly queue: (() => void)[] = [];
+
+  constructor(
+    private readonly running: number,
+    private readonly waiting: number,
+  ) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.running) {
+      if (this.queue.length >= this.waiting) {
+        throw new Busy('Too many pictures are being converted right now; retry in 5 seconds');
+      }
+      await new Promise<void>((resolve) => this.queue.push(resolve));
+    } else {
+      this.active += 1;
+    }
+    try {
+      return await task();
+    } finally {
+      const next = this.queue.shift();
+      // The slot passes straight to the next waiter; only when nobody waits is it freed.
+      if (next) next();
+      else this.active -= 1;
+    }
+  }
+}
+
+/** Two conversions at once per instance (each uses several libvips threads), eight more may wait. */
+const gate = new ConversionGate(2, 8);
+
+/**
+ * Turns a JPEG, PNG, WebP, GIF or AVIF image (first frame of an animation; EXIF orientation
+ * applied) into the three square WebP sizes, centre-cropped. The format is judged by content,
+ * never by name; anything else (SVG included) is refused before any decoding.
+ */
+export async function encodePicture(input: Buffer, conversions: ConversionGate = gate): Promise<Encoded> {
   if (input.length === 0) throw new InvalidInput('The picture file is empty');
   if (input.length > MAX_UPLOAD_BYTES) throw new TooLarge('The picture is larger than 8 MB');
+  const format = sniff(input);
+  if (!format) throw new InvalidInput(NOT_ACCEPTED);
+  return conversions.run(() => convert(input, format));
+}
+
+async function convert(input: Buffer, format: Format): Promise<Encoded> {
+  const maxPixels = MAX_MEGAPIXELS[format] * 1_000_000;
+  const options = { limitInputPixels: maxPixels, failOn: 'error', pages: 1, sequentialRead: true } as const;
   let base: { data: Buffer; info: OutputInfo };
   try {
+    // The header first: it names the real format and the size, before anything is decoded.
+    const meta = await sharp(input, options).metadata();
+    if (meta.format !== (format === 'avif' ? 'heif' : format) || (format === 'avif' && meta.compression !== 'av1')) {
+      throw new InvalidInput(NOT_ACCEPTED);
+    }
+    if (meta.width * meta.height > maxPixels) throw new InvalidInput(tooManyPixels(format));
     // Decode once, to the largest size; the smaller sizes are made from that.
-    base = await sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', pages: 1 })
+    base = await sharp(input, options)
       .rotate()
       .resize(SIZES.large, SIZES.large, { fit: 'cover', position: 'centre' })
       .ensureAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
   } catch (err) {
-    throw new InvalidInput(describeSharpError(err));
+    if (err instanceof InvalidInput) throw err;
+    throw new InvalidInput(describeSharpError(err, format));
   }
   const raw = { raw: { width: base.info.width, height: base.info.height, channels: base.info.channels } };
   const encode = (size: number) =>
@@ -41,11 +121,13 @@ export async function encodePicture(input: Buffer): Promise<Encoded> {
   return { large, medium, small };
 }
 
-function describeSharpError(err: unknown): string {
+function tooManyPixels(format: Format): string {
+  const what = format === 'avif' || format === 'gif' ? ` for ${format.toUpperCase()}` : '';
+  return `The picture has too many pixels: at most ${MAX_MEGAPIXELS[format]} megapixels${what}`;
+}
+
+function describeSharpError(err: unknown, format: Format): string {
   const text = err instanceof Error ? err.message : String(err);
-  if (/pixel limit/i.test(text)) {
-    return `The picture has too many pixels: at most ${MAX_INPUT_PIXELS / 1_000_000} megapixels`;
-  }
-  if (/unsupported image format/i.test(text)) return 'The file is not an image in a supported format';
+  if (/pixel limit/i.test(text)) return tooManyPixels(format);
   return 'The picture could not be read: the file is damaged or truncated';
 }

@@ -42,6 +42,8 @@ export interface Limits {
   emailChange: Limiter;
   /** Reports on other users, per reporter (docs/moderation.md#reports). */
   reportUser: Limiter;
+  /** Picture uploads, per account (each costs a conversion; the CLI is not limited). */
+  pictureUpload: Limiter;
 }
 
 const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
@@ -54,6 +56,7 @@ const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
   verificationResend: { points: 5, seconds: 60 * 60 },
   emailChange: { points: 5, seconds: 60 * 60 },
   reportUser: { points: 10, seconds: 60 * 60 },
+  pictureUpload: { points: 10, seconds: 10 * 60 },
 };
 
 function tooMany(res: RateLimiterRes): RateLimited {

@@ -117,11 +117,6 @@ export function readSession(ctx: Koa.Context): Readonly<SessionData> {
   return sessionOf(ctx);
 }
 
-/** Changes fields of the session (saved when the request ends). */
-export function writeSession(ctx: Koa.Context, patch: Partial<SessionData>): void {
-  Object.assign(sessionOf(ctx), patch);
-}
-
 /**
  * Signs a user in under a fresh session id and a fresh CSRF secret, so an id or token planted
  * before sign-in (session fixation) is worth nothing after it.

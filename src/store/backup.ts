@@ -1,7 +1,8 @@
 /**
  * `admin backup`: a consistent copy of the SQLite database while the service keeps running,
  * through SQLite's online backup API (better-sqlite3's db.backup): the copy is one point in time,
- * WAL content included, and the service keeps reading and writing meanwhile. PostgreSQL has pg_dump for this (docs/operations.md#backups).
+ * WAL content included, and the service keeps reading and writing meanwhile. PostgreSQL has pg_dump
+ * for this, which covers the pictures too: they are rows of the `pictures` table there (docs/operations.md#backups).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +18,7 @@ interface BackupResult {
 
 export async function backupSqlite(database: DatabaseLocation, out: string): Promise<BackupResult> {
   if (database.dialect === 'postgres') {
-    throw new InvalidInput('backup copies a SQLite database; for PostgreSQL use pg_dump (see docs/operations.md#backups)');
+    throw new InvalidInput('backup copies a SQLite database; for PostgreSQL use pg_dump, which covers the pictures too (see docs/operations.md#backups)');
   }
   const source = database.file;
   if (source === ':memory:') throw new InvalidInput('An in-memory database cannot be backed up');

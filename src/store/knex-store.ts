@@ -6,6 +6,7 @@ import {
   isRowId,
   isRowKey,
   num,
+  numOrNull,
   moderationActionRow,
   PUBLIC_USER_COLUMNS,
   TOKEN_WITH_USER_COLUMNS,
@@ -86,6 +87,14 @@ function uniqueField(err: unknown): string | undefined {
   return 'value';
 }
 
+/** The pg connection under knex, as migrate() uses it. */
+interface PgConnection {
+  query(sql: string, values?: unknown[]): Promise<unknown>;
+}
+
+/** The advisory lock key migrate() holds on PostgreSQL (any constant; this one spells "idp mig"). */
+const MIGRATION_LOCK_KEY = 0x6964706d6967;
+
 /** Rolls back a link's transaction when its condition on the user no longer holds. */
 class LinkNotApplicable extends Error {}
 
@@ -112,8 +121,32 @@ export class KnexStore implements Store {
     this.errorListener = listener;
   }
 
+  /**
+   * On PostgreSQL, under a session advisory lock held on a connection of its own: instances
+   * started at the same moment on an empty database run the migrations one after another (the
+   * first runs them, the others find nothing left to do), instead of racing to create knex's own
+   * tables, which knex's migration lock (a table itself) cannot prevent.
+   */
   async migrate(): Promise<void> {
-    await this.knex.migrate.latest({ migrationSource });
+    if (this.dialect !== 'postgres') {
+      await this.knex.migrate.latest({ migrationSource });
+      return;
+    }
+    const client = this.knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+    const connection = await client.acquireConnection();
+    try {
+      // Waiting for another instance's migrations is not bounded by the statement timeout.
+      await connection.query('set statement_timeout = 0');
+      await connection.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      try {
+        await this.knex.migrate.latest({ migrationSource });
+      } finally {
+        await connection.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+        await connection.query('reset statement_timeout');
+      }
+    } finally {
+      await client.releaseConnection(connection);
+    }
   }
 
   rateLimiter(rule: RateLimitRule): RateLimiterAbstract {
@@ -182,6 +215,12 @@ export class KnexStore implements Store {
     if (!isRowId(id)) return undefined;
     const row = (await this.knex('users').select(PUBLIC_USER_COLUMNS).where({ id }).first()) as Row | undefined;
     return row && toPublicUserRecord(row);
+  }
+
+  async getPfpTimestamp(id: number): Promise<number | null | undefined> {
+    if (!isRowId(id)) return undefined;
+    const row = await this.knex('users').where({ id }).first<Row | undefined>('pfp_timestamp');
+    return row && numOrNull(row.pfp_timestamp);
   }
 
   async getUserByName(name: string): Promise<UserRecord | undefined> {
@@ -923,5 +962,47 @@ export class KnexStore implements Store {
       suspended: r.suspended_at !== null && (r.suspended_until === null || num(r.suspended_until) > now),
       openReports: num(r.open_reports),
     }));
+  }
+
+  // PictureRowStore (PostgreSQL only: src/pictures/pictures.ts, DatabasePictures)
+
+  async insertPictures(userId: number, ts: number, images: Record<string, Buffer>, now: number): Promise<boolean> {
+    const rows = Object.entries(images).map(([size, bytes]) => ({ user_id: userId, ts, size, bytes, created_at: now }));
+    try {
+      // One statement: all sizes land together, or none do.
+      await this.knex('pictures').insert(rows);
+      return true;
+    } catch (err) {
+      // The primary key (user, timestamp, size) is taken: another writer has this timestamp.
+      const code = (err as { code?: string }).code;
+      if (code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return false;
+      throw err;
+    }
+  }
+
+  async getPicture(userId: number, ts: number, size: string): Promise<Buffer | undefined> {
+    if (!isRowId(userId)) return undefined;
+    const row = (await this.knex('pictures').select('bytes').where({ user_id: userId, ts, size }).first()) as Row | undefined;
+    return row ? (row.bytes as Buffer) : undefined;
+  }
+
+  async deletePictures(userId: number, ts: number): Promise<void> {
+    await this.knex('pictures').where({ user_id: userId, ts }).delete();
+  }
+
+  async sweepPictures(before: number): Promise<number> {
+    return this.knex('pictures')
+      .where('created_at', '<', before)
+      .whereNotExists(this.knex('users').select(this.knex.raw('1')).whereRaw('users.id = pictures.user_id and users.pfp_timestamp = pictures.ts'))
+      .delete();
+  }
+
+  async usersWithoutPictureRows(): Promise<{ id: number; pfpTimestamp: number }[]> {
+    const rows = (await this.knex('users')
+      .select('id', 'pfp_timestamp')
+      .whereNotNull('pfp_timestamp')
+      .whereNotExists(this.knex('pictures').select(this.knex.raw('1')).whereRaw('pictures.user_id = users.id and pictures.ts = users.pfp_timestamp'))
+      .orderBy('id')) as Row[];
+    return rows.map((r) => ({ id: num(r.id), pfpTimestamp: num(r.pfp_timestamp) }));
   }
 }

@@ -18,6 +18,7 @@ export const STORE_METHODS = [
   'createUser',
   'getUser',
   'getPublicUser',
+  'getPfpTimestamp',
   'getUserByName',
   'getUserByEmail',
   'updateUser',
@@ -113,6 +114,13 @@ export const STORE_METHODS = [
 
   // PurgeStore
   'purgeExpired',
+
+  // PictureRowStore
+  'insertPictures',
+  'getPicture',
+  'deletePictures',
+  'sweepPictures',
+  'usersWithoutPictureRows',
 ] as const satisfies readonly (keyof Store)[];
 
 /** Compiles only while no Store method is missing from STORE_METHODS. */

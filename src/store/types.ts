@@ -357,6 +357,11 @@ export interface UserStore {
   getUser(id: number): Promise<UserRecord | undefined>;
   /** Only the public fields (the users/info read: the hot path reads no more than it returns). */
   getPublicUser(id: number): Promise<PublicUserRecord | undefined>;
+  /**
+   * The user's pfpTimestamp alone (the picture route's check, which reads no more): null when the
+   * user has no picture, undefined when there is no such user.
+   */
+  getPfpTimestamp(id: number): Promise<number | null | undefined>;
   getUserByName(name: string): Promise<UserRecord | undefined>;
   getUserByEmail(email: string): Promise<UserRecord | undefined>;
   updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined>;
@@ -606,6 +611,22 @@ export interface PurgeStore {
   purgeExpired(batch: PurgeBatch): Promise<PurgeCounts>;
 }
 
+/**
+ * Profile pictures stored in the database (PostgreSQL: docs/decisions.md#pictures-in-postgresql),
+ * one row per user, pfpTimestamp and size. A SQLite database keeps pictures in PICTURES_DIR and
+ * never calls these.
+ */
+export interface PictureRowStore {
+  /** Inserts all sizes of (userId, ts) in one statement; false (nothing written) when any exists. */
+  insertPictures(userId: number, ts: number, images: Record<string, Buffer>, now: number): Promise<boolean>;
+  getPicture(userId: number, ts: number, size: string): Promise<Buffer | undefined>;
+  deletePictures(userId: number, ts: number): Promise<void>;
+  /** Deletes rows written before `before` that no user's current pfpTimestamp points at; returns how many. */
+  sweepPictures(before: number): Promise<number>;
+  /** Users whose current pfpTimestamp has no rows (pictures still in a PICTURES_DIR, or lost). */
+  usersWithoutPictureRows(): Promise<{ id: number; pfpTimestamp: number }[]>;
+}
+
 /** The whole store: every aggregate's methods on one database. */
 export interface Store
   extends StoreLifecycle,
@@ -621,4 +642,5 @@ export interface Store
     SecondFactorStore,
     ModerationStore,
     RateLimitStore,
-    PurgeStore {}
+    PurgeStore,
+    PictureRowStore {}

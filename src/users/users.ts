@@ -59,6 +59,9 @@ export function checkNewPassword(password: string): void {
   if (password.length < 8 || password.length > 256) throw new InvalidInput('Password must be 8 to 256 characters');
 }
 
+export const EMAIL_TAKEN = 'Email address is already registered';
+export const NAME_TAKEN = 'Name is already taken';
+
 export async function createUser(deps: { store: UserStore; now: () => number }, input: NewAccount): Promise<UserRecord> {
   if (!NAME_PATTERN.test(input.name)) {
     throw new InvalidInput('Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -');
@@ -71,7 +74,7 @@ export async function createUser(deps: { store: UserStore; now: () => number }, 
     return await deps.store.createUser({ name: input.name, email, passwordHash, emailVerifiedAt: input.emailVerified ? now : null }, now);
   } catch (err) {
     if (err instanceof UniqueViolation) {
-      throw new Conflict(err.field === 'email' ? 'Email address is already registered' : 'Name is already taken');
+      throw new Conflict(err.field === 'email' ? EMAIL_TAKEN : NAME_TAKEN);
     }
     throw err;
   }

@@ -119,7 +119,7 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
   it('a refused upload (a text file as picture): said below the picture form, in view, the file still chosen', async () => {
     await page.setInputFiles('#picture-file', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a picture') });
     await page.click('#picture-form button[type=submit]');
-    await expectErrorBeside(page, '#picture-form', 'picture-result', '#picture-file', 'Uploading the picture failed: The file is not an image in a supported format');
+    await expectErrorBeside(page, '#picture-form', 'picture-result', '#picture-file', 'Uploading the picture failed: The picture must be a JPEG, PNG, WebP, GIF or AVIF image');
     expect(await page.locator('#picture-file').evaluate((input: HTMLInputElement) => input.files?.[0]?.name)).toBe('notes.txt');
   });
 

@@ -74,7 +74,11 @@ describe.skipIf(!hasChromium)('email flows in Chromium', () => {
     await page.fill('input[name=name]', name);
     await page.fill('input[name=email]', email);
     await page.fill('input[name=password]', password);
-    await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('main button[type=submit]')]);
+    await Promise.all([page.waitForSelector('#sign-up-sent'), page.click('main button[type=submit]')]);
+    await Promise.all([page.waitForURL(`${t.baseUrl}/signin`), page.click('#sign-in-link')]);
+    await page.fill('input[name=name]', name);
+    await page.fill('input[name=password]', password);
+    await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('main form[action="/signin"] button[type=submit]')]);
     expect(await page.textContent('#email-state')).toBe('not verified');
     expect((await smtp.next(email)).mail.subject).toBe('Confirm your email address');
 

@@ -38,12 +38,17 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     await t?.close();
   });
 
-  it('signs up through the form and lands on the account page', async () => {
+  it('signs up through the form, is told to check the mail, signs in from there and lands on the account page', async () => {
     await page.goto(`${t.baseUrl}/signup`);
     await page.fill('input[name=name]', name);
     await page.fill('input[name=email]', `${name}@example.com`);
     await page.fill('input[name=password]', 'correct horse battery');
-    await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForSelector('#sign-up-sent'), page.click('main button[type=submit]')]);
+    expect(await page.textContent('#sign-up-sent')).toBe(`We sent a mail to ${name}@example.com. Follow its link to confirm the address.`);
+    await Promise.all([page.waitForURL(`${t.baseUrl}/signin`), page.click('#sign-in-link')]);
+    await page.fill('input[name=name]', name);
+    await page.fill('input[name=password]', 'correct horse battery');
+    await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('main form[action="/signin"] button[type=submit]')]);
     await expect.poll(() => page.textContent('#profile-email')).toBe(`${name}@example.com`);
   });
 
@@ -213,7 +218,13 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     await tab.fill('input[name=name]', newcomer);
     await tab.fill('input[name=email]', `${newcomer}@example.com`);
     await tab.fill('input[name=password]', 'correct horse battery');
-    await Promise.all([tab.waitForURL(link), tab.click('main button[type=submit]')]);
+    await Promise.all([tab.waitForSelector('#sign-up-sent'), tab.click('main button[type=submit]')]);
+    // The sign-in link of "check your mail" keeps where the visitor was going.
+    await Promise.all([tab.waitForURL(`${t.baseUrl}/signin?**`), tab.click('#sign-in-link')]);
+    expect(new URL(tab.url()).searchParams.get('return_to')).toBe(returnTo);
+    await tab.fill('input[name=name]', newcomer);
+    await tab.fill('input[name=password]', 'correct horse battery');
+    await Promise.all([tab.waitForURL(link), tab.click('main form[action="/signin"] button[type=submit]')]);
     expect(await tab.textContent('#app-name')).toBe('Callback Client');
     // The email scope and an unverified address: Authorize is disabled, and looks it.
     expect(await tab.isDisabled('#authorize')).toBe(true);

@@ -122,7 +122,7 @@ function bodyFor(kind: number, fields: [string, unknown][], raw: string, size: n
     case 2:
       return Buffer.from(raw); // broken JSON, stray bytes
     case 3:
-      return Buffer.alloc(size, 'a'); // oversized (limit 16 KB, uploads 8 MB)
+      return Buffer.alloc(size, 'a'); // oversized for some operations (body limits are derived per operation, at least 16 KiB; uploads 8 MB)
     case 4:
       return Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1]); // invalid UTF-8
     default:

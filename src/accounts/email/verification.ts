@@ -3,8 +3,9 @@
  * (rate-limited), and following a link proves the address it was sent to. The same link route also
  * completes a change of address (src/accounts/email/change.ts), whose link proves the new address.
  */
-import { Conflict, InvalidInput, Unavailable } from '../../domain/errors.js';
-import { verificationMessage } from '../../mail/messages.js';
+import type { SignUpOutcome } from '../accounts.js';
+import { Conflict, InvalidInput, RateLimited } from '../../domain/errors.js';
+import { signUpAttemptMessage, verificationMessage } from '../../mail/messages.js';
 import { hashSecret } from '../../oauth/secrets.js';
 import { UniqueViolation, type UserRecord } from '../../store/types.js';
 import { failedRedemption, mailNewLink, usableLink, type EmailDeps } from './links.js';
@@ -17,15 +18,29 @@ async function sendVerification(deps: EmailDeps, user: Pick<UserRecord, 'id' | '
 }
 
 /**
- * The mail of a new account. The account stands even when the mail cannot go (the failure is
- * logged): its page says the address is not verified and offers to send the link again.
+ * The mail of a sign-up, sent after the answer (so its timing says nothing): to a new account its
+ * verification link; to the owner of an address someone tried to sign up with, a notice with a
+ * password-reset link, at most `forgotPasswordAccount` of them (beyond it they are dropped
+ * silently, as forgot-password's are). A new account stands even when its mail cannot go (the
+ * failure is logged): its page says the address is not verified and offers to send it again.
  */
-export async function sendVerificationAfterSignUp(deps: EmailDeps, user: UserRecord): Promise<void> {
-  try {
-    await sendVerification(deps, user);
-  } catch (err) {
-    if (!(err instanceof Unavailable)) throw err;
-  }
+export function mailAfterSignUp(deps: EmailDeps, outcome: SignUpOutcome): void {
+  deps.mailer.background(async () => {
+    if ('created' in outcome) {
+      await sendVerification(deps, outcome.created);
+      return;
+    }
+    const owner = outcome.addressOwner;
+    try {
+      await deps.limits.forgotPasswordAccount.consume(`user:${owner.id}`);
+    } catch (err) {
+      if (err instanceof RateLimited) return;
+      throw err;
+    }
+    await mailNewLink(deps, owner.id, 'reset', null, (token) =>
+      deps.mailer.send(signUpAttemptMessage(deps.config.publicUrl, owner.email, owner.name, token)),
+    );
+  });
 }
 
 export async function resendVerification(deps: EmailDeps, user: UserRecord): Promise<void> {
