@@ -68,6 +68,9 @@ describe.skipIf(!bin)('PostgreSQL outage', () => {
     };
     const requests: Record<string, () => Promise<unknown>> = {
       usersInfo: () => timed('usersInfo', () => fetch(`${t.baseUrl}/api/users/info?id=${user.id}`)),
+      // The default picture's address: the route reads the pfpTimestamp (a prepared statement on
+      // PostgresStore's pool of its own) before it answers.
+      picture: () => timed('picture', () => fetch(`${t.baseUrl}/pfp/medium/${user.id}.webp`)),
       whois: () => timed('whois', () => fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${token}` } })),
       token: () =>
         timed('token', () =>

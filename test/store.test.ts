@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnexStore } from '../src/store/knex-store.js';
 import { STORE_METHODS } from '../src/store/methods.js';
 import { openStoreAt } from '../src/store/open.js';
+import { PostgresStore } from '../src/store/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import {
   UniqueViolation,
@@ -63,9 +64,8 @@ describe(`Store (${TEST_DATABASE})`, () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('is the SQLite store on a SQLite file and the knex store on PostgreSQL', () => {
-    if (TEST_DATABASE === 'sqlite') expect(opened).toBeInstanceOf(SqliteStore);
-    else expect(opened).not.toBeInstanceOf(SqliteStore);
+  it('is the SQLite store on a SQLite file and the PostgreSQL store on PostgreSQL', () => {
+    expect(opened).toBeInstanceOf(TEST_DATABASE === 'sqlite' ? SqliteStore : PostgresStore);
     expect(opened).toBeInstanceOf(KnexStore);
   });
 
@@ -140,8 +140,13 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.swapPfpTimestamp(bob.id, null, 100)).toBe(true);
     expect(await store.swapPfpTimestamp(bob.id, null, 200)).toBe(false);
     expect(await store.getUser(bob.id)).toMatchObject({ pfpTimestamp: 100, pfpHighWater: 100 });
+    expect(await store.getPfpTimestamp(bob.id)).toBe(100);
     expect(await store.swapPfpTimestamp(bob.id, 100, null)).toBe(true);
     expect(await store.getUser(bob.id)).toMatchObject({ pfpTimestamp: null, pfpHighWater: 100 });
+    // null: no picture; undefined: no such user (also for an id no row can have).
+    expect(await store.getPfpTimestamp(bob.id)).toBeNull();
+    expect(await store.getPfpTimestamp(bob.id + 100)).toBeUndefined();
+    expect(await store.getPfpTimestamp(0)).toBeUndefined();
     expect(await store.swapPfpTimestamp(0, null, 1)).toBe(false);
   });
 

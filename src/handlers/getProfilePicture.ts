@@ -18,8 +18,8 @@ export const getProfilePicture: Handler<'getProfilePicture'> = async (input, ctx
   const userId = Number(match[1]);
   const ts = match[2] === undefined ? null : Number(match[2]);
 
-  const user = await deps.store.getUser(userId);
-  if (!user || user.pfpTimestamp !== ts) throw notFound();
+  // Only the pfpTimestamp: undefined for no such user, which never equals ts.
+  if ((await deps.store.getPfpTimestamp(userId)) !== ts) throw notFound();
 
   let image: Buffer | undefined;
   // Koa's ctx.fresh only compares validators on a 2xx status, and the default status is 404.

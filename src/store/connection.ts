@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
+import type pg from 'pg';
 
 /**
  * A parsed DATABASE_URL. `file` is a SQLite file path, or SQLite's own `:memory:` for a database
@@ -35,20 +36,34 @@ const quietOutageLog = {
   },
 };
 
+/** The settings every PostgreSQL connection gets, knex's and the prepared statements' pool's alike. */
+function pgConnection(url: string) {
+  return {
+    connectionString: url,
+    // An outage must answer 503 within seconds, never hang a request: a connection attempt,
+    // a statement and a reply each have a bound (see docs/operations.md).
+    connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+    statement_timeout: PG_STATEMENT_TIMEOUT_MS,
+    query_timeout: PG_STATEMENT_TIMEOUT_MS + 2_000,
+    keepAlive: true,
+  };
+}
+
+/**
+ * The `pg` pool that runs the hot paths' named prepared statements on PostgreSQL
+ * (src/store/pg-statements.ts), beside knex's pool. Its connectionTimeoutMillis bounds both a
+ * connection attempt and the wait for a free connection.
+ */
+export function pgPoolConfig(url: string): pg.PoolConfig {
+  return { ...pgConnection(url), max: 10 };
+}
+
 /** The knex configuration for a database; a SQLite file's directory is created if missing. */
 export function knexConfig(database: DatabaseLocation): Knex.Config {
   if (database.dialect === 'postgres') {
     return {
       client: 'pg',
-      connection: {
-        connectionString: database.url,
-        // An outage must answer 503 within seconds, never hang a request: a connection attempt,
-        // a statement and a reply each have a bound (see docs/operations.md).
-        connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
-        statement_timeout: PG_STATEMENT_TIMEOUT_MS,
-        query_timeout: PG_STATEMENT_TIMEOUT_MS + 2_000,
-        keepAlive: true,
-      },
+      connection: pgConnection(database.url),
       // Waiting for a free connection is bounded too (knex's default is 60 s).
       acquireConnectionTimeout: PG_ACQUIRE_TIMEOUT_MS,
       pool: { min: 0, max: 10 },

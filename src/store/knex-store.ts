@@ -6,6 +6,7 @@ import {
   isRowId,
   isRowKey,
   num,
+  numOrNull,
   moderationActionRow,
   PUBLIC_USER_COLUMNS,
   TOKEN_WITH_USER_COLUMNS,
@@ -214,6 +215,12 @@ export class KnexStore implements Store {
     if (!isRowId(id)) return undefined;
     const row = (await this.knex('users').select(PUBLIC_USER_COLUMNS).where({ id }).first()) as Row | undefined;
     return row && toPublicUserRecord(row);
+  }
+
+  async getPfpTimestamp(id: number): Promise<number | null | undefined> {
+    if (!isRowId(id)) return undefined;
+    const row = await this.knex('users').where({ id }).first<Row | undefined>('pfp_timestamp');
+    return row && numOrNull(row.pfp_timestamp);
   }
 
   async getUserByName(name: string): Promise<UserRecord | undefined> {

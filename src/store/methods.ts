@@ -18,6 +18,7 @@ export const STORE_METHODS = [
   'createUser',
   'getUser',
   'getPublicUser',
+  'getPfpTimestamp',
   'getUserByName',
   'getUserByEmail',
   'updateUser',

@@ -44,7 +44,7 @@ export const isRowKey = (key: string): boolean => !key.includes('\u0000');
 export const isRowId = (id: number): boolean => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647;
 
 export const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 /** Scopes are stored space-separated, as OAuth writes them. */
 const scopesOf = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? v.split(' ') : []);
 

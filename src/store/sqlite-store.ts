@@ -6,6 +6,7 @@ import { isUnavailableError } from './outage.js';
 import {
   isRowId,
   isRowKey,
+  numOrNull,
   PUBLIC_USER_COLUMNS,
   TOKEN_WITH_USER_COLUMNS,
   toApp,
@@ -133,6 +134,7 @@ class Reads {
   readonly db: Database.Database;
   readonly user: Database.Statement<[number], Row>;
   readonly publicUser: Database.Statement<[number], Row>;
+  readonly pfpTimestamp: Database.Statement<[number], Row>;
   readonly app: Database.Statement<[string], Row>;
   readonly code: Database.Statement<[string], Row>;
   readonly tokenWithUser: Database.Statement<[string], Row>;
@@ -146,6 +148,7 @@ class Reads {
     this.db.pragma('cache_size = -65536');
     this.user = this.db.prepare('select * from users where id = ?');
     this.publicUser = this.db.prepare(`select ${PUBLIC_USER_COLUMNS.join(', ')} from users where id = ?`);
+    this.pfpTimestamp = this.db.prepare('select pfp_timestamp from users where id = ?');
     this.app = this.db.prepare('select * from apps where client_id = ?');
     this.code = this.db.prepare('select * from auth_codes where code_hash = ?');
     this.tokenWithUser = this.db.prepare(
@@ -155,13 +158,13 @@ class Reads {
 }
 
 /**
- * The Store on a SQLite file: the knex store with five hot reads and three hot writes as prepared
+ * The Store on a SQLite file: the knex store with six hot reads and three hot writes as prepared
  * better-sqlite3 statements, which cost a fraction of the same statement through knex
  * (docs/performance.md#prepared-reads, docs/decisions.md#one-data-path-per-database). Everything
  * else is KnexStore's.
  *
- * - Reads: a user by id (getUser: the signed-in user, the pictures), its public fields
- *   (getPublicUser: users/info) and a token with its user (getTokenWithUser: whois, introspection,
+ * - Reads: a user by id (getUser: the signed-in user), its public fields (getPublicUser:
+ *   users/info), its pfpTimestamp alone (getPfpTimestamp: the picture route) and a token with its user (getTokenWithUser: whois, introspection,
  *   revocation) on a second, read-only connection; the token exchange's app (getApp) and code
  *   (getCode) on knex's writer connection when it is free, else on the read-only one.
  * - Writes, on knex's writer connection, committed in groups (Writes): a code's redemption
@@ -255,6 +258,12 @@ export class SqliteStore extends KnexStore {
     if (!isRowId(id)) return undefined;
     const row = this.reads.publicUser.get(id);
     return row && toPublicUserRecord(row);
+  }
+
+  override async getPfpTimestamp(id: number): Promise<number | null | undefined> {
+    if (!isRowId(id)) return undefined;
+    const row = this.reads.pfpTimestamp.get(id);
+    return row && numOrNull(row.pfp_timestamp);
   }
 
   /**

@@ -357,6 +357,11 @@ export interface UserStore {
   getUser(id: number): Promise<UserRecord | undefined>;
   /** Only the public fields (the users/info read: the hot path reads no more than it returns). */
   getPublicUser(id: number): Promise<PublicUserRecord | undefined>;
+  /**
+   * The user's pfpTimestamp alone (the picture route's check, which reads no more): null when the
+   * user has no picture, undefined when there is no such user.
+   */
+  getPfpTimestamp(id: number): Promise<number | null | undefined>;
   getUserByName(name: string): Promise<UserRecord | undefined>;
   getUserByEmail(email: string): Promise<UserRecord | undefined>;
   updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined>;
