@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { pgPoolConfig } from './connection.js';
+import { pgPoolConfig, type DatabaseLocation } from './connection.js';
 import { KnexStore } from './knex-store.js';
 import { PgStatements, type Statement } from './pg-statements.js';
 import {
@@ -58,9 +58,9 @@ const SESSION = statement('session', 'select data from sessions where id_hash = 
 export class PostgresStore extends KnexStore {
   private readonly statements: PgStatements;
 
-  constructor(knex: Knex, url: string) {
+  constructor(knex: Knex, database: Extract<DatabaseLocation, { dialect: 'postgres' }>) {
     super(knex, 'postgres');
-    this.statements = new PgStatements(pgPoolConfig(url));
+    this.statements = new PgStatements(pgPoolConfig(database));
   }
 
   override async getUser(id: number): Promise<UserRecord | undefined> {
