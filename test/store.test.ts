@@ -232,6 +232,13 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getCode(hash('c'))).toEqual(code('c'));
     expect(await store.getCode(hash('d'))).toEqual(code('d', { expiresAt: NOW - 1, codeChallenge: 'x'.repeat(43), redirectUri: null, scopes: [] }));
     expect(await store.getCode(hash('e'))).toBeUndefined();
+    // The app and the code in one read, each found or not on its own.
+    const appA = await store.getApp('app-a');
+    expect(appA).toBeDefined();
+    expect(await store.getAppAndCode('app-a', hash('c'))).toEqual({ app: appA, code: code('c') });
+    expect(await store.getAppAndCode('app-a', hash('e'))).toEqual({ app: appA, code: undefined });
+    expect(await store.getAppAndCode('no-such-app', hash('c'))).toEqual({ app: undefined, code: code('c') });
+    expect(await store.getAppAndCode('app-a\u0000', hash('e'))).toEqual({ app: undefined, code: undefined });
 
     expect(await store.redeemCode(hash('c'), NOW + 1, token('t', hash('c')))).toEqual(REDEEMED);
     expect(await store.getCode(hash('c'))).toMatchObject({ usedAt: NOW + 1 });
@@ -266,10 +273,18 @@ describe(`Store (${TEST_DATABASE})`, () => {
   });
 
   it('reads a token with its user, and revokes every token of a code once', async () => {
-    expect(await store.getTokenWithUser(hash('t'))).toEqual({
+    const tokenWithUser = {
       token: { clientId: 'app-a', userId: alice.id, scopes: ['userinfo', 'email'], expiresAt: NOW + 600_000, revokedAt: null, createdAt: NOW },
       user: { id: alice.id, name: 'Alice_1', email: 'alice@example.com', pfpTimestamp: null },
-    });
+    };
+    expect(await store.getTokenWithUser(hash('t'))).toEqual(tokenWithUser);
+    // With an app, in one read, each found or not on its own.
+    const appB = await store.getApp('app-b');
+    expect(appB).toBeDefined();
+    expect(await store.getAppAndToken('app-b', hash('t'))).toEqual({ app: appB, tokenWithUser });
+    expect(await store.getAppAndToken('app-b', hash('z'))).toEqual({ app: appB, tokenWithUser: undefined });
+    expect(await store.getAppAndToken('no-such-app', hash('t'))).toEqual({ app: undefined, tokenWithUser });
+    expect(await store.getAppAndToken('app-b', '\u0000')).toEqual({ app: appB, tokenWithUser: undefined });
     expect(await store.revokeTokensOfCode(hash('c'), NOW + 9)).toBe(1);
     expect(await store.revokeTokensOfCode(hash('c'), NOW + 10)).toBe(0);
     expect((await store.getTokenWithUser(hash('t')))?.token.revokedAt).toBe(NOW + 9);

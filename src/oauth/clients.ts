@@ -143,13 +143,14 @@ export async function deleteApp(store: Store, clientId: string): Promise<void> {
 }
 
 /**
- * Checks client credentials; 401 for an unknown client or a wrong secret. A public app has no
- * secret: one sent for it is refused (it shows the client confused about what it is, and a
- * secret a public client holds is not secret), and without one it is the client_id alone.
+ * Checks client credentials against the app they name (undefined: none has that client id); 401
+ * for an unknown client or a wrong secret. A public app has no secret: one sent for it is refused
+ * (it shows the client confused about what it is, and a secret a public client holds is not
+ * secret), and without one it is the client_id alone.
  */
-async function authenticateClient(store: Store, client: ClientCredentials): Promise<AppRecord> {
-  const { clientId, clientSecret, challenge } = client;
-  const app = await store.getApp(clientId);
+function checkClient(app: AppRecord | undefined, client: ClientCredentials, options: ClientAuthOptions): AppRecord {
+  const { clientSecret, challenge } = client;
+  if (options.publicApps === 'refuse' && app?.public) throw new Unauthenticated(PUBLIC_APP_NO_INTROSPECTION, challenge);
   if (clientSecret === undefined) {
     // Only a public app may leave the secret out; for anything else the message stays the one a
     // confidential client always got, whether or not the client exists.
@@ -201,6 +202,10 @@ export async function corsOriginAllowed(store: Store, clientId: string, origin: 
 export interface ClientAuthParams {
   client_id?: string;
   client_secret?: string;
+}
+
+interface ClientAuthOptions {
+  publicApps?: 'allow' | 'refuse';
 }
 
 interface ClientCredentials {
@@ -258,12 +263,25 @@ export async function authenticateClientRequest(
   store: Store,
   params: ClientAuthParams,
   authorization: string | undefined,
-  options: { publicApps?: 'allow' | 'refuse' } = {},
+  options: ClientAuthOptions = {},
 ): Promise<AppRecord> {
   const client = clientCredentials(params, authorization);
-  if (options.publicApps === 'refuse') {
-    const app = await store.getApp(client.clientId);
-    if (app?.public) throw new Unauthenticated(PUBLIC_APP_NO_INTROSPECTION, client.challenge);
-  }
-  return authenticateClient(store, client);
+  return checkClient(await store.getApp(client.clientId), client, options);
+}
+
+/**
+ * authenticateClientRequest with the app read by `read` together with what the request needs
+ * next (the exchange's code, the token of introspection and revocation): one read, so one round
+ * trip on PostgreSQL. What `read` found beside the app is the caller's to use only once this
+ * returns, that is once the client is authenticated.
+ */
+export async function authenticateClientRequestWith<T extends { app: AppRecord | undefined }>(
+  params: ClientAuthParams,
+  authorization: string | undefined,
+  read: (clientId: string) => Promise<T>,
+  options: ClientAuthOptions = {},
+): Promise<T & { app: AppRecord }> {
+  const client = clientCredentials(params, authorization);
+  const found = await read(client.clientId);
+  return { ...found, app: checkClient(found.app, client, options) };
 }

@@ -1,7 +1,7 @@
 import { InvalidGrant, InvalidInput } from '../domain/errors.js';
 import type { CodeRecord } from '../store/types.js';
 import { idTokenClaims } from './claims.js';
-import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
+import { authenticateClientRequestWith, type ClientAuthParams, type Deps } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { hashSecret, randomSecret, s256, TOKEN_BYTES } from './secrets.js';
 
@@ -40,11 +40,12 @@ export async function exchangeCode(
   if (params.grant_type !== 'authorization_code') {
     throw new InvalidInput('Unsupported grant_type: only authorization_code is supported');
   }
-  const app = await authenticateClientRequest(deps.store, params, authorization);
-  if (!params.code) throw new InvalidInput('code is required');
-
-  const codeHash = hashSecret(params.code);
-  const code = await deps.store.getCode(codeHash);
+  // The app and the code in one read (docs/performance.md#the-token-exchange-on-postgresql).
+  const codeHash = params.code ? hashSecret(params.code) : undefined;
+  const { app, code } = await authenticateClientRequestWith(params, authorization, async (clientId) =>
+    codeHash === undefined ? { app: await deps.store.getApp(clientId), code: undefined } : deps.store.getAppAndCode(clientId, codeHash),
+  );
+  if (codeHash === undefined) throw new InvalidInput('code is required');
   if (!code || code.clientId !== app.clientId) {
     throw new InvalidGrant('Invalid authorization code');
   }

@@ -403,6 +403,10 @@ export class KnexStore implements Store {
     return row && toCode(row);
   }
 
+  async getAppAndCode(clientId: string, codeHash: string): Promise<{ app: AppRecord | undefined; code: CodeRecord | undefined }> {
+    return { app: await this.getApp(clientId), code: await this.getCode(codeHash) };
+  }
+
   async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<Redemption> {
     // No row has this key: as for a code that is gone, there is nothing to revoke.
     if (!isRowKey(codeHash)) return { outcome: 'replayed', revokedTokens: 0 };
@@ -441,6 +445,10 @@ export class KnexStore implements Store {
       .where('t.token_hash', tokenHash)
       .first<Row | undefined>(TOKEN_WITH_USER_COLUMNS);
     return row && toTokenWithUser(row);
+  }
+
+  async getAppAndToken(clientId: string, tokenHash: string): Promise<{ app: AppRecord | undefined; tokenWithUser: TokenWithUser | undefined }> {
+    return { app: await this.getApp(clientId), tokenWithUser: await this.getTokenWithUser(tokenHash) };
   }
 
   async revokeToken(tokenHash: string, clientId: string, now: number): Promise<boolean> {

@@ -17,6 +17,7 @@ import {
   toTokenWithUser,
   toUser,
   USER_COLUMNS,
+  type Row,
 } from './rows.js';
 import { EXPIRED, REDEEMED, type AppRecord, type CodeRecord, type PublicUserRecord, type Redemption, type TokenRecord, type TokenWithUser, type UserRecord } from './types.js';
 
@@ -39,6 +40,30 @@ const REVOKE_OF_CODE = statement(
   'update access_tokens set revoked_at = $1 where token_hash = (select token_hash from auth_codes where code_hash = $2) and revoked_at is null',
 );
 const REVOKE_ONE = statement('revoke_token', 'update access_tokens set revoked_at = $1 where token_hash = $2 and client_id = $3 and revoked_at is null');
+/**
+ * An app beside a code or a token, one row whatever exists: each table's columns under a prefix
+ * of its own, null where no row matched (its primary key then reads null).
+ */
+const outputName = (column: string): string => column.split(' as ')[1] ?? column.slice(column.indexOf('.') + 1);
+const prefixed = (columns: readonly string[], table: string, prefix: string): string =>
+  columns.map((c) => `${c.includes('.') ? c.split(' as ')[0] : `${table}.${c}`} as ${prefix}${outputName(c)}`).join(', ');
+const APP_AND = (table: string, prefix: string, columns: readonly string[], join: string) =>
+  `select ${prefixed(APP_COLUMNS, 'a', 'a_')}, ${prefixed(columns, table, prefix)} from (values (1)) as one (x) ` +
+  `left join apps a on a.client_id = $1 left join ${join}`;
+const APP_AND_CODE = statement('app_and_code', APP_AND('c', 'c_', CODE_COLUMNS, 'auth_codes c on c.code_hash = $2'));
+const APP_AND_TOKEN = statement('app_and_token', APP_AND('t', 't_', TOKEN_WITH_USER_COLUMNS, '(access_tokens t join users u on u.id = t.user_id) on t.token_hash = $2'));
+const APP_NAMES = APP_COLUMNS.map(outputName);
+const CODE_NAMES = CODE_COLUMNS.map(outputName);
+const TOKEN_NAMES = TOKEN_WITH_USER_COLUMNS.map(outputName);
+
+/** The columns of `names` under `prefix` in `row`, unprefixed; undefined when the first (the key) is null. */
+function part(row: Row, prefix: string, names: readonly string[]): Row | undefined {
+  if (row[prefix + names[0]!] === null) return undefined;
+  const out: Row = {};
+  for (const name of names) out[name] = row[prefix + name];
+  return out;
+}
+
 const SESSION = statement('session', 'select data from sessions where id_hash = $1 and expires_at > $2');
 
 /**
@@ -48,9 +73,10 @@ const SESSION = statement('session', 'select data from sessions where id_hash = 
  *
  * - Reads: a user (getUser: the signed-in user of pages and account calls, the ID token), its
  *   public fields (getPublicUser: users/info), its pfpTimestamp (getPfpTimestamp: the picture
- *   route), a token with its user (getTokenWithUser: whois, introspection, revocation), an app
- *   and a code (getApp, getCode: client authentication and the token exchange) and a session
- *   (getSession: every request with a session cookie).
+ *   route), a token with its user (getTokenWithUser: whois), an app with a code (getAppAndCode:
+ *   the token exchange) or with a token (getAppAndToken: introspection, revocation), each in one
+ *   statement, an app and a code alone (getApp, getCode) and a session (getSession: every
+ *   request with a session cookie).
  * - Writes: a code's redemption (redeemCode: one call of the function of migration 017), a
  *   replayed code's revocation (revokeTokensOfCode) and RFC 7009 revocation (revokeToken), each
  *   one statement, so its own transaction.
@@ -97,6 +123,22 @@ export class PostgresStore extends KnexStore {
     if (!isRowKey(codeHash)) return undefined;
     const row = await this.statements.first(CODE, [codeHash]);
     return row && toCode(row);
+  }
+
+  override async getAppAndCode(clientId: string, codeHash: string): Promise<{ app: AppRecord | undefined; code: CodeRecord | undefined }> {
+    if (!isRowKey(clientId) || !isRowKey(codeHash)) return super.getAppAndCode(clientId, codeHash);
+    const row = (await this.statements.first(APP_AND_CODE, [clientId, codeHash]))!;
+    const app = part(row, 'a_', APP_NAMES);
+    const code = part(row, 'c_', CODE_NAMES);
+    return { app: app && toApp(app), code: code && toCode(code) };
+  }
+
+  override async getAppAndToken(clientId: string, tokenHash: string): Promise<{ app: AppRecord | undefined; tokenWithUser: TokenWithUser | undefined }> {
+    if (!isRowKey(clientId) || !isRowKey(tokenHash)) return super.getAppAndToken(clientId, tokenHash);
+    const row = (await this.statements.first(APP_AND_TOKEN, [clientId, tokenHash]))!;
+    const app = part(row, 'a_', APP_NAMES);
+    const token = part(row, 't_', TOKEN_NAMES);
+    return { app: app && toApp(app), tokenWithUser: token && toTokenWithUser(token) };
   }
 
   override async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<Redemption> {

@@ -412,6 +412,8 @@ export interface AppStore {
 
   createCode(code: CodeRecord): Promise<void>;
   getCode(codeHash: string): Promise<CodeRecord | undefined>;
+  /** getApp and getCode in one read (the token exchange: one round trip on PostgreSQL). */
+  getAppAndCode(clientId: string, codeHash: string): Promise<{ app: AppRecord | undefined; code: CodeRecord | undefined }>;
   /**
    * Atomically marks the code used, if it is unused and unexpired, and stores the token issued
    * from it; otherwise writes nothing, or, when the code was used already (another redemption got
@@ -422,6 +424,8 @@ export interface AppStore {
   revokeTokensOfCode(codeHash: string, now: number): Promise<number>;
 
   getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined>;
+  /** getApp and getTokenWithUser in one read (introspection, revocation: one round trip on PostgreSQL). */
+  getAppAndToken(clientId: string, tokenHash: string): Promise<{ app: AppRecord | undefined; tokenWithUser: TokenWithUser | undefined }>;
   /**
    * Revokes the token if it belongs to `clientId` and is not revoked yet; returns whether this
    * call revoked it.
