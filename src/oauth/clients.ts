@@ -258,24 +258,13 @@ function clientCredentials(params: ClientAuthParams, authorization: string | und
  * credentials or HTTP Basic, not both; 401 for unknown clients and wrong secrets. A public app
  * identifies itself with `client_id` alone in the body (RFC 6749 2.3, 3.2.1) and never with a
  * secret, unless `publicApps: 'refuse'` (introspection: confidential clients only).
+ *
+ * The app is read by `read` together with what the request needs next (the exchange's code, the
+ * token of introspection and revocation): one read, so one round trip on PostgreSQL. What `read`
+ * found beside the app is the caller's to use only once this returns, that is once the client is
+ * authenticated.
  */
-export async function authenticateClientRequest(
-  store: Store,
-  params: ClientAuthParams,
-  authorization: string | undefined,
-  options: ClientAuthOptions = {},
-): Promise<AppRecord> {
-  const client = clientCredentials(params, authorization);
-  return checkClient(await store.getApp(client.clientId), client, options);
-}
-
-/**
- * authenticateClientRequest with the app read by `read` together with what the request needs
- * next (the exchange's code, the token of introspection and revocation): one read, so one round
- * trip on PostgreSQL. What `read` found beside the app is the caller's to use only once this
- * returns, that is once the client is authenticated.
- */
-export async function authenticateClientRequestWith<T extends { app: AppRecord | undefined }>(
+export async function authenticateClientRequest<T extends { app: AppRecord | undefined }>(
   params: ClientAuthParams,
   authorization: string | undefined,
   read: (clientId: string) => Promise<T>,

@@ -1,7 +1,7 @@
 /** RFC 7009 token revocation and RFC 7662 introspection: what a client may do with a token it holds. */
 import { Forbidden, InvalidInput } from '../domain/errors.js';
 import type { AppRecord, TokenWithUser } from '../store/types.js';
-import { authenticateClientRequestWith, type ClientAuthParams, type Deps } from './clients.js';
+import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
 import { seconds } from './claims.js';
 import { hashSecret } from './secrets.js';
 
@@ -34,7 +34,7 @@ export async function revokeAccessToken(
   authorization: string | undefined,
 ): Promise<Revocation> {
   const tokenHash = params.token ? hashSecret(params.token) : undefined;
-  const { app, tokenWithUser: found } = await authenticateClientRequestWith(params, authorization, (clientId) => appAndToken(deps, clientId, tokenHash));
+  const { app, tokenWithUser: found } = await authenticateClientRequest(params, authorization, (clientId) => appAndToken(deps, clientId, tokenHash));
   if (tokenHash === undefined) throw new InvalidInput('token is required');
   if (!found) return { clientId: app.clientId };
   if (found.token.clientId !== app.clientId) throw new Forbidden('This token was issued to another client');
@@ -70,7 +70,7 @@ export async function introspectAccessToken(
 ): Promise<Introspection> {
   const tokenHash = params.token ? hashSecret(params.token) : undefined;
   // A public app has no secret, so anyone could introspect its tokens in its name: refused.
-  const { app, tokenWithUser: found } = await authenticateClientRequestWith(params, authorization, (clientId) => appAndToken(deps, clientId, tokenHash), {
+  const { app, tokenWithUser: found } = await authenticateClientRequest(params, authorization, (clientId) => appAndToken(deps, clientId, tokenHash), {
     publicApps: 'refuse',
   });
   if (tokenHash === undefined) throw new InvalidInput('token is required');

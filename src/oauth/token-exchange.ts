@@ -1,7 +1,7 @@
 import { InvalidGrant, InvalidInput } from '../domain/errors.js';
 import type { CodeRecord } from '../store/types.js';
 import { idTokenClaims } from './claims.js';
-import { authenticateClientRequestWith, type ClientAuthParams, type Deps } from './clients.js';
+import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
 import type { KeyRing } from './keys.js';
 import { hashSecret, randomSecret, s256, TOKEN_BYTES } from './secrets.js';
 
@@ -42,7 +42,7 @@ export async function exchangeCode(
   }
   // The app and the code in one read (docs/performance.md#the-token-exchange-on-postgresql).
   const codeHash = params.code ? hashSecret(params.code) : undefined;
-  const { app, code } = await authenticateClientRequestWith(params, authorization, async (clientId) =>
+  const { app, code } = await authenticateClientRequest(params, authorization, async (clientId) =>
     codeHash === undefined ? { app: await deps.store.getApp(clientId), code: undefined } : deps.store.getAppAndCode(clientId, codeHash),
   );
   if (codeHash === undefined) throw new InvalidInput('code is required');
