@@ -35,7 +35,7 @@ async function rowsRead(run: () => Promise<void>): Promise<Row[]> {
   try {
     await run();
     for (const r of get.mock.results) if (r.type === 'return' && r.value) rows.push(r.value as Row);
-    for (const r of poolQuery.mock.results) if (r.type === 'return') rows.push(...((await r.value) as unknown as { rows: Row[] }).rows);
+    for (const r of poolQuery.mock.results) if (r.type === 'return') rows.push(...(await (r.value as unknown as Promise<{ rows: Row[] }>)).rows);
   } finally {
     t.store.knex.off('query-response', onResponse);
     get.mockRestore();
