@@ -10,8 +10,13 @@
  *          --only TEXT (run only the cases whose name contains TEXT, plus their baselines)
  *          --instructions N (5000; 2000 with --quick; 0 skips): requests per batch counted under
  *          valgrind's callgrind, until two batches agree (instructions per request; needs valgrind)
- * With TEST_POSTGRES_URL set (a throwaway cluster), the token exchange is also driven against a
- * database of its own created on that cluster (and dropped at the end).
+ * With TEST_POSTGRES_URL set (a throwaway cluster), the service is also driven on a PostgreSQL
+ * database of its own created on that cluster (and dropped at the end): users/info, whois,
+ * introspection, revocation and the token exchange against PostgreSQL baselines in the same run
+ * (Koa + a `pg` pool + one named prepared statement for the reads; Koa + a `pg` pool + the
+ * exchange's two writes in one transaction), and a picture stored in the database against
+ * koa-static. --pg-pool N (10) sets the pool size of both the service (DATABASE_POOL_SIZE) and
+ * those baselines.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,6 +43,7 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     instructions: { type: 'string' },
+    'pg-pool': { type: 'string', default: '10' },
   },
 });
 const duration = args.quick ? 3 : Number(args.duration);
@@ -129,6 +135,10 @@ interface Case {
   feed?: LoadSpec['feed'];
   baseline?: string;
   target?: number;
+  /** The p99 latency the case must stay within, ms. */
+  p99Target?: number;
+  /** A PostgreSQL case: the SQLite case of the same request, for the side-by-side table. */
+  sqlite?: string;
 }
 
 interface Measured {
@@ -150,6 +160,8 @@ interface Measured {
   /** The median of baseline CPU per request / case CPU per request over the same pairs. */
   cpuRatio?: number;
   target?: number;
+  p99Target?: number;
+  sqlite?: string;
 }
 
 interface Run {
@@ -239,6 +251,8 @@ async function measure(c: Case, baseline?: Case): Promise<Measured> {
     cpuUsPerRequest: cpuUs === undefined ? undefined : Math.round(cpuUs * 10) / 10,
     baseline: c.baseline,
     target: c.target,
+    p99Target: c.p99Target,
+    sqlite: c.sqlite,
   };
   if (baseline) {
     m.baselineRuns = baselineRuns;
@@ -324,8 +338,16 @@ async function main() {
   // Live tokens for revocation (one each; after the last, the same tokens again, already revoked).
   const tokens = issueTokens(small.db, Math.min(400_000, (warmup + duration * repeat) * 12_000 + 1000));
   const pgServer = process.env.TEST_POSTGRES_URL;
-  if (pgServer) process.stderr.write('seeding PostgreSQL codes\n');
-  const pgBench = pgServer ? await seedPostgres(pgServer, Math.min(200_000, (warmup + duration * repeat) * 4000 + 1000)) : undefined;
+  const pgPool = args['pg-pool'];
+  if (pgServer) process.stderr.write('seeding PostgreSQL\n');
+  const timed = warmup + duration * repeat;
+  const pgBench = pgServer
+    ? await seedPostgres(pgServer, {
+        codes: Math.min(300_000, timed * 6000 + 1000),
+        baselineCodes: Math.min(400_000, timed * 10_000 + 1000),
+        tokens: Math.min(400_000, timed * 10_000 + 1000),
+      })
+    : undefined;
 
   const serviceEnv = (d: { db: string; pics: string }) => ({ DATABASE_URL: d.db, PICTURES_DIR: d.pics, LOG_LEVEL: 'warn', DEMO_DATA: 'false', NODE_ENV: 'production', HOST: '127.0.0.1' });
   const service = await startProcess(process.execPath, ['dist/src/server.js'], serviceEnv(small), (p) => `http://127.0.0.1:${p}/healthz`);
@@ -339,9 +361,16 @@ async function main() {
     (p) => `http://127.0.0.1:${p}/healthz`,
   );
   const servicePg = pgBench
-    ? await startProcess(process.execPath, ['dist/src/server.js'], { ...serviceEnv(small), DATABASE_URL: pgBench.url }, (p) => `http://127.0.0.1:${p}/healthz`)
+    ? await startProcess(
+        process.execPath,
+        ['dist/src/server.js'],
+        { ...serviceEnv(small), DATABASE_URL: pgBench.url, DATABASE_POOL_SIZE: pgPool },
+        (p) => `http://127.0.0.1:${p}/healthz`,
+      )
     : undefined;
   const tsx = ['--import', 'tsx', 'scripts/bench/baseline.ts'];
+  const pgRead = pgBench ? await startProcess(process.execPath, [...tsx, 'pg-read', '{port}', pgBench.url, pgPool], {}, (p) => `http://127.0.0.1:${p}/?id=1`) : undefined;
+  const pgExchange = pgBench ? await startProcess(process.execPath, [...tsx, 'pg-exchange', '{port}', pgBench.url, pgPool], {}, (p) => `http://127.0.0.1:${p}/`) : undefined;
   const bare = await startProcess(process.execPath, [...tsx, 'bare', '{port}'], {}, (p) => `http://127.0.0.1:${p}/`);
   const sqlite = await startProcess(process.execPath, [...tsx, 'sqlite', '{port}', small.db], {}, (p) => `http://127.0.0.1:${p}/?id=1`);
   const stat = await startProcess(process.execPath, [...tsx, 'static', '{port}', small.pics], {}, (p) => `http://127.0.0.1:${p}/`);
@@ -366,6 +395,8 @@ async function main() {
   const openidCodesFile = valuesFile(dir, 'openid-codes', openidCodes);
   const tokensFile = valuesFile(dir, 'tokens', tokens);
   const pgCodesFile = pgBench ? valuesFile(dir, 'pg-codes', pgBench.codes) : undefined;
+  const pgBaselineCodesFile = pgBench ? valuesFile(dir, 'pg-baseline-codes', pgBench.baselineCodes) : undefined;
+  const pgTokensFile = pgBench ? valuesFile(dir, 'pg-tokens', pgBench.tokens) : undefined;
   const exchange = (file: string): LoadSpec['feed'] => ({
     path: '/api/oauth/token',
     method: 'POST',
@@ -398,8 +429,47 @@ async function main() {
     },
     { name: 'token exchange (fresh code each)', kind: 'service', url: service, feed: exchange(codesFile), baseline: 'baseline: bare Koa JSON', target: 0.25 },
     { name: 'token exchange with openid (ID token)', kind: 'service', url: service, feed: exchange(openidCodesFile), baseline: 'token exchange (fresh code each)' },
-    ...(servicePg && pgCodesFile
-      ? [{ name: 'token exchange, PostgreSQL (fresh code each)', kind: 'service' as const, url: servicePg, feed: exchange(pgCodesFile), baseline: 'baseline: bare Koa JSON' }]
+    // PostgreSQL: the same requests against baselines on the same database (docs/performance.md#postgresql).
+    ...(servicePg && pgBench && pgRead && pgExchange && pgCodesFile && pgBaselineCodesFile && pgTokensFile
+      ? ((): Case[] => {
+          const read = 'baseline: Koa + pg prepared read';
+          const whois = 'whois (valid token), PostgreSQL';
+          const writes = 'baseline: Koa + pg, claim and insert in a transaction';
+          return [
+            { name: read, kind: 'baseline', url: `${pgRead}/?id=1` },
+            { name: 'users/info existing id, PostgreSQL', kind: 'service', url: `${servicePg}/api/users/info?id=1`, baseline: read, target: 0.85, sqlite: 'users/info existing id' },
+            { name: whois, kind: 'service', url: `${servicePg}/api/oauth/whois`, headers: { authorization: `Bearer ${pgBench.token}` }, baseline: read, target: 0.75, sqlite: 'whois (valid token)' },
+            {
+              name: 'introspect (valid token), PostgreSQL',
+              kind: 'service',
+              url: `${servicePg}/api/oauth/introspect`,
+              method: 'POST',
+              headers: form,
+              body: `token=${pgBench.token}&${clientAuth}`,
+              baseline: whois,
+              sqlite: 'introspect (valid token)',
+            },
+            {
+              name: 'revoke (a live token each), PostgreSQL',
+              kind: 'service',
+              url: servicePg,
+              feed: { path: '/api/oauth/revoke', method: 'POST', headers: form, body: `token={}&${clientAuth}`, values: { file: pgTokensFile, start: 0 } },
+              baseline: whois,
+              sqlite: 'revoke (a live token each)',
+            },
+            { name: writes, kind: 'baseline', url: pgExchange, feed: exchange(pgBaselineCodesFile) },
+            {
+              name: 'token exchange, PostgreSQL (fresh code each)',
+              kind: 'service',
+              url: servicePg,
+              feed: exchange(pgCodesFile),
+              baseline: writes,
+              target: 0.6,
+              p99Target: 20,
+              sqlite: 'token exchange (fresh code each)',
+            },
+          ];
+        })()
       : []),
     // The picture cases last (each run's load process is fresh since, but they stayed last):
     // when autocannon ran in this process, after it had driven the static-file baseline (large
@@ -411,7 +481,16 @@ async function main() {
     // Stored in PostgreSQL, served from the in-process cache after the first request (the
     // pfpTimestamp check is still one PostgreSQL read per request).
     ...(servicePg && pgBench
-      ? [{ name: 'picture, timestamped address, PostgreSQL-stored', kind: 'service' as const, url: `${servicePg}/pfp/medium/1-${pgBench.pictureTs}.webp`, baseline: 'baseline: koa-static picture', target: 1.0 }]
+      ? [
+          {
+            name: 'picture, timestamped address, PostgreSQL-stored',
+            kind: 'service' as const,
+            url: `${servicePg}/pfp/medium/1-${pgBench.pictureTs}.webp`,
+            baseline: 'baseline: koa-static picture',
+            target: 1.0,
+            sqlite: 'picture, timestamped address',
+          },
+        ]
       : []),
   ];
 
@@ -490,7 +569,14 @@ async function main() {
 
   const pinned = pinning ? `servers pinned to core ${pinning.server}, autocannon to core ${pinning.load}` : 'not pinned (no taskset or one core)';
   const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${pinned}`;
-  const report = { date: new Date().toISOString(), machine, settings: { duration, warmup, repeat, connections, bigUsers, bigSeedSeconds, instructionRequests, pinning: pinning ?? null }, results, pictures, instructions };
+  const report = {
+    date: new Date().toISOString(),
+    machine,
+    settings: { duration, warmup, repeat, connections, bigUsers, bigSeedSeconds, instructionRequests, pinning: pinning ?? null, pgPool: pgBench ? Number(pgPool) : null },
+    results,
+    pictures,
+    instructions,
+  };
   const outDir = path.join(root, 'bench-results');
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
@@ -509,11 +595,26 @@ async function main() {
         r.cpuUsPerRequest ?? '',
         r.baseline ?? '',
         r.ratio !== undefined ? `${r.ratio.toFixed(2)}x` : '',
-        r.target !== undefined && r.ratio !== undefined ? `>= ${r.target}x ${r.ratio >= r.target ? 'met' : 'MISSED'}` : '',
+        [
+          r.target !== undefined && r.ratio !== undefined ? `>= ${r.target}x ${r.ratio >= r.target ? 'met' : 'MISSED'}` : '',
+          r.p99Target !== undefined ? `p99 <= ${r.p99Target} ms ${r.p99 <= r.p99Target ? 'met' : 'MISSED'}` : '',
+        ]
+          .filter(Boolean)
+          .join(', '),
         r.cpuRatio !== undefined ? `${r.cpuRatio.toFixed(2)}x` : '',
       ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
     ),
   ];
+  // Each PostgreSQL case beside the SQLite case of the same request, each with its own baseline.
+  const ratioOf = (r: Measured | undefined) => (r?.ratio === undefined ? 'not run' : `${r.ratio.toFixed(2)}x ${r.baseline}`);
+  const pgCases = results.filter((r) => r.sqlite !== undefined);
+  const sideBySide = pgCases.length
+    ? [
+        `| request | SQLite: ratio to its baseline | PostgreSQL: ratio to its baseline | PostgreSQL req/s, p99 ms |`,
+        `|---|---|---|---:|`,
+        ...pgCases.map((r) => `| ${r.sqlite} | ${ratioOf(results.find((s) => s.name === r.sqlite))} | ${ratioOf(r)} | ${r.reqPerSec.toLocaleString('en-US')}, ${r.p99} |`),
+      ].join('\n') + '\n\n'
+    : '';
   const pic = pictures;
   const base = instructions?.find((i) => i.server === 'baseline');
   const instructionLines = instructions
@@ -528,7 +629,7 @@ async function main() {
       ].join('\n') + '\n\n'
     : '';
   process.stdout.write(
-    `\n${report.date} on ${machine}\n\n${lines.join('\n')}\n\n${instructionLines}` +
+    `\n${report.date} on ${machine}\n\n${lines.join('\n')}\n\n${sideBySide}${instructionLines}` +
       `seeding ${bigUsers.toLocaleString('en-US')} users: ${bigSeedSeconds.toFixed(1)} s\n` +
       `12 MP JPEG (${(pic.jpeg12mp.bytes / 1e6).toFixed(1)} MB) -> 3 WebP sizes: ${pic.jpeg12mp.medianMs.toFixed(0)} ms median, peak RSS growth ${pic.jpeg12mp.peakRssGrowthMb.toFixed(0)} MB\n` +
       `4000x4000 PNG (${(pic.png4000.bytes / 1e6).toFixed(1)} MB) -> 3 WebP sizes: ${pic.png4000.medianMs.toFixed(0)} ms median, peak RSS growth ${pic.png4000.peakRssGrowthMb.toFixed(0)} MB\n` +

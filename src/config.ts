@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
-import { parseDatabaseUrl, type DatabaseLocation } from './store/connection.js';
+import { DEFAULT_POOL_SIZE, parseDatabaseUrl, type DatabaseLocation } from './store/connection.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -21,7 +21,11 @@ export interface Config {
    * As given, for the start log and for other processes; the service reads `database`.
    */
   databaseUrl: string;
-  /** DATABASE_URL parsed: which dialect, and the SQLite file or the PostgreSQL URL. */
+  /**
+   * DATABASE_URL parsed: which dialect, and the SQLite file or the PostgreSQL URL, with
+   * DATABASE_POOL_SIZE on PostgreSQL: the most connections each of the instance's two pools opens
+   * (default 10, 1 to 1000; docs/performance.md#pool-size).
+   */
   database: DatabaseLocation;
   /** PICTURES_DIR: where profile pictures are stored (default ./data/pictures). */
   picturesDir: string;
@@ -179,6 +183,14 @@ function parseSessionSecrets(raw: string | undefined): { secrets: string[]; gene
   return { secrets, generated: false };
 }
 
+function parsePoolSize(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_POOL_SIZE;
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
+    throw new ConfigError(`DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
 function parseBatchSize(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 250;
   if (!/^\d{1,6}$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) {
@@ -191,7 +203,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST || '0.0.0.0';
   const databaseUrl = env.DATABASE_URL || './data/service.sqlite';
-  const database = parseDatabaseUrl(databaseUrl);
+  const parsed = parseDatabaseUrl(databaseUrl);
+  const poolSize = parsePoolSize(env.DATABASE_POOL_SIZE);
+  const database: DatabaseLocation = parsed.dialect === 'postgres' ? { ...parsed, poolSize } : parsed;
   const picturesDir = path.resolve(env.PICTURES_DIR || './data/pictures');
   const pictureSweepAgeSeconds = parseSeconds('PICTURE_SWEEP_AGE_SECONDS', env.PICTURE_SWEEP_AGE_SECONDS, 600);
   const logLevel = (env.LOG_LEVEL || 'info').toLowerCase() as LogLevel;

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { updateUser } from '../src/users/users.js';
 import { FULL_PROFILE, publicUser } from './fixtures/users.js';
@@ -15,8 +16,9 @@ const PUBLIC_KEYS = ['bio', 'equippedFlair', 'flairs', 'id', 'lastHeartbeat', 'm
 type Row = Record<string, unknown>;
 
 /**
- * The rows the database hands the store while `run` runs: through knex (every read on PostgreSQL)
- * and through better-sqlite3's prepared statements (the hot reads on a SQLite file).
+ * The rows the database hands the store while `run` runs: through knex, through better-sqlite3's
+ * prepared statements (the hot reads on a SQLite file) and through a `pg` pool's queries (the
+ * hot reads on PostgreSQL).
  */
 async function rowsRead(run: () => Promise<void>): Promise<Row[]> {
   const rows: Row[] = [];
@@ -28,13 +30,16 @@ async function rowsRead(run: () => Promise<void>): Promise<Row[]> {
   const statement = Object.getPrototypeOf(probe.prepare('select 1')) as { get(...args: unknown[]): unknown };
   probe.close();
   const get = vi.spyOn(statement, 'get');
+  const poolQuery = vi.spyOn(pg.Pool.prototype, 'query');
   t.store.knex.on('query-response', onResponse);
   try {
     await run();
     for (const r of get.mock.results) if (r.type === 'return' && r.value) rows.push(r.value as Row);
+    for (const r of poolQuery.mock.results) if (r.type === 'return') rows.push(...(await (r.value as unknown as Promise<{ rows: Row[] }>)).rows);
   } finally {
     t.store.knex.off('query-response', onResponse);
     get.mockRestore();
+    poolQuery.mockRestore();
   }
   return rows;
 }

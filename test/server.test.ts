@@ -149,7 +149,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50' }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50', DATABASE_POOL_SIZE: '20' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -177,8 +177,8 @@ describe('loadConfig', () => {
   });
 
   it('parses DATABASE_URL into its dialect: PostgreSQL by scheme, anything else a SQLite file', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).database).toEqual({ dialect: 'postgres', url: 'postgres://u:p@h:5432/db' });
-    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).database).toEqual({ dialect: 'postgres', url: 'postgresql://h/db' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).database).toEqual({ dialect: 'postgres', url: 'postgres://u:p@h:5432/db', poolSize: 10 });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://h/db', DATABASE_POOL_SIZE: '4' }).database).toEqual({ dialect: 'postgres', url: 'postgresql://h/db', poolSize: 4 });
     expect(loadConfig({ DATABASE_URL: 'file:./d/x.sqlite' }).database).toEqual({ dialect: 'sqlite', file: './d/x.sqlite' });
     expect(loadConfig({ DATABASE_URL: 'file:///tmp/x.sqlite' }).database).toEqual({ dialect: 'sqlite', file: '/tmp/x.sqlite' });
     expect(loadConfig({ DATABASE_URL: 'sqlite://x.sqlite' }).database).toEqual({ dialect: 'sqlite', file: 'x.sqlite' });
@@ -205,6 +205,8 @@ describe('loadConfig', () => {
     [{ METRICS_PORT: 'x' }, 'METRICS_PORT must be an integer from 0 to 65535, got "x"'],
     [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT must differ from PORT (8080): metrics are never served on the public port'],
     [{ PURGE_INTERVAL_SECONDS: '-1' }, 'PURGE_INTERVAL_SECONDS must be a whole number of seconds, got "-1"'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "0"'],
+    [{ DATABASE_POOL_SIZE: 'ten' }, 'DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "ten"'],
     [{ PURGE_BATCH_SIZE: '0' }, 'PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "0"'],
     [{ PURGE_BATCH_SIZE: '100001' }, 'PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "100001"'],
   ])('rejects %o', (env, message) => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WRITER_AUTOCHECKPOINT_PAGES } from '../src/store/checkpointer.js';
 import type { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
-import type { CodeRecord, TokenRecord } from '../src/store/types.js';
+import { REDEEMED, type CodeRecord, type Redemption, type TokenRecord } from '../src/store/types.js';
 import { tempDir } from './helpers.js';
 
 const NOW = 1_800_000_000_000;
@@ -53,7 +53,8 @@ describe('SQLite: the exchange and revocation writes, committed in groups', () =
   it('100 redemptions of one code asked for in the same turn: exactly one wins, and only its token exists', async () => {
     await store.createCode(code('a'));
     const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.redeemCode(hash('a'), NOW, token(`t${i}`.padEnd(2, '_'), hash('a')))));
-    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === 'redeemed')).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === 'replayed')).toHaveLength(99);
     const tokens = await store.knex('access_tokens').where({ code_hash: hash('a') });
     expect(tokens).toHaveLength(1);
     expect((await store.getCode(hash('a')))?.usedAt).toBe(NOW);
@@ -70,16 +71,16 @@ describe('SQLite: the exchange and revocation writes, committed in groups', () =
       store.redeemCode(hash('c'), NOW, token('x', hash('c'))),
       store.redeemCode(hash('d'), NOW, token('y', hash('d'))),
     ]);
-    expect(first).toEqual({ status: 'fulfilled', value: true });
+    expect(first).toEqual({ status: 'fulfilled', value: REDEEMED });
     expect(duplicate.status).toBe('rejected');
-    expect(third).toEqual({ status: 'fulfilled', value: true });
+    expect(third).toEqual({ status: 'fulfilled', value: REDEEMED });
     expect((await store.getCode(hash('c')))?.usedAt).toBeNull();
     expect(await store.knex('access_tokens').where({ token_hash: hash('y') }).first('code_hash')).toEqual({ code_hash: hash('d') });
   });
 
   it('a redemption asked for while a knex transaction is open on the writer is not part of it: it commits when that transaction rolls back', async () => {
     await store.createCode(code('e'));
-    let redemption: Promise<boolean> | undefined;
+    let redemption: Promise<Redemption> | undefined;
     await expect(
       store.knex.transaction(async (trx) => {
         await trx('users').where({ id: userId }).update({ bio: 'inside' });
@@ -88,7 +89,7 @@ describe('SQLite: the exchange and revocation writes, committed in groups', () =
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    expect(await redemption).toBe(true);
+    expect(await redemption).toEqual(REDEEMED);
     expect((await store.getUser(userId))?.bio).toBe('');
     expect((await store.getCode(hash('e')))?.usedAt).toBe(NOW);
     expect(await store.getTokenWithUser(hash('z'))).toBeDefined();
@@ -107,7 +108,7 @@ describe('SQLite: the exchange and revocation writes, committed in groups', () =
 
   it('raises the writer\'s own checkpoint mark once the checkpoint thread runs', async () => {
     await store.createCode(code('m'));
-    expect(await store.redeemCode(hash('m'), NOW, token('m', hash('m')))).toBe(true);
+    expect(await store.redeemCode(hash('m'), NOW, token('m', hash('m')))).toEqual(REDEEMED);
     const client = (store.knex as unknown as { client: { acquireConnection(): Promise<{ pragma(s: string, o: { simple: true }): unknown }>; releaseConnection(c: unknown): Promise<unknown> } }).client;
     const db = await client.acquireConnection();
     try {

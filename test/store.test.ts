@@ -12,6 +12,8 @@ import { openStoreAt } from '../src/store/open.js';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import {
+  EXPIRED,
+  REDEEMED,
   UniqueViolation,
   type CodeRecord,
   type EmailLinkRecord,
@@ -230,19 +232,59 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getCode(hash('c'))).toEqual(code('c'));
     expect(await store.getCode(hash('d'))).toEqual(code('d', { expiresAt: NOW - 1, codeChallenge: 'x'.repeat(43), redirectUri: null, scopes: [] }));
     expect(await store.getCode(hash('e'))).toBeUndefined();
+    // The app and the code in one read, each found or not on its own.
+    const appA = await store.getApp('app-a');
+    expect(appA).toBeDefined();
+    expect(await store.getAppAndCode('app-a', hash('c'))).toEqual({ app: appA, code: code('c') });
+    expect(await store.getAppAndCode('app-a', hash('e'))).toEqual({ app: appA, code: undefined });
+    expect(await store.getAppAndCode('no-such-app', hash('c'))).toEqual({ app: undefined, code: code('c') });
+    expect(await store.getAppAndCode('app-a\u0000', hash('e'))).toEqual({ app: undefined, code: undefined });
 
-    expect(await store.redeemCode(hash('c'), NOW + 1, token('t', hash('c')))).toBe(true);
+    expect(await store.redeemCode(hash('c'), NOW + 1, token('t', hash('c')))).toEqual(REDEEMED);
     expect(await store.getCode(hash('c'))).toMatchObject({ usedAt: NOW + 1 });
-    expect(await store.redeemCode(hash('c'), NOW + 2, token('u', hash('c')))).toBe(false);
+    // An expired code: nothing written. An unknown one counts as a replay with nothing to revoke.
+    expect(await store.redeemCode(hash('d'), NOW, token('v', hash('d')))).toEqual(EXPIRED);
+    expect(await store.getCode(hash('d'))).toMatchObject({ usedAt: null });
+    expect(await store.redeemCode(hash('e'), NOW, token('v', hash('e')))).toEqual({ outcome: 'replayed', revokedTokens: 0 });
+    expect(await store.getTokenWithUser(hash('v'))).toBeUndefined();
+  });
+
+  it('a second redemption of a code is a replay: no token stored, and the first one\'s token revoked in the same step', async () => {
+    await store.createCode(code('k'));
+    expect(await store.redeemCode(hash('k'), NOW + 1, token('w', hash('k')))).toEqual(REDEEMED);
+    expect(await store.redeemCode(hash('k'), NOW + 2, token('u', hash('k')))).toEqual({ outcome: 'replayed', revokedTokens: 1 });
     expect(await store.getTokenWithUser(hash('u'))).toBeUndefined();
-    expect(await store.redeemCode(hash('d'), NOW, token('v', hash('d')))).toBe(false);
+    expect((await store.getTokenWithUser(hash('w')))?.token.revokedAt).toBe(NOW + 2);
+    expect(await store.redeemCode(hash('k'), NOW + 3, token('u', hash('k')))).toEqual({ outcome: 'replayed', revokedTokens: 0 });
+    expect(await store.getCode(hash('k'))).toMatchObject({ usedAt: NOW + 1 });
+  });
+
+  it('of concurrent redemptions of one code exactly one wins; the others are replays, and one of them revokes its token', async () => {
+    await store.createCode(code('9'));
+    const tokens = '012345678'.split('');
+    const results = await Promise.all(tokens.map((t) => store.redeemCode(hash('9'), NOW + 1, token(t, hash('9')))));
+    const winner = tokens.filter((_, i) => results[i]!.outcome === 'redeemed');
+    expect(winner).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === 'replayed')).toHaveLength(8);
+    // A loser that waited for the winner's lock still sees its token (PostgreSQL: migration 017).
+    expect(results.reduce((n, r) => n + (r.outcome === 'replayed' ? r.revokedTokens : 0), 0)).toBe(1);
+    expect((await store.getTokenWithUser(hash(winner[0]!)))?.token.revokedAt).toBe(NOW + 1);
+    for (const t of tokens.filter((t) => t !== winner[0])) expect(await store.getTokenWithUser(hash(t))).toBeUndefined();
   });
 
   it('reads a token with its user, and revokes every token of a code once', async () => {
-    expect(await store.getTokenWithUser(hash('t'))).toEqual({
+    const tokenWithUser = {
       token: { clientId: 'app-a', userId: alice.id, scopes: ['userinfo', 'email'], expiresAt: NOW + 600_000, revokedAt: null, createdAt: NOW },
       user: { id: alice.id, name: 'Alice_1', email: 'alice@example.com', pfpTimestamp: null },
-    });
+    };
+    expect(await store.getTokenWithUser(hash('t'))).toEqual(tokenWithUser);
+    // With an app, in one read, each found or not on its own.
+    const appB = await store.getApp('app-b');
+    expect(appB).toBeDefined();
+    expect(await store.getAppAndToken('app-b', hash('t'))).toEqual({ app: appB, tokenWithUser });
+    expect(await store.getAppAndToken('app-b', hash('z'))).toEqual({ app: appB, tokenWithUser: undefined });
+    expect(await store.getAppAndToken('no-such-app', hash('t'))).toEqual({ app: undefined, tokenWithUser });
+    expect(await store.getAppAndToken('app-b', '\u0000')).toEqual({ app: appB, tokenWithUser: undefined });
     expect(await store.revokeTokensOfCode(hash('c'), NOW + 9)).toBe(1);
     expect(await store.revokeTokensOfCode(hash('c'), NOW + 10)).toBe(0);
     expect((await store.getTokenWithUser(hash('t')))?.token.revokedAt).toBe(NOW + 9);
@@ -250,7 +292,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
 
   it("revokes one token for its own client only, once", async () => {
     await store.createCode(code('R'));
-    expect(await store.redeemCode(hash('R'), NOW + 1, token('T', hash('R')))).toBe(true);
+    expect(await store.redeemCode(hash('R'), NOW + 1, token('T', hash('R')))).toEqual(REDEEMED);
     expect(await store.revokeToken(hash('T'), 'app-other', NOW + 2)).toBe(false);
     expect((await store.getTokenWithUser(hash('T')))?.token.revokedAt).toBeNull();
     expect(await store.revokeToken(hash('T'), 'app-a', NOW + 3)).toBe(true);
@@ -263,10 +305,10 @@ describe(`Store (${TEST_DATABASE})`, () => {
     // Three codes redeemed into tokens that are already expired at NOW + 5000; one live pair.
     for (const [c, t] of [['A', 'D'], ['B', 'E'], ['C', 'F']] as const) {
       await store.createCode(code(c, { expiresAt: NOW + 1000 }));
-      expect(await store.redeemCode(hash(c), NOW, token(t, hash(c), { expiresAt: NOW + 2000 }))).toBe(true);
+      expect(await store.redeemCode(hash(c), NOW, token(t, hash(c), { expiresAt: NOW + 2000 }))).toEqual(REDEEMED);
     }
     await store.createCode(code('L', { expiresAt: NOW + 9000 }));
-    expect(await store.redeemCode(hash('L'), NOW, token('P', hash('L'), { expiresAt: NOW + 9000 }))).toBe(true);
+    expect(await store.redeemCode(hash('L'), NOW, token('P', hash('L'), { expiresAt: NOW + 9000 }))).toEqual(REDEEMED);
     for (const c of ['S', 'U', 'V']) await store.setSession(hash(c), '{}', NOW + 3000, null);
     await store.setSession(hash('W'), '{}', NOW + 9000, null);
     const batch = { tokensExpiredBy: NOW + 5000, codesExpiredBy: NOW + 5000, sessionsExpiredBy: NOW + 5000, limit: 2 };
@@ -348,7 +390,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     // Tokens exist only by redeeming a code (which leaves that code used).
     const issue = async (c: string, userId: number, clientId: string): Promise<void> => {
       await store.createCode(code(c, { userId, clientId }));
-      expect(await store.redeemCode(hash(c), NOW + 1, token(c, hash(c), { userId, clientId }))).toBe(true);
+      expect(await store.redeemCode(hash(c), NOW + 1, token(c, hash(c), { userId, clientId }))).toEqual(REDEEMED);
     };
     await issue('G', alice.id, 'app-g'); // live: revoked
     await issue('H', alice.id, 'app-g'); // revoked before: keeps its time
@@ -577,7 +619,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     // Carol's own: a grant, a token and an unused code for alice's app-b, sessions, a link, a game.
     await store.saveGrant({ userId: carol.id, clientId: 'app-b', scopes: ['userinfo'] }, NOW + 40);
     await store.createCode(code('O', { userId: carol.id, clientId: 'app-b' }));
-    expect(await store.redeemCode(hash('O'), NOW + 41, token('O', hash('O'), { userId: carol.id, clientId: 'app-b' }))).toBe(true);
+    expect(await store.redeemCode(hash('O'), NOW + 41, token('O', hash('O'), { userId: carol.id, clientId: 'app-b' }))).toEqual(REDEEMED);
     await store.createCode(code('P', { userId: carol.id, clientId: 'app-b' }));
     await store.setSession(hash('g'), '{}', NOW + 1000, carol.id, meta('pub-g', NOW + 40, NOW + 40, null));
     await store.setSession(hash('h'), '{}', NOW + 1000, carol.id);
@@ -587,7 +629,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     await store.createApp({ clientId: 'app-c', secretHash: hash('5'), public: false, ownerId: carol.id, name: 'C', redirectUris: ['https://c.example/cb'], postLogoutRedirectUris: [], createdAt: NOW + 40 });
     await store.saveGrant({ userId: bob.id, clientId: 'app-c', scopes: ['userinfo'] }, NOW + 40);
     await store.createCode(code('Q', { userId: bob.id, clientId: 'app-c' }));
-    expect(await store.redeemCode(hash('Q'), NOW + 41, token('Q', hash('Q'), { userId: bob.id, clientId: 'app-c' }))).toBe(true);
+    expect(await store.redeemCode(hash('Q'), NOW + 41, token('Q', hash('Q'), { userId: bob.id, clientId: 'app-c' }))).toEqual(REDEEMED);
     await store.createCode(code('R', { userId: bob.id, clientId: 'app-c' }));
     // Bob's grant for app-g (bob's own app) stays.
     await store.saveGrant({ userId: bob.id, clientId: 'app-g', scopes: ['userinfo'] }, NOW + 41);
@@ -779,10 +821,10 @@ describe(`Store (${TEST_DATABASE})`, () => {
     await store.setSession(hash('n'), '{}', NOW + 100_000, bob.id);
     const app = { clientId: 'app-g' };
     await store.createCode(code('S', { userId: tgt.id, ...app }));
-    expect(await store.redeemCode(hash('S'), NOW + 1, token('S', hash('S'), { userId: tgt.id, ...app }))).toBe(true);
+    expect(await store.redeemCode(hash('S'), NOW + 1, token('S', hash('S'), { userId: tgt.id, ...app }))).toEqual(REDEEMED);
     await store.createCode(code('T', { userId: tgt.id, ...app }));
     await store.createCode(code('U', { userId: bob.id, ...app }));
-    expect(await store.redeemCode(hash('U'), NOW + 1, token('U', hash('U'), { userId: bob.id, ...app }))).toBe(true);
+    expect(await store.redeemCode(hash('U'), NOW + 1, token('U', hash('U'), { userId: bob.id, ...app }))).toEqual(REDEEMED);
 
     const suspension = { reason: 'Spam', since: NOW + 100, until: NOW + 10_000 };
     expect(await store.suspendUser(tgt.id, suspension, action('suspend', { reason: 'Spam', until: NOW + 10_000 }))).toBe(true);
@@ -876,7 +918,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.setAppSecret(nul, 'h')).toBe(false);
       expect(await store.deleteApp(nul)).toBe(false);
       expect(await store.getCode(nul)).toBeUndefined();
-      expect(await store.redeemCode(nul, NOW, token('n', nul))).toBe(false);
+      expect(await store.redeemCode(nul, NOW, token('n', nul))).toEqual({ outcome: 'replayed', revokedTokens: 0 });
       expect(await store.revokeTokensOfCode(nul, NOW)).toBe(0);
       expect(await store.getTokenWithUser(nul)).toBeUndefined();
       expect(await store.revokeToken(nul, 'app-a', NOW)).toBe(false);

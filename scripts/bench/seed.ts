@@ -102,12 +102,43 @@ export function issueTokens(file: string, count: number): string[] {
   return tokens;
 }
 
+/** How many of each kind seedPostgres makes. */
+interface PostgresSeedCounts {
+  /** Codes for the service's token exchange. */
+  codes: number;
+  /** Codes for the two-write baseline (`pg-exchange`), none of them the service's. */
+  baselineCodes: number;
+  /** Live tokens (an hour to live): one for whois and introspection, the rest for revocation. */
+  tokens: number;
+}
+
+interface PostgresSeed {
+  url: string;
+  codes: string[];
+  baselineCodes: string[];
+  /** For whois and introspection (never revoked). */
+  token: string;
+  /** For revocation, one each. */
+  tokens: string[];
+  pictureTs: number;
+  drop: () => Promise<void>;
+}
+
+/**
+ * Plain values made up by a formula (43 characters, like a real code or token), so the rows are
+ * made by PostgreSQL itself from the same formula (generate_series, sha256): hundreds of
+ * thousands in seconds, where sending them from here took minutes.
+ */
+const benchValue = (kind: 'code' | 'token', i: number): string => `bench-${kind}-${String(i).padStart(43 - 7 - kind.length, '0')}`;
+const benchValueSql = (kind: 'code' | 'token'): string => `'bench-${kind}-' || lpad(i::text, ${43 - 7 - kind.length}, '0')`;
+const sha256Sql = (value: string): string => `encode(sha256(convert_to(${value}, 'UTF8')), 'hex')`;
+
 /**
  * A PostgreSQL database of its own on the cluster at `serverUrl` (the throwaway one of
- * TEST_POSTGRES_URL), migrated, with 1,000 users, the bench client and `codes` codes; dropped by
- * `drop`.
+ * TEST_POSTGRES_URL), migrated, with 1,000 users, the bench client, its codes and live tokens,
+ * and user 1's picture; dropped by `drop`.
  */
-export async function seedPostgres(serverUrl: string, codeCount: number): Promise<{ url: string; codes: string[]; pictureTs: number; drop: () => Promise<void> }> {
+export async function seedPostgres(serverUrl: string, counts: PostgresSeedCounts): Promise<PostgresSeed> {
   const name = `idp_bench_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
@@ -134,13 +165,21 @@ export async function seedPostgres(serverUrl: string, codeCount: number): Promis
     redirect_uris: '["https://bench.example/cb"]',
     created_at: now,
   });
-  const codes: string[] = [];
-  const rows = Array.from({ length: codeCount }, (_, i) => {
-    const code = randomSecret(32);
-    codes.push(code);
-    return { code_hash: hashSecret(code), client_id: BENCH_CLIENT.id, user_id: 1 + (i % 1000), scopes: 'userinfo', expires_at: now + 3_600_000, created_at: now };
-  });
-  await store.knex.batchInsert('auth_codes', rows, 5000);
+  // Valid for an hour: the benchmark must not measure expiry.
+  const allCodes = counts.codes + counts.baselineCodes;
+  await store.knex.raw(
+    `insert into auth_codes (code_hash, client_id, user_id, scopes, expires_at, created_at, auth_time)
+     select ${sha256Sql(benchValueSql('code'))}, ?, 1 + i % 1000, 'userinfo', ?, ?, ? from generate_series(0, ? - 1) as i`,
+    [BENCH_CLIENT.id, now + 3_600_000, now, now, allCodes],
+  );
+  await store.knex.raw(
+    `insert into access_tokens (token_hash, client_id, user_id, scopes, code_hash, expires_at, revoked_at, created_at)
+     select ${sha256Sql(benchValueSql('token'))}, ?, 1 + i % 1000, 'userinfo', null, ?, null, ? from generate_series(0, ? - 1) as i`,
+    [BENCH_CLIENT.id, now + 3_600_000, now, counts.tokens + 1],
+  );
+  await store.knex.raw('analyze');
+  if (hashSecret(benchValue('code', 0)) !== (await store.getCode(hashSecret(benchValue('code', 0))))?.codeHash) throw new Error('the seeded codes do not hash as the service hashes');
+  const values = (kind: 'code' | 'token', from: number, count: number) => Array.from({ length: count }, (_, i) => benchValue(kind, from + i));
   // User 1's picture, stored in the database (the same image as the SQLite seed's).
   const photo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#4a7bd0' } }).jpeg().toBuffer();
   const pictures = picturesFor({ database: { dialect: 'postgres', url: url.toString() }, picturesDir: '' }, store, Date.now);
@@ -148,7 +187,10 @@ export async function seedPostgres(serverUrl: string, codeCount: number): Promis
   await store.close();
   return {
     url: url.toString(),
-    codes,
+    codes: values('code', 0, counts.codes),
+    baselineCodes: values('code', counts.codes, counts.baselineCodes),
+    token: benchValue('token', counts.tokens),
+    tokens: values('token', 0, counts.tokens),
     pictureTs,
     async drop() {
       const client = new pg.Client({ connectionString: serverUrl });

@@ -143,13 +143,14 @@ export async function deleteApp(store: Store, clientId: string): Promise<void> {
 }
 
 /**
- * Checks client credentials; 401 for an unknown client or a wrong secret. A public app has no
- * secret: one sent for it is refused (it shows the client confused about what it is, and a
- * secret a public client holds is not secret), and without one it is the client_id alone.
+ * Checks client credentials against the app they name (undefined: none has that client id); 401
+ * for an unknown client or a wrong secret. A public app has no secret: one sent for it is refused
+ * (it shows the client confused about what it is, and a secret a public client holds is not
+ * secret), and without one it is the client_id alone.
  */
-async function authenticateClient(store: Store, client: ClientCredentials): Promise<AppRecord> {
-  const { clientId, clientSecret, challenge } = client;
-  const app = await store.getApp(clientId);
+function checkClient(app: AppRecord | undefined, client: ClientCredentials, options: ClientAuthOptions): AppRecord {
+  const { clientSecret, challenge } = client;
+  if (options.publicApps === 'refuse' && app?.public) throw new Unauthenticated(PUBLIC_APP_NO_INTROSPECTION, challenge);
   if (clientSecret === undefined) {
     // Only a public app may leave the secret out; for anything else the message stays the one a
     // confidential client always got, whether or not the client exists.
@@ -203,6 +204,10 @@ export interface ClientAuthParams {
   client_secret?: string;
 }
 
+interface ClientAuthOptions {
+  publicApps?: 'allow' | 'refuse';
+}
+
 interface ClientCredentials {
   clientId: string;
   /** Absent: the body named a client_id and no secret (a public client, if it is one). */
@@ -253,17 +258,19 @@ function clientCredentials(params: ClientAuthParams, authorization: string | und
  * credentials or HTTP Basic, not both; 401 for unknown clients and wrong secrets. A public app
  * identifies itself with `client_id` alone in the body (RFC 6749 2.3, 3.2.1) and never with a
  * secret, unless `publicApps: 'refuse'` (introspection: confidential clients only).
+ *
+ * The app is read by `read` together with what the request needs next (the exchange's code, the
+ * token of introspection and revocation): one read, so one round trip on PostgreSQL. What `read`
+ * found beside the app is the caller's to use only once this returns, that is once the client is
+ * authenticated.
  */
-export async function authenticateClientRequest(
-  store: Store,
+export async function authenticateClientRequest<T extends { app: AppRecord | undefined }>(
   params: ClientAuthParams,
   authorization: string | undefined,
-  options: { publicApps?: 'allow' | 'refuse' } = {},
-): Promise<AppRecord> {
+  read: (clientId: string) => Promise<T>,
+  options: ClientAuthOptions = {},
+): Promise<T & { app: AppRecord }> {
   const client = clientCredentials(params, authorization);
-  if (options.publicApps === 'refuse') {
-    const app = await store.getApp(client.clientId);
-    if (app?.public) throw new Unauthenticated(PUBLIC_APP_NO_INTROSPECTION, client.challenge);
-  }
-  return authenticateClient(store, client);
+  const found = await read(client.clientId);
+  return { ...found, app: checkClient(found.app, client, options) };
 }

@@ -1,5 +1,6 @@
 /** RFC 7009 token revocation and RFC 7662 introspection: what a client may do with a token it holds. */
 import { Forbidden, InvalidInput } from '../domain/errors.js';
+import type { AppRecord, TokenWithUser } from '../store/types.js';
 import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
 import { seconds } from './claims.js';
 import { hashSecret } from './secrets.js';
@@ -8,6 +9,11 @@ interface TokenReferenceParams extends ClientAuthParams {
   token?: string;
   /** RFC 7009 2.1: only a hint; this service issues access tokens only, so every value is ignored. */
   token_type_hint?: string;
+}
+
+/** The client's app and the token in one read (one round trip on PostgreSQL); the app alone without a token. */
+async function appAndToken(deps: Deps, clientId: string, tokenHash: string | undefined): Promise<{ app: AppRecord | undefined; tokenWithUser: TokenWithUser | undefined }> {
+  return tokenHash === undefined ? { app: await deps.store.getApp(clientId), tokenWithUser: undefined } : deps.store.getAppAndToken(clientId, tokenHash);
 }
 
 interface Revocation {
@@ -27,10 +33,9 @@ export async function revokeAccessToken(
   params: TokenReferenceParams,
   authorization: string | undefined,
 ): Promise<Revocation> {
-  const app = await authenticateClientRequest(deps.store, params, authorization);
-  if (!params.token) throw new InvalidInput('token is required');
-  const tokenHash = hashSecret(params.token);
-  const found = await deps.store.getTokenWithUser(tokenHash);
+  const tokenHash = params.token ? hashSecret(params.token) : undefined;
+  const { app, tokenWithUser: found } = await authenticateClientRequest(params, authorization, (clientId) => appAndToken(deps, clientId, tokenHash));
+  if (tokenHash === undefined) throw new InvalidInput('token is required');
   if (!found) return { clientId: app.clientId };
   if (found.token.clientId !== app.clientId) throw new Forbidden('This token was issued to another client');
   const now = deps.now();
@@ -63,10 +68,12 @@ export async function introspectAccessToken(
   params: TokenReferenceParams,
   authorization: string | undefined,
 ): Promise<Introspection> {
+  const tokenHash = params.token ? hashSecret(params.token) : undefined;
   // A public app has no secret, so anyone could introspect its tokens in its name: refused.
-  const app = await authenticateClientRequest(deps.store, params, authorization, { publicApps: 'refuse' });
-  if (!params.token) throw new InvalidInput('token is required');
-  const found = await deps.store.getTokenWithUser(hashSecret(params.token));
+  const { app, tokenWithUser: found } = await authenticateClientRequest(params, authorization, (clientId) => appAndToken(deps, clientId, tokenHash), {
+    publicApps: 'refuse',
+  });
+  if (tokenHash === undefined) throw new InvalidInput('token is required');
   const now = deps.now();
   if (!found || found.token.clientId !== app.clientId || found.token.revokedAt !== null || found.token.expiresAt <= now) {
     return { active: false };

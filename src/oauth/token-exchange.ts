@@ -40,11 +40,12 @@ export async function exchangeCode(
   if (params.grant_type !== 'authorization_code') {
     throw new InvalidInput('Unsupported grant_type: only authorization_code is supported');
   }
-  const app = await authenticateClientRequest(deps.store, params, authorization);
-  if (!params.code) throw new InvalidInput('code is required');
-
-  const codeHash = hashSecret(params.code);
-  const code = await deps.store.getCode(codeHash);
+  // The app and the code in one read (docs/performance.md#the-token-exchange-on-postgresql).
+  const codeHash = params.code ? hashSecret(params.code) : undefined;
+  const { app, code } = await authenticateClientRequest(params, authorization, async (clientId) =>
+    codeHash === undefined ? { app: await deps.store.getApp(clientId), code: undefined } : deps.store.getAppAndCode(clientId, codeHash),
+  );
+  if (codeHash === undefined) throw new InvalidInput('code is required');
   if (!code || code.clientId !== app.clientId) {
     throw new InvalidGrant('Invalid authorization code');
   }
@@ -71,7 +72,7 @@ export async function exchangeCode(
   }
 
   const accessToken = randomSecret(TOKEN_BYTES);
-  const won = await deps.store.redeemCode(codeHash, now, {
+  const redemption = await deps.store.redeemCode(codeHash, now, {
     tokenHash: hashSecret(accessToken),
     clientId: app.clientId,
     userId: code.userId,
@@ -81,11 +82,10 @@ export async function exchangeCode(
     revokedAt: null,
     createdAt: now,
   });
-  if (!won) {
-    // The code expired in between, or another redemption committed first: this one is a replay.
-    if ((await deps.store.getCode(codeHash))?.usedAt === null) throw new InvalidGrant('Authorization code has expired');
-    return replayed(deps, code, now);
-  }
+  // The code expired in between, or another redemption committed first: this one is a replay,
+  // and the store has revoked what the first one got.
+  if (redemption.outcome === 'expired') throw new InvalidGrant('Authorization code has expired');
+  if (redemption.outcome === 'replayed') return refuseReplay(deps, code, redemption.revokedTokens);
   const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS };
   if (code.scopes.includes('openid')) result.id_token = await idToken(deps, code, now);
   return result;
@@ -111,7 +111,10 @@ async function idToken(deps: ExchangeDeps, code: CodeRecord, now: number): Promi
 
 /** A second redemption of a code: revoke what the first one got, record it, refuse. */
 async function replayed(deps: Deps, code: CodeRecord, now: number): Promise<never> {
-  const revoked = await deps.store.revokeTokensOfCode(code.codeHash, now);
-  deps.audit?.('code_replay_detected', { clientId: code.clientId, userId: code.userId, revokedTokens: revoked });
+  return refuseReplay(deps, code, await deps.store.revokeTokensOfCode(code.codeHash, now));
+}
+
+function refuseReplay(deps: Deps, code: CodeRecord, revokedTokens: number): never {
+  deps.audit?.('code_replay_detected', { clientId: code.clientId, userId: code.userId, revokedTokens });
   throw new InvalidGrant('Authorization code has already been used; tokens issued from it are revoked');
 }

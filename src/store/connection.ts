@@ -11,7 +11,13 @@ import type pg from 'pg';
  * A parsed DATABASE_URL. `file` is a SQLite file path, or SQLite's own `:memory:` for a database
  * that lives only as long as its one connection.
  */
-export type DatabaseLocation = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
+export type DatabaseLocation = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; poolSize?: number };
+
+/**
+ * The most connections each of an instance's two PostgreSQL pools opens (DATABASE_POOL_SIZE):
+ * knex's, and the hot paths' prepared statements' (docs/performance.md#pool-size).
+ */
+export const DEFAULT_POOL_SIZE = 10;
 
 export type Dialect = DatabaseLocation['dialect'];
 
@@ -54,8 +60,8 @@ function pgConnection(url: string) {
  * (src/store/pg-statements.ts), beside knex's pool. Its connectionTimeoutMillis bounds both a
  * connection attempt and the wait for a free connection.
  */
-export function pgPoolConfig(url: string): pg.PoolConfig {
-  return { ...pgConnection(url), max: 10 };
+export function pgPoolConfig(database: { url: string; poolSize?: number }): pg.PoolConfig {
+  return { ...pgConnection(database.url), max: database.poolSize ?? DEFAULT_POOL_SIZE };
 }
 
 /** The knex configuration for a database; a SQLite file's directory is created if missing. */
@@ -66,7 +72,7 @@ export function knexConfig(database: DatabaseLocation): Knex.Config {
       connection: pgConnection(database.url),
       // Waiting for a free connection is bounded too (knex's default is 60 s).
       acquireConnectionTimeout: PG_ACQUIRE_TIMEOUT_MS,
-      pool: { min: 0, max: 10 },
+      pool: { min: 0, max: database.poolSize ?? DEFAULT_POOL_SIZE },
       log: quietOutageLog,
     };
   }

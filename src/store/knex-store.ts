@@ -30,6 +30,8 @@ import {
   type Row,
 } from './rows.js';
 import {
+  EXPIRED,
+  REDEEMED,
   UniqueViolation,
   type AppRecord,
   type CodeRecord,
@@ -58,6 +60,7 @@ import {
   type PurgeBatch,
   type PurgeCounts,
   type RateLimitRule,
+  type Redemption,
   type SignInRecord,
   type SigningKeyRecord,
   type Store,
@@ -400,25 +403,37 @@ export class KnexStore implements Store {
     return row && toCode(row);
   }
 
-  async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<boolean> {
-    if (!isRowKey(codeHash)) return false;
+  async getAppAndCode(clientId: string, codeHash: string): Promise<{ app: AppRecord | undefined; code: CodeRecord | undefined }> {
+    return { app: await this.getApp(clientId), code: await this.getCode(codeHash) };
+  }
+
+  async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<Redemption> {
+    // No row has this key: as for a code that is gone, there is nothing to revoke.
+    if (!isRowKey(codeHash)) return { outcome: 'replayed', revokedTokens: 0 };
     return this.knex.transaction(async (trx) => {
       const claimed = await trx('auth_codes')
         .where({ code_hash: codeHash })
         .whereNull('used_at')
         .where('expires_at', '>', now)
         .update({ used_at: now, token_hash: token.tokenHash });
-      if (claimed !== 1) return false;
-      await trx('access_tokens').insert(tokenRow(token));
-      return true;
+      if (claimed === 1) {
+        await trx('access_tokens').insert(tokenRow(token));
+        return REDEEMED;
+      }
+      if (await trx('auth_codes').where({ code_hash: codeHash }).whereNull('used_at').first('code_hash')) return EXPIRED;
+      return { outcome: 'replayed', revokedTokens: await this.revokeOfCode(trx, codeHash, now) };
     });
   }
 
-  /** Through the code's row, which names the token it was redeemed for (migration 009). */
   async revokeTokensOfCode(codeHash: string, now: number): Promise<number> {
     if (!isRowKey(codeHash)) return 0;
-    return this.knex('access_tokens')
-      .whereIn('token_hash', this.knex('auth_codes').select('token_hash').where({ code_hash: codeHash }))
+    return this.revokeOfCode(this.knex, codeHash, now);
+  }
+
+  /** Through the code's row, which names the token it was redeemed for (migration 009). */
+  private revokeOfCode(knex: Knex, codeHash: string, now: number): Promise<number> {
+    return knex('access_tokens')
+      .whereIn('token_hash', knex('auth_codes').select('token_hash').where({ code_hash: codeHash }))
       .whereNull('revoked_at')
       .update({ revoked_at: now });
   }
@@ -430,6 +445,10 @@ export class KnexStore implements Store {
       .where('t.token_hash', tokenHash)
       .first<Row | undefined>(TOKEN_WITH_USER_COLUMNS);
     return row && toTokenWithUser(row);
+  }
+
+  async getAppAndToken(clientId: string, tokenHash: string): Promise<{ app: AppRecord | undefined; tokenWithUser: TokenWithUser | undefined }> {
+    return { app: await this.getApp(clientId), tokenWithUser: await this.getTokenWithUser(tokenHash) };
   }
 
   async revokeToken(tokenHash: string, clientId: string, now: number): Promise<boolean> {

@@ -35,9 +35,11 @@ export const STORE_METHODS = [
   'deleteApp',
   'createCode',
   'getCode',
+  'getAppAndCode',
   'redeemCode',
   'revokeTokensOfCode',
   'getTokenWithUser',
+  'getAppAndToken',
   'revokeToken',
 
   // SigningKeyStore

@@ -20,7 +20,7 @@ export function openStoreAt(database: DatabaseLocation | string): KnexStore {
   const knex = knexFactory(knexConfig(location));
   const store =
     location.dialect === 'postgres'
-      ? new PostgresStore(knex, location.url)
+      ? new PostgresStore(knex, location)
       : location.file !== ':memory:'
         ? new SqliteStore(knex, location.file)
         : new KnexStore(knex, location.dialect);

@@ -65,6 +65,22 @@ export function toPublicUserRecord(r: Row): PublicUserRecord {
   };
 }
 
+/** Every users column toUser reads (PostgresStore's prepared read names its columns). */
+export const USER_COLUMNS = [
+  ...PUBLIC_USER_COLUMNS,
+  'email',
+  'password_hash',
+  'pfp_high_water',
+  'email_verified_at',
+  'profile_updated_at',
+  'created_at',
+  'suspension_reason',
+  'suspended_at',
+  'suspended_until',
+  'bio_removed_reason',
+  'bio_removed_at',
+];
+
 export function toUser(r: Row): UserRecord {
   return {
     ...toPublicUserRecord(r),
@@ -132,6 +148,9 @@ export function toModerationAction(r: Row): ModerationActionRecord {
   };
 }
 
+/** Every apps column toApp reads. */
+export const APP_COLUMNS = ['client_id', 'secret_hash', 'public', 'owner_id', 'name', 'redirect_uris', 'post_logout_redirect_uris', 'created_at'];
+
 export function toApp(r: Row): AppRecord {
   return {
     clientId: String(r.client_id),
@@ -145,6 +164,22 @@ export function toApp(r: Row): AppRecord {
     createdAt: num(r.created_at),
   };
 }
+
+/** Every auth_codes column toCode reads. */
+export const CODE_COLUMNS = [
+  'code_hash',
+  'client_id',
+  'user_id',
+  'scopes',
+  'redirect_uri',
+  'code_challenge',
+  'nonce',
+  'auth_time',
+  'amr',
+  'expires_at',
+  'used_at',
+  'created_at',
+];
 
 export function toCode(r: Row): CodeRecord {
   return {

@@ -17,7 +17,7 @@ import {
   toUser,
   type Row,
 } from './rows.js';
-import type { AppRecord, CodeRecord, PublicUserRecord, TokenRecord, TokenWithUser, UserRecord } from './types.js';
+import { EXPIRED, REDEEMED, type AppRecord, type CodeRecord, type PublicUserRecord, type Redemption, type TokenRecord, type TokenWithUser, type UserRecord } from './types.js';
 
 interface QueuedWrite {
   write: () => unknown;
@@ -47,6 +47,7 @@ class Writes {
   readonly claim: Database.Statement<[number, string, string, number]>;
   readonly insertToken: Database.Statement<[Row]>;
   readonly revokeOfCode: Database.Statement<[number, string]>;
+  readonly unusedCode: Database.Statement<[string], Row>;
   readonly revokeOne: Database.Statement<[number, string, string]>;
   readonly app: Database.Statement<[string], Row>;
   readonly code: Database.Statement<[string], Row>;
@@ -64,6 +65,7 @@ class Writes {
     this.revokeOfCode = db.prepare(
       'update access_tokens set revoked_at = ? where token_hash = (select token_hash from auth_codes where code_hash = ?) and revoked_at is null',
     );
+    this.unusedCode = db.prepare('select code_hash from auth_codes where code_hash = ? and used_at is null');
     this.revokeOne = db.prepare('update access_tokens set revoked_at = ? where token_hash = ? and client_id = ? and revoked_at is null');
     this.app = db.prepare('select * from apps where client_id = ?');
     this.code = db.prepare('select * from auth_codes where code_hash = ?');
@@ -81,11 +83,17 @@ class Writes {
     });
   }
 
-  /** The code's claim and the token's insert: false when the code is used or expired. */
-  redeem(codeHash: string, now: number, token: Row): boolean {
-    if (this.claim.run(now, token.token_hash as string, codeHash, now).changes !== 1) return false;
-    this.insertToken.run(token);
-    return true;
+  /**
+   * The code's claim and the token's insert; when the claim fails, why: an unused code has
+   * expired, a used (or gone) one is a replay, whose tokens are revoked in the same savepoint.
+   */
+  redeem(codeHash: string, now: number, token: Row): Redemption {
+    if (this.claim.run(now, token.token_hash as string, codeHash, now).changes === 1) {
+      this.insertToken.run(token);
+      return REDEEMED;
+    }
+    if (this.unusedCode.get(codeHash)) return EXPIRED;
+    return { outcome: 'replayed', revokedTokens: this.revokeOfCode.run(now, codeHash).changes };
   }
 
   /**
@@ -211,8 +219,8 @@ export class SqliteStore extends KnexStore {
     return this.writes;
   }
 
-  override async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<boolean> {
-    if (!isRowKey(codeHash)) return false;
+  override async redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<Redemption> {
+    if (!isRowKey(codeHash)) return { outcome: 'replayed', revokedTokens: 0 };
     const writes = this.writes ?? (await this.prepareWrites());
     const row = tokenRow(token);
     return writes.enqueue(

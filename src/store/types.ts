@@ -131,6 +131,17 @@ export interface TokenRecord {
   createdAt: number;
 }
 
+/**
+ * What redeemCode did. `redeemed`: the code is claimed and its token stored. `expired`: an unused
+ * code past its expiry; nothing written. `replayed`: the code was used already (by an earlier
+ * exchange, or by a concurrent one that committed first) or is gone: every token issued from it is
+ * revoked in the same transaction (RFC 6749 4.1.2), `revokedTokens` of them by this call.
+ */
+export type Redemption = { outcome: 'redeemed' } | { outcome: 'expired' } | { outcome: 'replayed'; revokedTokens: number };
+
+export const REDEEMED: Redemption = Object.freeze({ outcome: 'redeemed' });
+export const EXPIRED: Redemption = Object.freeze({ outcome: 'expired' });
+
 export interface GameRecord {
   id: number;
   authorId: number;
@@ -401,15 +412,20 @@ export interface AppStore {
 
   createCode(code: CodeRecord): Promise<void>;
   getCode(codeHash: string): Promise<CodeRecord | undefined>;
+  /** getApp and getCode in one read (the token exchange: one round trip on PostgreSQL). */
+  getAppAndCode(clientId: string, codeHash: string): Promise<{ app: AppRecord | undefined; code: CodeRecord | undefined }>;
   /**
    * Atomically marks the code used, if it is unused and unexpired, and stores the token issued
-   * from it. Returns false when another redemption got there first (nothing is written then).
+   * from it; otherwise writes nothing, or, when the code was used already (another redemption got
+   * there first), revokes the tokens issued from it. One transaction either way (Redemption).
    */
-  redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<boolean>;
+  redeemCode(codeHash: string, now: number, token: TokenRecord): Promise<Redemption>;
   /** Revokes every token issued from the code. Returns how many were revoked. */
   revokeTokensOfCode(codeHash: string, now: number): Promise<number>;
 
   getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined>;
+  /** getApp and getTokenWithUser in one read (introspection, revocation: one round trip on PostgreSQL). */
+  getAppAndToken(clientId: string, tokenHash: string): Promise<{ app: AppRecord | undefined; tokenWithUser: TokenWithUser | undefined }>;
   /**
    * Revokes the token if it belongs to `clientId` and is not revoked yet; returns whether this
    * call revoked it.
