@@ -37,6 +37,9 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for what a page does after an event (a script loading in a frame, a
+    // fetch filling a field): 1 s, the default, is too short on a loaded CI machine.
+    expect: { poll: { timeout: 10_000 } },
     projects: [
       { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW, ...CLUSTER] } },
       { extends: true, test: { name: 'slow', include: SLOW } },
