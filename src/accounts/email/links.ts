@@ -5,7 +5,7 @@
  */
 import type { Audit } from '../../audit.js';
 import type { Config } from '../../config.js';
-import { InvalidInput } from '../../domain/errors.js';
+import { InvalidInput, RateLimited } from '../../domain/errors.js';
 import type { Mailer } from '../../mail/mailer.js';
 import { hashSecret, randomSecret } from '../../oauth/secrets.js';
 import type { Limits } from '../../security/rate-limit.js';
@@ -66,6 +66,20 @@ export async function mailNewLink(
     await deps.store.deleteEmailLink(hashSecret(token));
     throw err;
   }
+}
+
+/**
+ * A password-reset link for `userId`, within the per-account `forgotPasswordAccount` limit (shared
+ * by forgot-password and a sign-up with a registered address): beyond it nothing is sent, silently.
+ */
+export async function mailResetLinkWithinLimit(deps: EmailDeps, userId: number, mail: (token: string) => Promise<void>): Promise<void> {
+  try {
+    await deps.limits.forgotPasswordAccount.consume(`user:${userId}`);
+  } catch (err) {
+    if (err instanceof RateLimited) return;
+    throw err;
+  }
+  await mailNewLink(deps, userId, 'reset', null, mail);
 }
 
 /** The stored link a token names, if it is one of `purposes` and can still be used; InvalidInput otherwise. */

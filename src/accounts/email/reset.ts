@@ -5,10 +5,10 @@
  */
 import { noticeSecurityChange } from '../notices.js';
 import { hashPassword } from '../passwords.js';
-import { InvalidInput, RateLimited } from '../../domain/errors.js';
+import { InvalidInput } from '../../domain/errors.js';
 import { passwordResetMessage } from '../../mail/messages.js';
 import { checkNewPassword } from '../../users/users.js';
-import { failedRedemption, LINK_INVALID, mailNewLink, usableLink, type EmailDeps } from './links.js';
+import { failedRedemption, LINK_INVALID, mailResetLinkWithinLimit, usableLink, type EmailDeps } from './links.js';
 
 export async function requestPasswordReset(deps: EmailDeps, login: string, ip: string): Promise<void> {
   const key = login.trim().toLowerCase();
@@ -19,14 +19,8 @@ export async function requestPasswordReset(deps: EmailDeps, login: string, ip: s
     const user = key.includes('@') ? await deps.store.getUserByEmail(key) : await deps.store.getUserByName(key);
     deps.audit('password_reset_requested', { userId: user?.id ?? null, ip });
     if (!user) return;
-    try {
-      // Per account, whichever name or address was asked: beyond it mails stop, silently.
-      await deps.limits.forgotPasswordAccount.consume(`user:${user.id}`);
-    } catch (err) {
-      if (err instanceof RateLimited) return;
-      throw err;
-    }
-    await mailNewLink(deps, user.id, 'reset', null, (token) =>
+    // Per account, whichever name or address was asked: beyond it mails stop, silently.
+    await mailResetLinkWithinLimit(deps, user.id, (token) =>
       deps.mailer.send(passwordResetMessage(deps.config.publicUrl, user.email, user.name, token)),
     );
   });

@@ -4,11 +4,11 @@
  * completes a change of address (src/accounts/email/change.ts), whose link proves the new address.
  */
 import type { SignUpOutcome } from '../accounts.js';
-import { Conflict, InvalidInput, RateLimited } from '../../domain/errors.js';
+import { Conflict, InvalidInput } from '../../domain/errors.js';
 import { signUpAttemptMessage, verificationMessage } from '../../mail/messages.js';
 import { hashSecret } from '../../oauth/secrets.js';
 import { UniqueViolation, type UserRecord } from '../../store/types.js';
-import { failedRedemption, mailNewLink, usableLink, type EmailDeps } from './links.js';
+import { failedRedemption, mailNewLink, mailResetLinkWithinLimit, usableLink, type EmailDeps } from './links.js';
 
 /** Mails a new verification link for the user's current address; throws Unavailable when the mail cannot go. */
 async function sendVerification(deps: EmailDeps, user: Pick<UserRecord, 'id' | 'name' | 'email'>): Promise<void> {
@@ -31,13 +31,7 @@ export function mailAfterSignUp(deps: EmailDeps, outcome: SignUpOutcome): void {
       return;
     }
     const owner = outcome.addressOwner;
-    try {
-      await deps.limits.forgotPasswordAccount.consume(`user:${owner.id}`);
-    } catch (err) {
-      if (err instanceof RateLimited) return;
-      throw err;
-    }
-    await mailNewLink(deps, owner.id, 'reset', null, (token) =>
+    await mailResetLinkWithinLimit(deps, owner.id, (token) =>
       deps.mailer.send(signUpAttemptMessage(deps.config.publicUrl, owner.email, owner.name, token)),
     );
   });
