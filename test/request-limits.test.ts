@@ -10,6 +10,7 @@ import net from 'node:net';
 import type { Operation } from 'openapi-backend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../src/http/operations.js';
+import type { Schema } from '../src/http/body-limits.js';
 import { Agent, makeClient, makeUser, TEST_PASSWORD, tokenRequest, startServer, type TestServer } from './helpers.js';
 
 let t: TestServer;
@@ -154,18 +155,6 @@ describe('return_to', () => {
 });
 
 // ---- bodies ------------------------------------------------------------------------------------
-
-interface Schema {
-  type?: string;
-  maxLength?: number;
-  maxItems?: number;
-  enum?: unknown[];
-  items?: Schema;
-  properties?: Record<string, Schema>;
-  allOf?: Schema[];
-  oneOf?: Schema[];
-  anyOf?: Schema[];
-}
 
 /** The largest value the schema allows, every string at maxLength in 4-byte characters. */
 function largest(schema: Schema): unknown {

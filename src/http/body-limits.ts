@@ -12,7 +12,8 @@ const UNBOUNDED_ITEMS = 16;
 /** No operation's limit is below this (what every body had before limits were derived). */
 export const BODY_LIMIT_FLOOR = 16 * 1024;
 
-interface Schema {
+/** The parts of a JSON Schema a body's size depends on. */
+export interface Schema {
   type?: string;
   maxLength?: number;
   maxItems?: number;
