@@ -221,6 +221,44 @@ describe('an account deleted (in another tab) while its own picture change is in
   }
 });
 
+describe('an account deleted (in another tab) while another change of its own is in flight', () => {
+  // The deletion lands after the session was checked, just before the change's write: a write
+  // that finds no account (a "not found", a foreign key refused) answers 401 like the session.
+  const changes: [string, string, Record<string, unknown>, string, () => Promise<unknown[]>][] = [
+    ['updateAccount', '/api/account', { bio: 'Gone soon' }, 'updateUser', async () => []],
+    ['registerApp', '/api/apps', { name: 'Chess', redirect_uris: [CALLBACK] }, 'createApp', () => t.store.knex('apps').where({ name: 'Chess' })],
+    ['registerGame', '/api/games', { title: 'Orphan', url: 'https://game.example/orphan' }, 'createGame', () => t.store.knex('games').where({ title: 'Orphan' })],
+  ];
+
+  for (const [operationId, route, body, storeMethod, leftBehind] of changes) {
+    it(`${operationId}: 401 "Sign in first", nothing written`, async () => {
+      const { agent, user } = await signedInAgent(t);
+      const method = operationId === 'updateAccount' ? 'PATCH' : 'POST';
+      let deletion: number | undefined;
+      const restore = interceptOnce(t.store, storeMethod, 'before', async () => {
+        deletion = (await agent.json('POST', '/api/account/deletion', { password: TEST_PASSWORD, confirm: user.name })).status;
+      });
+      let res: Response;
+      try {
+        res = await agent.json(method, route, body);
+      } finally {
+        restore();
+      }
+      expect(deletion).toBe(204);
+      expect([res.status, await res.json()]).toEqual([401, { message: 'Sign in first' }]);
+      expect(await t.store.getUser(user.id)).toBeUndefined();
+      expect(await leftBehind()).toEqual([]);
+    });
+  }
+
+  it('a "not found" of an account that still exists is answered as it was', async () => {
+    const { agent, user } = await signedInAgent(t);
+    const res = await agent.json('DELETE', '/api/account/grants/nobody');
+    expect([res.status, await res.json()]).toEqual([404, { message: 'No grant for this app' }]);
+    expect(await t.store.getUser(user.id)).toBeDefined();
+  });
+});
+
 describe('CLI user delete', () => {
   async function cli(...argv: string[]) {
     let stdout = '';

@@ -57,20 +57,29 @@ export function signedInUser(ctx: Koa.Context): UserRecord {
 }
 
 /**
- * A change to the signed-in user's own account, which may be deleted (in another tab, by an
- * operator) while the change is in flight: the session went with the account, so the change
- * answers what any request on that session now gets, 401 "Sign in first", rather than the
- * NotFound `change` meets for its user. Returns the account as the change left it.
+ * The failure of an operation that requires a signed-in user, as that user now sees it. The
+ * account may have been deleted (in another tab, by an operator) after the session was checked:
+ * the session went with it, so a "not found" for the account, or a write refused for a row that
+ * no longer exists, answers what any request on that session now gets, 401 "Sign in first".
+ * Any other failure, and any failure of a user who still exists, is thrown as it was.
+ */
+export async function signedOutIfAccountGone(err: unknown, userId: number, deps: AppDeps): Promise<never> {
+  if (err instanceof NotFound || httpErrorOf(err) === undefined) {
+    const gone = await deps.store.getUser(userId).then((user) => !user, () => false);
+    if (gone) throw new Unauthenticated('Sign in first');
+  }
+  throw err;
+}
+
+/**
+ * A change to the signed-in user's own account that answers with the account as the change left
+ * it: an account deleted after the change also answers 401 "Sign in first" (a failure during the
+ * change is signedOutIfAccountGone's, for every operation that requires a signed-in user).
  */
 export async function changeOwnAccount(deps: AppDeps, userId: number, change: () => Promise<unknown>): Promise<UserRecord> {
-  const signedOut = () => new Unauthenticated('Sign in first');
-  try {
-    await change();
-  } catch (err) {
-    throw err instanceof NotFound ? signedOut() : err;
-  }
+  await change();
   const user = await deps.store.getUser(userId);
-  if (!user) throw signedOut();
+  if (!user) throw new Unauthenticated('Sign in first');
   return user;
 }
 

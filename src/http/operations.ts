@@ -9,6 +9,7 @@ import { ApiError, httpErrorOf } from './error-responses.js';
 import { handlerInput, operationHandlers, securityHandlers, type AppDeps } from '../handlers/index.js';
 import type Koa from 'koa';
 import { precompileRouting } from './routing.js';
+import { signedOutIfAccountGone } from '../handlers/web.js';
 
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -87,6 +88,12 @@ export function notFoundMessage(method: string, path: string, why?: string): str
   return why ? `No such resource: ${why}` : `No such route: ${method.toUpperCase()} ${path}`;
 }
 
+/** Whether every way to call the operation needs a signed-in user (it then declares 401). */
+function requiresSession(operation: Operation): boolean {
+  const requirements = operation.security ?? [];
+  return requirements.length > 0 && requirements.every((r) => 'session' in r);
+}
+
 export async function createApi(options: ApiOptions = {}): Promise<Api> {
   const api = new OpenAPIBackend({
     definition: CONTRACT_PATH,
@@ -102,7 +109,12 @@ export async function createApi(options: ApiOptions = {}): Promise<Api> {
     Object.entries(operationHandlers).map(([operationId, handler]): [string, RegisteredHandler] => [
       operationId,
       options.operationHandler?.(operationId) ??
-        ((c, ctx, deps) => (handler as (i: unknown, ctx: Koa.Context, deps: AppDeps) => Promise<void>)(handlerInput(c), ctx, deps)),
+        ((c, ctx, deps) => {
+          const done = (handler as (i: unknown, ctx: Koa.Context, deps: AppDeps) => Promise<void>)(handlerInput(c), ctx, deps);
+          // Set by the `session` scheme: the account may be deleted while the operation runs.
+          const user = ctx.state.user;
+          return user && requiresSession(c.operation) ? done.catch((err: unknown) => signedOutIfAccountGone(err, user.id, deps)) : done;
+        }),
     ]),
   );
   api.register({
