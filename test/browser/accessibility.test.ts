@@ -96,6 +96,12 @@ async function signedOut(viewport: Viewport): Promise<void> {
   expect(await page.textContent('#error-message')).not.toBe('');
   await checkHere(page, viewport.name, 'signin-error');
   await check(page, viewport.name, 'signup', '/signup');
+  await page.fill('input[name=name]', `newcomer_${viewport.name}`);
+  await page.fill('input[name=email]', `newcomer-${viewport.name}@example.com`);
+  await page.fill('input[name=password]', 'a new password 1');
+  await submit(page, 'main button[type=submit]', '/signup');
+  expect(await page.textContent('#sign-up-sent')).toBe(`We sent a mail to newcomer-${viewport.name}@example.com. Follow its link to confirm the address.`);
+  await checkHere(page, viewport.name, 'signup-sent');
   await check(page, viewport.name, 'forgot-password', '/forgot-password');
   await page.fill('input[name=login]', other.name);
   await submit(page, 'main button[type=submit]', '/forgot-password');
