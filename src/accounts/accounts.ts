@@ -1,7 +1,6 @@
-import { Conflict, Unauthenticated } from '../domain/errors.js';
 /** Signing up, signing in (rate-limited, constant work for unknown names) and play heartbeats. */
 import type { Audit, AuditEvents } from '../audit.js';
-import { RateLimited } from '../domain/errors.js';
+import { Conflict, RateLimited, SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import type { Limits } from '../security/rate-limit.js';
 import type { Store, UserRecord } from '../store/types.js';
 import { createUser, EMAIL_TAKEN, NAME_TAKEN, normalizeEmail, type NewAccount } from '../users/users.js';
@@ -92,7 +91,7 @@ interface HeartbeatResult {
 export async function heartbeat(deps: { store: Store; now: () => number }, userId: number): Promise<HeartbeatResult> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const user = await deps.store.getUser(userId);
-    if (!user) throw new Unauthenticated('Sign in first');
+    if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
     const now = deps.now();
     const elapsed = now - user.lastHeartbeat;
     const continuing = user.lastHeartbeat > 0 && elapsed >= 0 && elapsed <= HEARTBEAT_GAP_MS;

@@ -5,7 +5,7 @@
  * picture sweep removes, never a user whose files are missing.
  */
 import type { Audit } from '../audit.js';
-import { InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
+import { InvalidInput, NotFound, SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import type { PictureStore } from '../pictures/pictures.js';
 import type { Store } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
@@ -33,7 +33,7 @@ export async function deleteOwnAccount(
   ip: string,
 ): Promise<void> {
   const user = await deps.store.getUser(input.userId);
-  if (!user) throw new Unauthenticated('Sign in first');
+  if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   if (input.confirm !== user.name) throw new InvalidInput('Type your name exactly to confirm');
   await confirmPassword(deps, user, input.password, ip, 'The password is wrong');
   await deleteUser(deps, user.id, 'user');

@@ -6,7 +6,7 @@
  * actions on the account without who took them or who reported it (docs/moderation.md#the-record).
  */
 import type { components } from '../../generated/api.js';
-import { Unauthenticated } from '../domain/errors.js';
+import { SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import { authenticatorAppView } from './factors.js';
 import { listPasskeys } from './passkeys.js';
 import { allSignIns } from './sign-ins.js';
@@ -22,7 +22,7 @@ type AccountExport = components['schemas']['AccountExport'];
 
 export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
   const user = await deps.store.getUser(userId);
-  if (!user) throw new Unauthenticated('Sign in first');
+  if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   const [apps, games, grants, sessions, signIns, passkeys, authenticatorApp, moderation] = await Promise.all([
     deps.store.listAppsByOwner(userId),
     deps.store.listGamesByAuthor(userId),

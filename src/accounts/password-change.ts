@@ -4,7 +4,7 @@
  * change. The session that made the change stays signed in.
  */
 import type { Audit } from '../audit.js';
-import { Unauthenticated } from '../domain/errors.js';
+import { SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import { checkNewPassword } from '../users/users.js';
 import type { AccountDeps } from './accounts.js';
 import { hashPassword } from './passwords.js';
@@ -16,7 +16,7 @@ export async function changePassword(
   ip: string,
 ): Promise<void> {
   const user = await deps.store.getUser(input.userId);
-  if (!user) throw new Unauthenticated('Sign in first');
+  if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   checkNewPassword(input.newPassword);
   await confirmPassword(deps, user, input.currentPassword, ip, 'The current password is wrong');
   await deps.store.setUserPassword(user.id, await hashPassword(input.newPassword));

@@ -76,6 +76,9 @@ export class Unauthenticated extends DomainError {
   }
 }
 
+/** What a request that needs a signed-in user answers (401) without one: the contract's SignInRequired. */
+export const SIGN_IN_FIRST = 'Sign in first';
+
 /** Authenticated, but not allowed to do this. `challenge` as on Unauthenticated (insufficient_scope). */
 export class Forbidden extends DomainError {
   readonly kind = 'forbidden';

@@ -1,7 +1,7 @@
 /** What the page and session handlers share: the signed-in user, HTML responses, redirects. */
 import type Koa from 'koa';
 import { recordSignIn } from '../accounts/sign-ins.js';
-import { NotFound, Unauthenticated } from '../domain/errors.js';
+import { NotFound, SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import { httpErrorOf } from '../http/error-responses.js';
 import { refuseSuspended } from '../moderation/moderation.js';
 import type { PageUser } from '../pages/html.js';
@@ -66,7 +66,7 @@ export function signedInUser(ctx: Koa.Context): UserRecord {
 export async function signedOutIfAccountGone(err: unknown, userId: number, deps: AppDeps): Promise<never> {
   if (err instanceof NotFound || httpErrorOf(err) === undefined) {
     const gone = await deps.store.getUser(userId).then((user) => !user, () => false);
-    if (gone) throw new Unauthenticated('Sign in first');
+    if (gone) throw new Unauthenticated(SIGN_IN_FIRST);
   }
   throw err;
 }
@@ -79,7 +79,7 @@ export async function signedOutIfAccountGone(err: unknown, userId: number, deps:
 export async function changeOwnAccount(deps: AppDeps, userId: number, change: () => Promise<unknown>): Promise<UserRecord> {
   await change();
   const user = await deps.store.getUser(userId);
-  if (!user) throw new Unauthenticated('Sign in first');
+  if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   return user;
 }
 

@@ -113,7 +113,11 @@ export async function createApi(options: ApiOptions = {}): Promise<Api> {
           const done = (handler as (i: unknown, ctx: Koa.Context, deps: AppDeps) => Promise<void>)(handlerInput(c), ctx, deps);
           // Set by the `session` scheme: the account may be deleted while the operation runs.
           const user = ctx.state.user;
-          return user && requiresSession(c.operation) ? done.catch((err: unknown) => signedOutIfAccountGone(err, user.id, deps)) : done;
+          if (!user) return done;
+          return done.catch(async (err: unknown) => {
+            if (requiresSession(c.operation)) return signedOutIfAccountGone(err, user.id, deps);
+            throw err;
+          });
         }),
     ]),
   );

@@ -1,4 +1,5 @@
 import { ApiError } from './error-responses.js';
+import { SIGN_IN_FIRST } from '../domain/errors.js';
 import { csrfTokenValid } from '../sessions/csrf.js';
 import { currentUser } from '../handlers/web.js';
 import type { SecurityHandler } from '../handlers/types.js';
@@ -6,7 +7,7 @@ import type { SecurityHandler } from '../handlers/types.js';
 /** The `session` scheme: a signed-in user, or 401. */
 export const session: SecurityHandler = async (_c, ctx, deps) => {
   const user = await currentUser(ctx, deps);
-  if (!user) throw new ApiError(401, 'Sign in first');
+  if (!user) throw new ApiError(401, SIGN_IN_FIRST);
   ctx.state.user = user;
   return true;
 };
