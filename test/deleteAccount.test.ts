@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/admin.js';
 import { setPicture } from '../src/pictures/pictures.js';
@@ -250,6 +251,16 @@ describe('an account deleted (in another tab) while another change of its own is
       expect(await leftBehind()).toEqual([]);
     });
   }
+
+  it('every operation that requires a session declares the 401 the rule answers with', () => {
+    type Operation = { operationId: string; security?: Record<string, unknown>[]; responses: Record<string, unknown> };
+    const contract = yaml.load(fs.readFileSync(new URL('../openapi.yaml', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, Operation>> };
+    const sessionOnly = Object.values(contract.paths)
+      .flatMap((item) => Object.values(item))
+      .filter((op) => op.security !== undefined && op.security.length > 0 && op.security.every((r) => 'session' in r));
+    expect(sessionOnly.map((op) => op.operationId)).toEqual(expect.arrayContaining(changes.map(([operationId]) => operationId)));
+    expect(sessionOnly.filter((op) => !('401' in op.responses)).map((op) => op.operationId)).toEqual([]);
+  });
 
   it('a "not found" of an account that still exists is answered as it was', async () => {
     const { agent, user } = await signedInAgent(t);
