@@ -490,7 +490,10 @@ export interface paths {
          *     works once; a code of the app is taken once too). Right: the session signs in (a fresh
          *     session id) and the browser goes to the `return_to` the sign-in form had, or `/account`.
          *     Wrong (401) or too late (401: sign in again) shows the page again with the reason.
-         *     Attempts are rate-limited per client address and per account, like passwords (429). When
+         *     Every attempt counts against the client address (429); wrong codes count against this
+         *     sign-in (after 5 the step ends: 401, sign in again with the password) and against the
+         *     account (10 an hour, then even a right code is 429), and no right password resets either
+         *     count (docs/decisions.md#rate-limits). When
          *     the app's stored secret cannot be opened (SESSION_SECRET lost the key that sealed it), a
          *     6-digit code cannot be checked: 503, asking for a recovery code instead.
          */
@@ -1211,8 +1214,11 @@ export interface paths {
          * @description Makes a new secret for an authenticator app and answers it as an `otpauth://` URI (TOTP:
          *     SHA-1, 6 digits, 30 seconds) and as a QR code of that URI. Nothing changes at sign-in until
          *     the first code confirms it (`POST /api/account/totp/confirm`); starting again replaces an
-         *     unconfirmed setup. 409 while an app is switched on. Requires the session cookie and the
-         *     CSRF token.
+         *     unconfirmed setup. 409 while an app is switched on. Requires the password (missing: 400;
+         *     wrong: 403; rate-limited like sign-in: 429), or a passkey confirmation of this session in
+         *     the last 5 minutes (`POST /api/account/reauth/passkey`) instead, as switching the app off
+         *     does: a stolen session alone cannot put its own authenticator on the account. Requires the
+         *     session cookie and the CSRF token.
          */
         post: operations["startTotpSetup"];
         /**
@@ -1241,10 +1247,12 @@ export interface paths {
         /**
          * Switch the authenticator app on with its first code
          * @description Switches on the setup `POST /api/account/totp` started, given a current code of the app,
-         *     and answers ten single-use recovery codes, shown this once (only their hashes are kept).
-         *     From then on signing in asks for a code after the password. A wrong code is 400 and counts
-         *     against the account like a wrong password (429 once over the limit). 409 when no setup is
-         *     waiting. Requires the session cookie and the CSRF token.
+         *     and answers ten single-use recovery codes, shown this once (only keyed hashes of them are
+         *     kept). From then on signing in asks for a code after the password, and every other session
+         *     of the account is signed out (`endedSessions` says how many): they were signed in without
+         *     the code. A wrong code is 400 and counts against the account (429 once over the limit,
+         *     docs/decisions.md#rate-limits). 409 when no setup is waiting. Requires the session cookie
+         *     and the CSRF token.
          */
         post: operations["confirmTotpSetup"];
         delete?: never;
@@ -1293,7 +1301,11 @@ export interface paths {
          *     account: a discoverable credential and user verification are preferred, and the account's
          *     passkeys are excluded (one authenticator is registered once). The challenge is kept in the
          *     session for 5 minutes and is good for one answer (`addPasskey`); asking again replaces it.
-         *     Requires the session cookie and the CSRF token.
+         *     Requires the password (missing: 400; wrong: 403; rate-limited like sign-in: 429), or a
+         *     passkey confirmation of this session in the last 5 minutes (`POST
+         *     /api/account/reauth/passkey`) instead: a passkey signs in without the password and without
+         *     the authenticator app, so a stolen session alone cannot add one. Requires the session
+         *     cookie and the CSRF token.
          */
         post: operations["passkeyRegistrationOptions"];
         delete?: never;
@@ -1347,11 +1359,11 @@ export interface paths {
          * Remove a passkey
          * @description Removes one of the user's passkeys: it no longer signs in here (the authenticator may
          *     still list it until the person deletes it there). 404 when the user has no passkey with
-         *     this id (another user's passkey included). Removing the account's last passkey while no
-         *     authenticator app is switched on requires the password (missing: 400; wrong: 403;
-         *     rate-limited like sign-in: 429) or a passkey confirmation of this session in the last 5
-         *     minutes (`POST /api/account/reauth/passkey`); other removals need no body. Requires the
-         *     session cookie and the CSRF token.
+         *     this id (another user's passkey included). Requires the password (missing: 400; wrong:
+         *     403; rate-limited like sign-in: 429) or a passkey confirmation of this session in the last
+         *     5 minutes (`POST /api/account/reauth/passkey`), as every factor change does: a stolen
+         *     session alone cannot take a way in from its owner. Requires the session cookie and the
+         *     CSRF token.
          */
         delete: operations["removePasskey"];
         options?: never;
@@ -2521,9 +2533,15 @@ export interface components {
             /** @description A QR code of `uri`, as an SVG image in a `data:` URL. */
             qrImage: string;
         };
+        TotpSwitchedOn: {
+            recoveryCodes: components["schemas"]["RecoveryCodeList"];
+            /** @description How many other sessions of the account were signed out (every one but the one that switched the app on). */
+            endedSessions: number;
+        };
+        /** @description Ten single-use codes that stand in for a code of the authenticator app at sign-in; shown only now. */
+        RecoveryCodeList: string[];
         RecoveryCodes: {
-            /** @description Ten single-use codes that stand in for a code of the authenticator app at sign-in; shown only now. */
-            recoveryCodes: string[];
+            recoveryCodes: components["schemas"]["RecoveryCodeList"];
         };
         /** @description The password asked again before a factor change; it may be left out while a passkey confirmation of this session (`POST /api/account/reauth/passkey`, 5 minutes) stands in for it. */
         PasswordConfirmation: {
@@ -5412,7 +5430,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordConfirmation"];
+            };
+        };
         responses: {
             /** @description The setup, waiting for its first code. */
             200: {
@@ -5429,8 +5456,22 @@ export interface operations {
                     "application/json": components["schemas"]["TotpSetup"];
                 };
             };
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Body field password is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["SignInRequired"];
-            403: components["responses"]["CsrfFailed"];
+            403: components["responses"]["WrongPasswordOrCsrf"];
             /** @description An authenticator app is switched on already. */
             409: {
                 headers: {
@@ -5445,6 +5486,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     disableTotp: {
@@ -5528,7 +5572,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Switched on; the recovery codes. */
+            /** @description Switched on; the recovery codes, and how many other sessions ended. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5547,10 +5591,11 @@ export interface operations {
                      *         "cd3ef-gh4jk",
                      *         "mn5pq-rs2tu",
                      *         "vw3xy-z4a5b"
-                     *       ]
+                     *       ],
+                     *       "endedSessions": 2
                      *     }
                      */
-                    "application/json": components["schemas"]["RecoveryCodes"];
+                    "application/json": components["schemas"]["TotpSwitchedOn"];
                 };
             };
             /** @description The code is not a current code of the app. */
@@ -5673,7 +5718,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordConfirmation"];
+            };
+        };
         responses: {
             /** @description The registration options. */
             200: {
@@ -5726,8 +5780,25 @@ export interface operations {
                     "application/json": components["schemas"]["PasskeyCreationOptions"];
                 };
             };
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Body field password is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["SignInRequired"];
-            403: components["responses"]["CsrfFailed"];
+            403: components["responses"]["WrongPasswordOrCsrf"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listPasskeys: {
@@ -5889,7 +5960,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The last passkey, and the password is missing (no recent passkey confirmation stands in for it) or not a string. */
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -24,17 +24,20 @@ export interface AuditEvents {
   /**
    * `userId` when the login (or the passkey) names an account; never the login as typed.
    * `passkey_counter`: the passkey's signature counter did not grow (a cloned authenticator?).
+   * `step_exhausted`: an owed second step took its limit of wrong codes and ended.
    */
   sign_in_failed: {
     userId?: number;
     ip: string;
-    reason: 'rate_limited' | 'account_locked' | 'wrong_password' | 'unknown_account' | 'passkey_unknown' | 'passkey_invalid' | 'passkey_counter' | 'wrong_code';
+    reason: 'rate_limited' | 'account_locked' | 'wrong_password' | 'unknown_account' | 'passkey_unknown' | 'passkey_invalid' | 'passkey_counter' | 'wrong_code' | 'step_exhausted';
   };
   sign_out: { userId: number; ip: string } | { userId: number; scope: 'one' } | { userId: number; scope: 'everywhere'; endedSessions: number };
   passkey_added: { userId: number; passkeyId: number; ip: string };
   passkey_removed: { userId: number; passkeyId: number; ip: string };
   password_changed: { userId: number; endedSessions: number };
-  second_factor_changed: { userId: number; change: 'totp_enabled' | 'totp_disabled' | 'recovery_codes_replaced' };
+  second_factor_changed:
+    | { userId: number; change: 'totp_enabled'; endedSessions: number }
+    | { userId: number; change: 'totp_disabled' | 'recovery_codes_replaced' };
   /** The signed-in person confirmed who they are with a passkey (it stands in for the password for 5 minutes). */
   passkey_confirmed: { userId: number; ip: string };
   /** An operator removed every factor of the account (`admin user factors --reset`). */

@@ -1,5 +1,6 @@
 /** Entry point: load config, open the store, build the app, listen; close cleanly on SIGTERM/SIGINT. */
 import type { Server, ServerResponse } from 'node:http';
+import { upgradeRecoveryCodes } from './accounts/second-factor.js';
 import { createApp } from './http/app.js';
 import { listen } from './http/client-errors.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
   const { koa, deps } = await createApp({ config, store, logger, metrics });
   // The ID token signing key: made at first start, then shared through the database.
   await deps.keys.signingKey();
+  const upgraded = await upgradeRecoveryCodes(store);
+  if (upgraded > 0) logger.info({ upgraded }, 'recovery codes re-hashed with scrypt');
   const metricsServer = metrics && (await startMetricsListener(metrics, config.metricsPort!, config.metricsHost, logger));
   if (metricsServer) {
     const bound = metricsServer.address();

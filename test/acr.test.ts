@@ -48,7 +48,7 @@ async function consent(agent: Agent, path: string): Promise<string> {
 
 /** Switches the authenticator app on for the agent's user (the session stays one-factor). */
 async function switchOnTotp(agent: Agent): Promise<TOTP> {
-  const { uri } = (await (await agent.json('POST', '/api/account/totp')).json()) as { uri: string };
+  const { uri } = (await (await agent.json('POST', '/api/account/totp', { password: TEST_PASSWORD })).json()) as { uri: string };
   const totp = URI.parse(uri) as TOTP;
   expect((await agent.json('POST', '/api/account/totp/confirm', { code: totp.generate({ timestamp: t.clock.now() }) })).status).toBe(200);
   t.clock.advance(30_000);
@@ -83,7 +83,7 @@ describe('the ID token says how the person signed in', () => {
   it('a passkey with user verification: amr hwk user mfa, acr 2', async () => {
     const { agent: owner } = await signedInAgent(t);
     const key = softKey();
-    const options = (await (await owner.json('POST', '/api/account/passkeys/options')).json()) as { challenge: string; user: { id: string } };
+    const options = (await (await owner.json('POST', '/api/account/passkeys/options', { password: TEST_PASSWORD })).json()) as { challenge: string; user: { id: string } };
     expect((await owner.json('POST', '/api/account/passkeys', { credential: key.register(options) })).status).toBe(201);
     const agent = new Agent(t);
     const challenge = (await (await agent.json('POST', '/api/session/passkey/options')).json()) as { challenge: string; user: { id: string } };
@@ -125,7 +125,7 @@ describe('acr_values at /oauth', () => {
   it('2, and the fresh sign-in again reached one factor (password of a person with a passkey): goes on, once, with acr 1', async () => {
     const { agent: owner, user } = await signedInAgent(t);
     const key = softKey();
-    const options = (await (await owner.json('POST', '/api/account/passkeys/options')).json()) as { challenge: string; user: { id: string } };
+    const options = (await (await owner.json('POST', '/api/account/passkeys/options', { password: TEST_PASSWORD })).json()) as { challenge: string; user: { id: string } };
     expect((await owner.json('POST', '/api/account/passkeys', { credential: key.register(options) })).status).toBe(201);
     const client = await appOf();
     const path = oauthPath(client, { acr_values: '2' });

@@ -34,11 +34,11 @@ describe('notices of sign-in changes', () => {
     expect((await agent.json('POST', '/api/account/password', { currentPassword: TEST_PASSWORD, newPassword: secrets[1] })).status).toBe(204);
 
     const key = new SoftAuthenticator({ rpId: 'idp.example', origin: 'https://idp.example' });
-    const options = (await (await agent.json('POST', '/api/account/passkeys/options')).json()) as { challenge: string; user: { id: string } };
+    const options = (await (await agent.json('POST', '/api/account/passkeys/options', { password: secrets[1] })).json()) as { challenge: string; user: { id: string } };
     const added = (await (await agent.json('POST', '/api/account/passkeys', { credential: key.register(options) })).json()) as { id: number };
     expect((await agent.json('DELETE', `/api/account/passkeys/${added.id}`, { password: secrets[1] })).status).toBe(204);
 
-    const { uri } = (await (await agent.json('POST', '/api/account/totp')).json()) as { uri: string };
+    const { uri } = (await (await agent.json('POST', '/api/account/totp', { password: secrets[1] })).json()) as { uri: string };
     const totp = URI.parse(uri) as TOTP;
     secrets.push(totp.secret.base32);
     const on = (await (await agent.json('POST', '/api/account/totp/confirm', { code: totp.generate({ timestamp: t.clock.now() }) })).json()) as { recoveryCodes: string[] };

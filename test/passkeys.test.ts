@@ -5,7 +5,7 @@
  * errors each operation declares. The browser's side is test/browser/passkeys.test.ts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { mayRemovePasskey, passkeyAmr } from '../src/accounts/passkeys.js';
+import { passkeyAmr } from '../src/accounts/passkeys.js';
 import type { AuditEvent, AuditFields } from '../src/audit.js';
 import { RateLimited } from '../src/domain/errors.js';
 import { liftSuspension, suspendUser } from '../src/moderation/moderation.js';
@@ -36,7 +36,7 @@ function authenticator(o: { synced?: boolean; userVerified?: boolean } = {}): So
 /** Registers a new software passkey for the agent's user; returns it and its id. */
 async function addPasskey(agent: Agent, o: { synced?: boolean; name?: string } = {}): Promise<{ key: SoftAuthenticator; id: number }> {
   const key = authenticator(o);
-  const options = (await (await agent.json('POST', '/api/account/passkeys/options')).json()) as Options;
+  const options = (await (await agent.json('POST', '/api/account/passkeys/options', { password: TEST_PASSWORD })).json()) as Options;
   const res = await agent.json('POST', '/api/account/passkeys', { credential: key.register(options), ...(o.name ? { name: o.name } : {}) });
   expect(res.status).toBe(201);
   return { key, id: ((await res.json()) as { id: number }).id };
@@ -61,7 +61,7 @@ describe('the account passkeys', () => {
   it('registers with options for this relying party, lists, renames and removes a passkey', async () => {
     const { agent, user } = await signedInAgent(t);
     events = [];
-    const res = await agent.json('POST', '/api/account/passkeys/options');
+    const res = await agent.json('POST', '/api/account/passkeys/options', { password: TEST_PASSWORD });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const options = (await res.json()) as Options & Record<string, unknown>;
@@ -83,7 +83,7 @@ describe('the account passkeys', () => {
     expect(stored).toMatchObject({ credentialId: key.id, counter: 0, transports: ['internal'], deviceType: 'multiDevice', backedUp: true });
 
     // The next options exclude it; a second passkey is "Passkey 2" unless named.
-    const next = (await (await agent.json('POST', '/api/account/passkeys/options')).json()) as { excludeCredentials: unknown[] };
+    const next = (await (await agent.json('POST', '/api/account/passkeys/options', { password: TEST_PASSWORD })).json()) as { excludeCredentials: unknown[] };
     expect(next.excludeCredentials).toEqual([{ id: key.id, type: 'public-key', transports: ['internal'] }]);
     const second = await addPasskey(agent, { name: '  Work key ' });
 
@@ -99,7 +99,7 @@ describe('the account passkeys', () => {
       },
     ]);
     expect(await body(await agent.json('PATCH', `/api/account/passkeys/${id}`, { name: 'Phone' }))).toEqual([200, { id, name: 'Phone', created_at: now, synced: true }]);
-    const removed = await agent.json('DELETE', `/api/account/passkeys/${second.id}`);
+    const removed = await agent.json('DELETE', `/api/account/passkeys/${second.id}`, { password: TEST_PASSWORD });
     expect(removed.status).toBe(204);
     expect(((await (await agent.fetch('/api/account/passkeys')).json()) as { passkeys: { name: string }[] }).passkeys.map((p) => p.name)).toEqual(['Phone']);
     expect(events.at(-1)).toEqual({ event: 'passkey_removed', fields: { userId: user.id, passkeyId: second.id, ip: '127.0.0.1' } });
@@ -112,12 +112,12 @@ describe('the account passkeys', () => {
     // Never asked for.
     expect(await body(await agent.json('POST', '/api/account/passkeys', { credential: key.register({ challenge: 'abc', user: { id: 'MQ' } }) }))).toEqual([400, noChallenge]);
     // Another origin: refused, and the challenge is gone.
-    let options = (await (await agent.json('POST', '/api/account/passkeys/options')).json()) as Options;
+    let options = (await (await agent.json('POST', '/api/account/passkeys/options', { password: TEST_PASSWORD })).json()) as Options;
     const foreign = await agent.json('POST', '/api/account/passkeys', { credential: key.register(options, 'https://evil.example') });
     expect(await body(foreign)).toEqual([400, { message: 'The passkey could not be verified' }]);
     expect(await body(await agent.json('POST', '/api/account/passkeys', { credential: key.register(options) }))).toEqual([400, noChallenge]);
     // Expired after 5 minutes.
-    options = (await (await agent.json('POST', '/api/account/passkeys/options')).json()) as Options;
+    options = (await (await agent.json('POST', '/api/account/passkeys/options', { password: TEST_PASSWORD })).json()) as Options;
     t.clock.advance(5 * 60 * 1000);
     expect(await body(await agent.json('POST', '/api/account/passkeys', { credential: key.register(options) }))).toEqual([400, noChallenge]);
   });
@@ -127,7 +127,7 @@ describe('the account passkeys', () => {
     const { key } = await addPasskey(agent);
     const { agent: other } = await signedInAgent(t);
     for (const who of [agent, other]) {
-      const options = (await (await who.json('POST', '/api/account/passkeys/options')).json()) as Options;
+      const options = (await (await who.json('POST', '/api/account/passkeys/options', { password: TEST_PASSWORD })).json()) as Options;
       expect(await body(await who.json('POST', '/api/account/passkeys', { credential: key.register(options) }))).toEqual([409, { message: 'This passkey is registered already' }]);
     }
   });
@@ -293,22 +293,27 @@ describe('the pages', () => {
     const { agent } = await signedInAgent(t);
     const account = await (await agent.fetch('/account')).text();
     expect(account).toMatch(/<section id="password" class="card">[^]*<\/section>\n<section id="passkeys" class="card"><h2>Passkeys<\/h2>/);
-    expect(account).toContain('<button type="button" id="add-passkey">Add a passkey</button>');
+    expect(account).toContain('<button type="submit" id="add-passkey">Add a passkey</button>');
+    expect(account).toContain('<input type="password" id="add-passkey-password" name="password" autocomplete="current-password" required maxlength="256" aria-describedby="add-passkey-error">');
     expect(account).toContain('<script src="/assets/simplewebauthn-browser.js"></script><script src="/assets/passkeys.js"></script>');
   });
 });
 
-describe('confirming before removing the last passkey', () => {
-  it('asks for the password (400 missing, 403 wrong) for the last passkey only', async () => {
+describe('confirming before adding or removing a passkey', () => {
+  it('asks for the password (400 missing, 403 wrong) to add a passkey and to remove any passkey, the last or not', async () => {
     const { agent, user } = await signedInAgent(t);
+    const missing = [400, { message: 'Body field password is required' }];
+    const wrong = [403, { message: 'The password is wrong' }];
+    expect(await body(await agent.json('POST', '/api/account/passkeys/options'))).toEqual(missing);
+    expect(await body(await agent.json('POST', '/api/account/passkeys/options', { password: 'wrong password' }))).toEqual(wrong);
     const first = await addPasskey(agent);
     const second = await addPasskey(agent);
-    expect((await agent.json('DELETE', `/api/account/passkeys/${first.id}`)).status).toBe(204);
-    const missing = [400, { message: 'Body field password is required' }];
-    expect(await body(await agent.json('DELETE', `/api/account/passkeys/${second.id}`))).toEqual(missing);
-    expect(await body(await agent.json('DELETE', `/api/account/passkeys/${second.id}`, {}))).toEqual(missing);
-    expect(await body(await agent.json('DELETE', `/api/account/passkeys/${second.id}`, { password: 'wrong password' }))).toEqual([403, { message: 'The password is wrong' }]);
-    expect((await agent.json('DELETE', `/api/account/passkeys/${second.id}`, { password: TEST_PASSWORD })).status).toBe(204);
+    for (const passkey of [first, second]) {
+      expect(await body(await agent.json('DELETE', `/api/account/passkeys/${passkey.id}`))).toEqual(missing);
+      expect(await body(await agent.json('DELETE', `/api/account/passkeys/${passkey.id}`, {}))).toEqual(missing);
+      expect(await body(await agent.json('DELETE', `/api/account/passkeys/${passkey.id}`, { password: 'wrong password' }))).toEqual(wrong);
+      expect((await agent.json('DELETE', `/api/account/passkeys/${passkey.id}`, { password: TEST_PASSWORD })).status).toBe(204);
+    }
     expect(await t.store.listPasskeys(user.id)).toEqual([]);
   });
 
@@ -337,16 +342,8 @@ describe('confirming before removing the last passkey', () => {
     t.clock.advance(5 * 60 * 1000);
     expect((await agent.json('DELETE', `/api/account/passkeys/${id}`)).status).toBe(400);
     expect((await confirm(agent, key)).status).toBe(204);
+    // The confirmation stands in for the password when adding a passkey too.
+    expect((await agent.json('POST', '/api/account/passkeys/options')).status).toBe(200);
     expect((await agent.json('DELETE', `/api/account/passkeys/${id}`)).status).toBe(204);
-  });
-});
-
-describe('mayRemovePasskey', () => {
-  it('asks for a reconfirmation only for the last passkey of an account without an authenticator app', () => {
-    const passkey = { id: 1, userId: 1, credentialId: 'c', publicKey: 'k', counter: 0, transports: [], deviceType: 'singleDevice' as const, backedUp: false, name: 'P', createdAt: 0, lastUsedAt: null };
-    const other = { ...passkey, id: 2 };
-    expect(mayRemovePasskey({ passkey, passkeys: [passkey], authenticatorApp: false })).toBe('reconfirm');
-    expect(mayRemovePasskey({ passkey, passkeys: [passkey], authenticatorApp: true })).toBe('allowed');
-    expect(mayRemovePasskey({ passkey, passkeys: [passkey, other], authenticatorApp: false })).toBe('allowed');
   });
 });

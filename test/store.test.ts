@@ -783,6 +783,20 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.countRecoveryCodes(dana.id)).toBe(3);
     expect(await store.useRecoveryCode(dana.id, hash('b'), NOW + 8)).toBe(false);
     expect(await store.useRecoveryCode(dana.id, hash('d'), NOW + 8)).toBe(true);
+    // The unused hashes; rows hashed the old way (not starting with the current prefix), rewritten compare-and-set.
+    expect((await store.listRecoveryCodeHashes(dana.id)).sort()).toEqual([hash('e'), hash('f')].sort());
+    expect(await store.listRecoveryCodeHashes(bob.id)).toEqual([]);
+    const slow = `scrypt$1$8$1$salt$${'x'.repeat(43)}`;
+    await store.replaceRecoveryCodes(dana.id, [hash('e'), hash('f'), slow], NOW + 8);
+    expect(await store.listLegacyRecoveryCodes('scrypt$')).toEqual(expect.arrayContaining([{ userId: dana.id, codeHash: hash('e') }, { userId: dana.id, codeHash: hash('f') }]));
+    expect((await store.listLegacyRecoveryCodes('scrypt$')).filter((r) => r.userId === dana.id)).toHaveLength(2);
+    expect(await store.rewriteRecoveryCodeHash(dana.id, hash('e'), `${slow}e`)).toBe(true);
+    expect(await store.rewriteRecoveryCodeHash(dana.id, hash('e'), `${slow}E`)).toBe(false);
+    expect(await store.rewriteRecoveryCodeHash(bob.id, hash('f'), `${slow}f`)).toBe(false);
+    expect((await store.listLegacyRecoveryCodes('scrypt$')).filter((r) => r.userId === dana.id)).toEqual([{ userId: dana.id, codeHash: hash('f') }]);
+    expect(await store.useRecoveryCode(dana.id, `${slow}e`, NOW + 8)).toBe(true);
+    await store.replaceRecoveryCodes(dana.id, [hash('d'), hash('e'), hash('f')], NOW + 7);
+    expect(await store.useRecoveryCode(dana.id, hash('d'), NOW + 8)).toBe(true);
     // Switching off deletes the factor and its codes; a new setup may then start.
     expect(await store.deleteTotp(dana.id)).toBe(true);
     expect(await store.deleteTotp(dana.id)).toBe(false);
@@ -965,6 +979,9 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.useRecoveryCode(far, hash('r'), NOW)).toBe(false);
       expect(await store.useRecoveryCode(alice.id, nul, NOW)).toBe(false);
       expect(await store.countRecoveryCodes(far)).toBe(0);
+      expect(await store.listRecoveryCodeHashes(far)).toEqual([]);
+      expect(await store.rewriteRecoveryCodeHash(far, hash('r'), 'x')).toBe(false);
+      expect(await store.rewriteRecoveryCodeHash(alice.id, nul, 'x')).toBe(false);
       expect(await store.deleteFactors(far)).toEqual({ passkeys: 0, totp: false });
       expect(seen).toEqual([]);
     } finally {

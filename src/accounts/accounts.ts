@@ -1,7 +1,7 @@
 /** Signing up, signing in (rate-limited, constant work for unknown names) and play heartbeats. */
 import type { Audit, AuditEvents } from '../audit.js';
 import { Conflict, RateLimited, SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
-import type { Limits } from '../security/rate-limit.js';
+import { accountKey, attempt, type Limits } from '../security/rate-limit.js';
 import type { Store, UserRecord } from '../store/types.js';
 import { createUser, EMAIL_TAKEN, NAME_TAKEN, normalizeEmail, type NewAccount } from '../users/users.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -41,8 +41,10 @@ export async function signUp(deps: AccountDeps, input: NewAccount, ip: string): 
 let decoyHash: Promise<string> | undefined;
 
 /**
- * Checks a name (or email) and password. Every attempt counts against the client address; failed
- * ones count against the account too, and a locked account refuses even the right password.
+ * Checks a name (or email) and password. Every attempt counts against the client address; each
+ * guess counts against the account before the password is checked and is given back when it is
+ * right (src/security/rate-limit.ts attempt), so a locked account refuses even the right password
+ * and a burst of parallel guesses checks at most the limit.
  */
 export async function signIn(deps: AccountDeps, input: { login: string; password: string }, ip: string): Promise<UserRecord> {
   try {
@@ -53,24 +55,23 @@ export async function signIn(deps: AccountDeps, input: { login: string; password
   }
   const login = input.login.trim();
   const user = login.includes('@') ? await deps.store.getUserByEmail(login) : await deps.store.getUserByName(login);
-  const accountKey = user ? `user:${user.id}` : `login:${login.toLowerCase()}`;
   // The attempted login itself is not logged: people type their password into it by mistake.
   const failed = (reason: AuditEvents['sign_in_failed']['reason']) => deps.audit?.('sign_in_failed', { userId: user?.id, ip, reason });
+  decoyHash ??= hashPassword('decoy password for unknown accounts');
+  const decoy = await decoyHash;
   try {
-    await deps.limits.signInAccount.check(accountKey);
+    return await attempt(deps.limits.signInAccount, user ? accountKey(user.id) : `login:${login.toLowerCase()}`, async () => {
+      const ok = await verifyPassword(input.password, user?.passwordHash ?? decoy);
+      if (!user || !ok) {
+        failed(user ? 'wrong_password' : 'unknown_account');
+        throw new Unauthenticated('Wrong name or password');
+      }
+      return user;
+    });
   } catch (err) {
     if (err instanceof RateLimited) failed('account_locked');
     throw err;
   }
-  decoyHash ??= hashPassword('decoy password for unknown accounts');
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash));
-  if (!user || !ok) {
-    failed(user ? 'wrong_password' : 'unknown_account');
-    await deps.limits.signInAccount.consume(accountKey);
-    throw new Unauthenticated('Wrong name or password');
-  }
-  await deps.limits.signInAccount.reset(accountKey);
-  return user;
 }
 
 const MINUTE_MS = 60_000;

@@ -73,8 +73,20 @@ export async function listPasskeys(store: Pick<Store, 'listPasskeys'>, userId: n
   return (await store.listPasskeys(userId)).map(passkeyView);
 }
 
-/** Options for navigator.credentials.create(): a discoverable credential is preferred, as is user verification. */
-export async function registrationOptions(deps: Pick<PasskeyDeps, 'config' | 'store'>, user: UserRecord): Promise<PublicKeyCredentialCreationOptionsJSON> {
+/**
+ * Options for navigator.credentials.create(): a discoverable credential is preferred, as is user
+ * verification. Only once the person confirmed who they are (`reconfirm`: the password, or a
+ * passkey confirmation of this session within 5 minutes): a passkey signs in without the password
+ * and without the authenticator app, so a stolen session alone must not add one. The challenge
+ * these options carry is the only way to addPasskey, so the confirmation covers the whole ceremony.
+ */
+export async function registrationOptions(
+  deps: AccountDeps & Pick<PasskeyDeps, 'config'>,
+  user: UserRecord,
+  proof: Reconfirmation,
+  ip: string,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  await reconfirm(deps, user, proof, ip);
   const existing = await deps.store.listPasskeys(user.id);
   return generateRegistrationOptions({
     rpName: RP_NAME,
@@ -145,16 +157,9 @@ export async function renamePasskey(store: Pick<Store, 'renamePasskey'>, userId:
 }
 
 /**
- * What removing this passkey takes: `reconfirm` (the password again, or a recent passkey
- * confirmation of the session) when it is the account's last passkey and no authenticator app is
- * switched on, since it may then be the one strong way in left; `allowed` otherwise. The one
- * place for rules on removing passkeys.
+ * Removes one of the user's passkeys, once the person confirmed who they are (`reconfirm`), as
+ * for every factor change: a stolen session alone must not take a way in from its owner.
  */
-export function mayRemovePasskey(context: { passkey: PasskeyRecord; passkeys: readonly PasskeyRecord[]; authenticatorApp: boolean }): 'allowed' | 'reconfirm' {
-  const others = context.passkeys.filter((p) => p.id !== context.passkey.id);
-  return others.length === 0 && !context.authenticatorApp ? 'reconfirm' : 'allowed';
-}
-
 export async function removePasskey(
   deps: AccountDeps & Pick<PasskeyDeps, 'audit'>,
   user: UserRecord,
@@ -162,13 +167,8 @@ export async function removePasskey(
   proof: Reconfirmation,
   ip: string,
 ): Promise<void> {
-  const passkeys = await deps.store.listPasskeys(user.id);
-  const passkey = passkeys.find((p) => p.id === id);
-  if (!passkey) throw new NotFound('Passkey not found');
-  const totp = await deps.store.getTotp(user.id);
-  if (mayRemovePasskey({ passkey, passkeys, authenticatorApp: totp !== undefined && totp.confirmedAt !== null }) === 'reconfirm') {
-    await reconfirm(deps, user, proof, ip);
-  }
+  if (!(await deps.store.listPasskeys(user.id)).some((p) => p.id === id)) throw new NotFound('Passkey not found');
+  await reconfirm(deps, user, proof, ip);
   if (!(await deps.store.deletePasskey(user.id, id))) throw new NotFound('Passkey not found');
   deps.audit('passkey_removed', { userId: user.id, passkeyId: id, ip });
 }

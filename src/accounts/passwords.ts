@@ -12,10 +12,24 @@ function derive(password: string, salt: Buffer, params: typeof PARAMS): Promise<
 }
 
 /** Returns `scrypt$N$r$p$salt$hash` (base64url parts). */
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+export function hashPassword(password: string): Promise<string> {
+  return slowHash(password, PARAMS);
+}
+
+/**
+ * scrypt of `secret` as `scrypt$N$r$p$salt$hash`: under a new salt and `params`, or under the
+ * salt and parameters of `like` (a hash this function made), so that one computation tells which
+ * of several hashes sharing them matches (a set of recovery codes).
+ */
+export async function slowHash(secret: string, params: typeof PARAMS, like?: string): Promise<string> {
+  let salt = randomBytes(16);
+  if (like !== undefined) {
+    const [, n, r, p, saltOf] = like.split('$');
+    params = { N: Number(n), r: Number(r), p: Number(p) };
+    salt = Buffer.from(saltOf ?? '', 'base64url');
+  }
+  const key = await derive(secret, salt, params);
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

@@ -1,24 +1,21 @@
 /**
  * Asking a signed-in user for their password again before a change that a stolen session alone
  * must not be able to make (password change, account deletion, switching factors off). Counted
- * like sign-in: every attempt against the client address, failures against the account, and a
- * locked account refuses even the right password, so a hijacked session cannot guess the password
+ * like sign-in: every attempt against the client address, each guess against the account (given
+ * back when right), and a locked account refuses even the right password, so a hijacked session cannot guess the password
  * faster than the sign-in form could.
  */
 import { Forbidden, InvalidInput } from '../domain/errors.js';
+import { accountKey, attempt } from '../security/rate-limit.js';
 import type { UserRecord } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
 import { verifyPassword } from './passwords.js';
 
 export async function confirmPassword(deps: AccountDeps, user: UserRecord, password: string, ip: string, wrong: string): Promise<void> {
   await deps.limits.signInIp.consume(ip);
-  const key = `user:${user.id}`;
-  await deps.limits.signInAccount.check(key);
-  if (!(await verifyPassword(password, user.passwordHash))) {
-    await deps.limits.signInAccount.consume(key);
-    throw new Forbidden(wrong);
-  }
-  await deps.limits.signInAccount.reset(key);
+  await attempt(deps.limits.signInAccount, accountKey(user.id), async () => {
+    if (!(await verifyPassword(password, user.passwordHash))) throw new Forbidden(wrong);
+  });
 }
 
 /** How long a passkey confirmation in a session stands in for the password (docs/account.md#confirming-with-a-passkey). */

@@ -6,9 +6,13 @@
  *   code as after: the database alone gives no one the codes.
  * - A code is taken once: the time step of the last accepted code is stored, and a code of that
  *   step or an earlier one is refused (docs/decisions.md#authenticator-codes-are-taken-once).
- * - Recovery codes are random, shown once, stored by SHA-256 only, and each works once.
- * - Codes count against the account like passwords (deps.limits.signInAccount), so a stolen
- *   password cannot be followed by guessing codes faster than passwords.
+ * - Recovery codes are random, shown once, stored only as a keyed hash (recoveryCodeHash), and
+ *   each works once.
+ * - Wrong codes count under limits of their own (docs/decisions.md#rate-limits), never reset by a
+ *   right password: per owed step (over it the step ends) and per account, each guess counted
+ *   before it is checked.
+ * - Switching the app on takes the password (or a recent passkey confirmation) first, as switching
+ *   it off does, and ends the account's other sessions.
  */
 import { randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
@@ -17,9 +21,11 @@ import QRCode from 'qrcode';
 import type { Audit } from '../audit.js';
 import { Conflict, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
 import { hashSecret } from '../oauth/secrets.js';
+import { accountKey, attempt } from '../security/rate-limit.js';
 import { seal, unseal } from '../security/sealed.js';
-import type { UserRecord } from '../store/types.js';
+import type { Store, UserRecord } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
+import { slowHash } from './passwords.js';
 import { reconfirm, type Reconfirmation } from './reauth.js';
 
 export interface SecondFactorDeps extends AccountDeps {
@@ -56,9 +62,41 @@ function normalRecoveryCode(typed: string): string {
   return typed.toLowerCase().replace(/[\s-]/g, '');
 }
 
-function newRecoveryCodes(): { codes: string[]; hashes: string[] } {
+/**
+ * Recovery codes are kept as scrypt (RECOVERY_HASH) of their SHA-256, one salt per set: a copy of
+ * the database alone makes an offline search of their ~49 bits hopeless, and no server secret is
+ * needed to check them, so they stay the way out when SESSION_SECRET lost the key that sealed the
+ * app's seed. The SHA-256 is what was stored before: upgradeRecoveryCodes re-hashes those rows
+ * without knowing the codes. N=2^14 (16 MiB): a code has far more entropy than a password.
+ */
+const RECOVERY_HASH = { N: 1 << 14, r: 8, p: 1 };
+const SLOW_HASH_PREFIX = 'scrypt$';
+
+async function newRecoveryCodes(): Promise<{ codes: string[]; hashes: string[] }> {
   const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-  return { codes, hashes: codes.map((c) => hashSecret(normalRecoveryCode(c))) };
+  const first = await slowHash(hashSecret(normalRecoveryCode(codes[0]!)), RECOVERY_HASH);
+  const rest = await Promise.all(codes.slice(1).map((c) => slowHash(hashSecret(normalRecoveryCode(c)), RECOVERY_HASH, first)));
+  return { codes, hashes: [first, ...rest] };
+}
+
+/**
+ * Re-hashes recovery codes stored as a plain SHA-256 (before slow hashes), one salt per user;
+ * run at every start, it finds nothing to do after the first. Each row is compare-and-set, so
+ * instances starting together write each once. Returns how many rows it rewrote.
+ */
+export async function upgradeRecoveryCodes(store: Pick<Store, 'listLegacyRecoveryCodes' | 'rewriteRecoveryCodeHash'>): Promise<number> {
+  const byUser = new Map<number, string[]>();
+  for (const row of await store.listLegacyRecoveryCodes(SLOW_HASH_PREFIX)) byUser.set(row.userId, [...(byUser.get(row.userId) ?? []), row.codeHash]);
+  let rewritten = 0;
+  for (const [userId, hashes] of byUser) {
+    let like: string | undefined;
+    for (const old of hashes) {
+      const next = await slowHash(old, RECOVERY_HASH, like);
+      like ??= next;
+      if (await store.rewriteRecoveryCodeHash(userId, old, next)) rewritten++;
+    }
+  }
+  return rewritten;
 }
 
 /** Whether the user signs in with a second step (an authenticator app switched on). */
@@ -78,14 +116,20 @@ export async function secondFactorStatus(deps: Pick<AccountDeps, 'store'>, userI
   return { enabled, recoveryCodesLeft: enabled ? await deps.store.countRecoveryCodes(userId) : 0 };
 }
 
+const ALREADY_ON = 'An authenticator app is already switched on; switch it off first';
+
 /**
- * Starts (or starts over) setting up an authenticator app: a new seed, kept sealed until the
- * first code confirms it. Returns the otpauth:// URI and a QR code of it (an SVG data: URL).
+ * Starts (or starts over) setting up an authenticator app, once the person confirmed who they
+ * are (the password, or a recent passkey confirmation: a stolen session alone must not put its
+ * own phone on the account): a new seed, kept sealed until the first code confirms it. Returns the
+ * otpauth:// URI and a QR code of it (an SVG data: URL).
  */
-export async function startTotpSetup(deps: SecondFactorDeps, user: UserRecord): Promise<{ uri: string; qrImage: string }> {
+export async function startTotpSetup(deps: SecondFactorDeps, user: UserRecord, proof: Reconfirmation, ip: string): Promise<{ uri: string; qrImage: string }> {
+  if (await hasSecondFactor(deps, user.id)) throw new Conflict(ALREADY_ON);
+  await reconfirm(deps, user, proof, ip);
   const seed = new Secret({ size: 20 }).base32;
   const saved = await deps.store.savePendingTotp(user.id, await seal(deps.secrets[0]!, SEED_INFO, seed), deps.now());
-  if (!saved) throw new Conflict('An authenticator app is already switched on; switch it off first');
+  if (!saved) throw new Conflict(ALREADY_ON);
   const uri = totpOf(deps, user.name, seed).toString();
   const svg = await QRCode.toString(uri, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
   return { uri, qrImage: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
@@ -117,27 +161,34 @@ const SIX_DIGITS = /^\d{6}$/;
 
 /**
  * Switches the pending setup on with its first valid code; returns the recovery codes (shown
- * once). A wrong code counts against the account like a wrong password.
+ * once). Every other session of the account ends (all but `keepSessionIdHash`): they were signed
+ * in without the factor, and the person who just asked for it expects every way in to need it.
+ * Wrong codes count per account under a key of their own (a setup's guesses open nothing).
  */
-export async function confirmTotpSetup(deps: SecondFactorDeps, user: UserRecord, code: string, ip: string): Promise<string[]> {
+export async function confirmTotpSetup(
+  deps: SecondFactorDeps,
+  user: UserRecord,
+  code: string,
+  ip: string,
+  keepSessionIdHash: string | undefined,
+): Promise<{ recoveryCodes: string[]; endedSessions: number }> {
   const pending = await deps.store.getTotp(user.id);
   if (!pending || pending.confirmedAt !== null) throw new Conflict('Start setting up an authenticator app first');
   await deps.limits.signInIp.consume(ip);
-  const key = `user:${user.id}`;
-  await deps.limits.signInAccount.check(key);
-  const typed = code.replace(/\s/g, '');
-  const step = SIX_DIGITS.test(typed) ? stepOf(totpOf(deps, user.name, await openSeed(deps, user.id, pending.secretJwe, () => new Conflict('This setup cannot be finished any more; start again'))), typed, deps.now()) : undefined;
-  if (step === undefined) {
-    await deps.limits.signInAccount.consume(key);
-    throw new InvalidInput('That code is not right: type the 6 digits the app shows now');
-  }
-  const { codes, hashes } = newRecoveryCodes();
+  const step = await attempt(deps.limits.secondStepAccount, `setup:${user.id}`, async () => {
+    const typed = code.replace(/\s/g, '');
+    const seed = SIX_DIGITS.test(typed) ? await openSeed(deps, user.id, pending.secretJwe, () => new Conflict('This setup cannot be finished any more; start again')) : undefined;
+    const valid = seed === undefined ? undefined : stepOf(totpOf(deps, user.name, seed), typed, deps.now());
+    if (valid === undefined) throw new InvalidInput('That code is not right: type the 6 digits the app shows now');
+    return valid;
+  });
+  const { codes, hashes } = await newRecoveryCodes();
   if (!(await deps.store.confirmTotp(user.id, pending.secretJwe, step, deps.now(), hashes))) {
     throw new Conflict('The setup changed meanwhile; start again');
   }
-  await deps.limits.signInAccount.reset(key);
-  deps.audit('second_factor_changed', { userId: user.id, change: 'totp_enabled' });
-  return codes;
+  const endedSessions = await deps.store.deleteUserSessions(user.id, keepSessionIdHash);
+  deps.audit('second_factor_changed', { userId: user.id, change: 'totp_enabled', endedSessions });
+  return { recoveryCodes: codes, endedSessions };
 }
 
 /** Switches the authenticator app off (the password or a passkey again first); its recovery codes go too. */
@@ -152,41 +203,71 @@ export async function disableTotp(deps: SecondFactorDeps, user: UserRecord, proo
 export async function replaceRecoveryCodes(deps: SecondFactorDeps, user: UserRecord, proof: Reconfirmation, ip: string): Promise<string[]> {
   if (!(await hasSecondFactor(deps, user.id))) throw new Conflict('Switch on an authenticator app first');
   await reconfirm(deps, user, proof, ip);
-  const { codes, hashes } = newRecoveryCodes();
+  const { codes, hashes } = await newRecoveryCodes();
   await deps.store.replaceRecoveryCodes(user.id, hashes, deps.now());
   deps.audit('second_factor_changed', { userId: user.id, change: 'recovery_codes_replaced' });
   return codes;
 }
 
+/** Whether two scrypt hashes share their parameters and salt (everything but the hash itself). */
+function sameSalt(a: string, b: string): boolean {
+  return a.slice(0, a.lastIndexOf('$')) === b.slice(0, b.lastIndexOf('$'));
+}
+
+/** Why a second step ended before its code came: over its own limit of wrong codes. */
+export class SecondStepEnded extends Unauthenticated {}
+
 /**
  * The second step of sign-in: a current code of the authenticator app (each time step once) or
- * an unused recovery code. Counted like a password: every attempt against the client address,
- * failures against the account, and a locked account refuses even a right code.
+ * an unused recovery code. Every attempt counts against the client address; each guess counts,
+ * before it is checked, against this owed step (`stepId`: over its limit the step ends,
+ * SecondStepEnded, and the password is asked again) and against the account (over its limit even
+ * a right code is refused, 429); a right code gives both back. No password resets these counts.
  */
-export async function verifySecondFactor(deps: SecondFactorDeps, user: UserRecord, typed: string, ip: string): Promise<'otp' | 'recovery'> {
-  await deps.limits.signInIp.consume(ip);
-  const key = `user:${user.id}`;
-  const failed = (reason: 'account_locked' | 'wrong_code') => deps.audit('sign_in_failed', { userId: user.id, ip, reason });
+export async function verifySecondFactor(deps: SecondFactorDeps, user: UserRecord, typed: string, ip: string, stepId: string): Promise<'otp' | 'recovery'> {
+  const failed = (reason: 'account_locked' | 'wrong_code' | 'step_exhausted' | 'rate_limited') => deps.audit('sign_in_failed', { userId: user.id, ip, reason });
   try {
-    await deps.limits.signInAccount.check(key);
+    await deps.limits.signInIp.consume(ip);
   } catch (err) {
-    if (err instanceof RateLimited) failed('account_locked');
+    if (err instanceof RateLimited) failed('rate_limited');
     throw err;
   }
+  try {
+    await deps.limits.secondStepAttempt.consume(stepId);
+  } catch (err) {
+    if (!(err instanceof RateLimited)) throw err;
+    failed('step_exhausted');
+    throw new SecondStepEnded('Too many wrong codes: sign in again with your password');
+  }
+  try {
+    const used = await attempt(deps.limits.secondStepAccount, accountKey(user.id), () => checkSecondFactor(deps, user, typed));
+    await deps.limits.secondStepAttempt.refund(stepId);
+    return used;
+  } catch (err) {
+    if (err instanceof RateLimited) failed('account_locked');
+    else if (err instanceof Unauthenticated) failed('wrong_code');
+    throw err;
+  }
+}
+
+/** Takes the code if it is a current, unused authenticator code or an unused recovery code; 401 otherwise. */
+async function checkSecondFactor(deps: SecondFactorDeps, user: UserRecord, typed: string): Promise<'otp' | 'recovery'> {
   const compact = typed.replace(/\s/g, '');
-  let used: 'otp' | 'recovery' | undefined;
   if (SIX_DIGITS.test(compact)) {
     const totp = await deps.store.getTotp(user.id);
     const step = totp && totp.confirmedAt !== null ? stepOf(totpOf(deps, user.name, await openSeed(deps, user.id, totp.secretJwe, () => new Unavailable(SEED_UNREADABLE))), compact, deps.now()) : undefined;
-    if (step !== undefined && (await deps.store.useTotpStep(user.id, step))) used = 'otp';
+    if (step !== undefined && (await deps.store.useTotpStep(user.id, step))) return 'otp';
   } else if (normalRecoveryCode(compact).length === RECOVERY_LENGTH) {
-    if (await deps.store.useRecoveryCode(user.id, hashSecret(normalRecoveryCode(compact)), deps.now())) used = 'recovery';
+    const sha256 = hashSecret(normalRecoveryCode(compact));
+    // One computation per salt among the unused codes (one set has one; a plain SHA-256 of before has none).
+    const candidates = new Set<string>();
+    for (const stored of await deps.store.listRecoveryCodeHashes(user.id)) {
+      if (!stored.startsWith(SLOW_HASH_PREFIX)) candidates.add(sha256);
+      else if (![...candidates].some((c) => sameSalt(c, stored))) candidates.add(await slowHash(sha256, RECOVERY_HASH, stored));
+    }
+    for (const candidate of candidates) {
+      if (await deps.store.useRecoveryCode(user.id, candidate, deps.now())) return 'recovery';
+    }
   }
-  if (!used) {
-    failed('wrong_code');
-    await deps.limits.signInAccount.consume(key);
-    throw new Unauthenticated('That code is not right, or it was used already');
-  }
-  await deps.limits.signInAccount.reset(key);
-  return used;
+  throw new Unauthenticated('That code is not right, or it was used already');
 }

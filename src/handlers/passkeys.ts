@@ -17,8 +17,9 @@ import { notePasskeyConfirmation, passkeyConfirmedAt, putPasskeyChallenge, takeP
 import type { Handler, JsonBody } from './types.js';
 import { beginSignedInSession, safeReturnTo, signedInUser } from './web.js';
 
-export const passkeyRegistrationOptions: Handler<'passkeyRegistrationOptions'> = async (_input, ctx, deps) => {
-  const options = await registrationOptions(deps, signedInUser(ctx));
+export const passkeyRegistrationOptions: Handler<'passkeyRegistrationOptions'> = async (input, ctx, deps) => {
+  const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
+  const options = await registrationOptions(deps, signedInUser(ctx), proof, ctx.ip);
   putPasskeyChallenge(ctx, 'register', options.challenge, deps.now());
   ctx.set('Cache-Control', 'no-store');
   ctx.body = options;

@@ -9,7 +9,7 @@ import {
   startTotpSetup as startSetup,
   type SecondFactorDeps,
 } from '../accounts/second-factor.js';
-import { passkeyConfirmedAt } from '../sessions/session.js';
+import { currentSessionIdHash, passkeyConfirmedAt } from '../sessions/session.js';
 import type { AppDeps, Handler, JsonBody } from './types.js';
 import { signedInUser } from './web.js';
 
@@ -28,16 +28,17 @@ export const getSecondFactor: Handler<'getSecondFactor'> = async (_input, ctx, d
   sendJson(ctx, body);
 };
 
-export const startTotpSetup: Handler<'startTotpSetup'> = async (_input, ctx, deps) => {
-  const body: JsonBody<'startTotpSetup', 200> = await startSetup(secondFactorDeps(deps), signedInUser(ctx));
+export const startTotpSetup: Handler<'startTotpSetup'> = async (input, ctx, deps) => {
+  const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
+  const body: JsonBody<'startTotpSetup', 200> = await startSetup(secondFactorDeps(deps), signedInUser(ctx), proof, ctx.ip);
   sendJson(ctx, body);
 };
 
 export const confirmTotpSetup: Handler<'confirmTotpSetup'> = async (input, ctx, deps) => {
   const user = signedInUser(ctx);
-  const recoveryCodes = await confirmSetup(secondFactorDeps(deps), user, input.body.code, ctx.ip);
+  const { recoveryCodes, endedSessions } = await confirmSetup(secondFactorDeps(deps), user, input.body.code, ctx.ip, currentSessionIdHash(ctx));
   noticeSecurityChange(deps, user.id, 'totp_enabled');
-  const body: JsonBody<'confirmTotpSetup', 200> = { recoveryCodes };
+  const body: JsonBody<'confirmTotpSetup', 200> = { recoveryCodes, endedSessions };
   sendJson(ctx, body);
 };
 

@@ -6,13 +6,13 @@
  */
 import type Koa from 'koa';
 import { noticeSecurityChange } from '../accounts/notices.js';
-import { verifySecondFactor } from '../accounts/second-factor.js';
+import { SecondStepEnded, verifySecondFactor } from '../accounts/second-factor.js';
 import { Unauthenticated } from '../domain/errors.js';
 import { refuseSuspended } from '../moderation/moderation.js';
 import type { UserRecord } from '../store/types.js';
 import { signInSecondStepPage } from '../pages/authenticator.js';
 import { csrfToken } from '../sessions/csrf.js';
-import { pendingSecondStep, startSecondStep } from '../sessions/session.js';
+import { endSecondStep, pendingSecondStep, startSecondStep } from '../sessions/session.js';
 import { secondFactorDeps } from './secondFactor.js';
 import type { AppDeps, Handler } from './types.js';
 import { beginSignedInSession, formAction, pageContext, redirect, sendHtml } from './web.js';
@@ -38,7 +38,13 @@ export const postSignInSecondStep: Handler<'postSignInSecondStep'> = async (inpu
       const step = pendingSecondStep(ctx, deps.now());
       const user = step && (await deps.store.getUser(step.userId));
       if (!step || !user) throw new Unauthenticated('This sign-in took too long or was not started: start over with your password');
-      const used = await verifySecondFactor(secondFactorDeps(deps), user, typed, ctx.ip);
+      let used;
+      try {
+        used = await verifySecondFactor(secondFactorDeps(deps), user, typed, ctx.ip, step.id);
+      } catch (err) {
+        if (err instanceof SecondStepEnded) endSecondStep(ctx);
+        throw err;
+      }
       if (used === 'recovery') noticeSecurityChange(deps, user.id, 'recovery_code_used');
       await beginSignedInSession(ctx, deps, user, 'sign_in', step.returnTo, ['pwd', 'otp', 'mfa']);
       redirect(ctx, step.returnTo ?? '/account', 303);

@@ -8,7 +8,7 @@ import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
 import { removePicture as removePictureFiles, type PictureStore } from '../pictures/pictures.js';
-import type { Limiter } from '../security/rate-limit.js';
+import { accountKey, type Limiter } from '../security/rate-limit.js';
 import {
   UniqueViolation,
   type ModerationActionKind,
@@ -288,7 +288,7 @@ export async function reportUser(
   if (input.text?.includes('\u0000')) throw new InvalidInput('text must not contain NUL characters');
   const target = await deps.store.getPublicUser(targetId);
   if (!target) throw new NotFound(USER_NOT_FOUND);
-  await deps.limit.consume(`user:${reporter.id}`);
+  await deps.limit.consume(accountKey(reporter.id));
   const text = input.text === undefined || input.text === '' ? null : input.text;
   try {
     const report = await deps.store.createReport({ reporterId: reporter.id, targetId, reason: input.reason, text, createdAt: deps.now() });

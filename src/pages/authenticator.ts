@@ -9,7 +9,12 @@ export function authenticatorSection(o: { enabled: boolean; recoveryCodesLeft: n
   return html`<section id="authenticator" class="card"><h2>Authenticator app</h2>
 <div id="totp-off"${o.enabled ? html` hidden` : ''}>
 <p>An authenticator app on your phone makes a new 6-digit code every 30 seconds. Once it is switched on, signing in asks for a code after your password, so a stolen password alone is not enough.</p>
-<button type="button" id="totp-start">Set up an authenticator app</button>
+<form id="totp-start-form" class="stack">
+<label>Your password, to set it up <input type="password" id="totp-start-password" name="password" autocomplete="current-password" required maxlength="256" aria-describedby="totp-start-error"></label>
+<p id="totp-start-error" class="error" role="alert"></p>
+<button type="submit" id="totp-start">Set up an authenticator app</button>
+<small>Switching it on signs you out on every other device and browser: they were signed in without a code.</small>
+</form>
 <div id="totp-setup" hidden>
 <p>Scan this QR code with the app, or add the address below to it by hand.</p>
 <p><img id="totp-qr" alt="QR code of the authenticator app address shown below" width="200" height="200"></p>
@@ -23,12 +28,11 @@ export function authenticatorSection(o: { enabled: boolean; recoveryCodesLeft: n
 </div>
 <div id="totp-on"${o.enabled ? '' : html` hidden`}>
 <p>Switched on: signing in asks for a code of the app after your password. Unused recovery codes: <strong id="recovery-codes-left">${o.recoveryCodesLeft}</strong>.</p>
+<p id="totp-ended-sessions" role="status" hidden></p>
 <div id="recovery-codes-box" hidden>
 <p>Your recovery codes. Each works once, in place of a code of the app, should you lose your phone. Keep them somewhere safe: they are shown only now.</p>
 <ul id="recovery-codes" class="codes"></ul>
 </div>
-<p><button type="button" id="totp-passkey-confirm" class="secondary" hidden>Confirm with a passkey instead of your password</button></p>
-<p id="totp-passkey-status" role="alert"></p>
 <form id="recovery-form" class="stack">
 <label>Password <input type="password" id="recovery-password" name="password" autocomplete="current-password" required maxlength="256" aria-describedby="recovery-error"></label>
 <p id="recovery-error" class="error" role="alert"></p>
@@ -41,6 +45,8 @@ export function authenticatorSection(o: { enabled: boolean; recoveryCodesLeft: n
 <button type="submit" id="totp-disable" class="danger">Switch the authenticator app off</button>
 </form>
 </div>
+<p><button type="button" id="totp-passkey-confirm" class="secondary" hidden>Confirm with a passkey instead of your password</button></p>
+<p id="totp-passkey-status" role="alert"></p>
 </section>`;
 }
 

@@ -1,19 +1,41 @@
-import { RateLimited } from '../domain/errors.js';
 /**
  * Rate limits behind a small interface. The counters live in the database (Store.rateLimiter,
  * rate-limiter-flexible's Postgres/SQLite stores), so several service instances on one database
  * share them and a restart does not reset them (docs/decisions.md#rate-limits).
+ *
+ * Every count is one atomic increment-and-test in the database (an upsert that returns the new
+ * count), and guesses are counted before they are checked (`attempt`): of a burst of N parallel
+ * guesses at most the limit are ever checked, whatever N.
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimited } from '../domain/errors.js';
 import type { RateLimitStore } from '../store/types.js';
+import { addressGroup } from './addresses.js';
 
 export interface Limiter {
   /** Counts one event for `key`; throws RateLimited (with the seconds to wait) once over the limit. */
   consume(key: string): Promise<void>;
-  /** Throws the same 429 when `key` is already over the limit, without counting. */
-  check(key: string): Promise<void>;
-  /** Forgets `key` (e.g. after a successful sign-in). */
+  /** Gives back one event `consume` counted for `key` (an attempt that turned out right). */
+  refund(key: string): Promise<void>;
+  /** Forgets `key` (e.g. after a password reset). */
   reset(key: string): Promise<void>;
+}
+
+/** The key an account's limits count it by. */
+export function accountKey(userId: number): string {
+  return `user:${userId}`;
+}
+
+/**
+ * One guess under `limiter`: counted before `check` runs (429, and nothing checked, once over the
+ * limit), and given back when `check` resolves, so only wrong guesses stay counted. A `check` that
+ * throws (a wrong guess) keeps its count.
+ */
+export async function attempt<T>(limiter: Limiter, key: string, check: () => Promise<T>): Promise<T> {
+  await limiter.consume(key);
+  const result = await check();
+  await limiter.refund(key);
+  return result;
 }
 
 export interface LimitRule {
@@ -24,10 +46,14 @@ export interface LimitRule {
 }
 
 export interface Limits {
-  /** Sign-in attempts per client address. */
+  /** Sign-in attempts per client address (passwords, passkeys, second steps, confirmations). */
   signInIp: Limiter;
-  /** Failed sign-ins per account. */
+  /** Wrong passwords per account (the sign-in form and every confirmation with the password). */
   signInAccount: Limiter;
+  /** Wrong second-step codes per account: never reset by a right password (docs/decisions.md#rate-limits). */
+  secondStepAccount: Limiter;
+  /** Wrong codes per owed second step: over it, the step ends and the password is asked again. */
+  secondStepAttempt: Limiter;
   /** Sign-ups per client address. */
   signUpIp: Limiter;
   /** Forgot-password requests per client address. */
@@ -49,6 +75,8 @@ export interface Limits {
 const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
   signInIp: { points: 30, seconds: 10 * 60 },
   signInAccount: { points: 10, seconds: 15 * 60 },
+  secondStepAccount: { points: 10, seconds: 60 * 60 },
+  secondStepAttempt: { points: 5, seconds: 5 * 60 },
   signUpIp: { points: 20, seconds: 60 * 60 },
   forgotPasswordIp: { points: 10, seconds: 60 * 60 },
   forgotPasswordLogin: { points: 5, seconds: 60 * 60 },
@@ -67,12 +95,15 @@ function tooMany(res: RateLimiterRes): RateLimited {
 /** Told about every refusal (metrics count them). */
 type RefusalListener = () => void;
 
-/** A Limiter over any rate-limiter-flexible limiter allowing `points` per window. */
-function limiterOf(limiter: RateLimiterAbstract, points: number, onRefused?: RefusalListener): Limiter {
+/** The limits that count per client address: by addressGroup (an IPv6 /64 as one). */
+const PER_ADDRESS: ReadonlySet<keyof Limits> = new Set(['signInIp', 'signUpIp', 'forgotPasswordIp']);
+
+/** A Limiter over any rate-limiter-flexible limiter; `keyOf` turns the caller's key into the counted one. */
+function limiterOf(limiter: RateLimiterAbstract, keyOf: (key: string) => string, onRefused?: RefusalListener): Limiter {
   return {
     async consume(key) {
       try {
-        await limiter.consume(key);
+        await limiter.consume(keyOf(key));
       } catch (err) {
         if (err instanceof RateLimiterRes) {
           onRefused?.();
@@ -81,15 +112,14 @@ function limiterOf(limiter: RateLimiterAbstract, points: number, onRefused?: Ref
         throw err;
       }
     },
-    async check(key) {
-      const res = await limiter.get(key);
-      if (res && res.consumedPoints >= points) {
-        onRefused?.();
-        throw tooMany(res);
-      }
+    async refund(key) {
+      const res = await limiter.reward(keyOf(key), 1);
+      // The window ended between the count and the refund: the refund opened a new window below
+      // zero, which would allow an extra event; the key is simply forgotten instead.
+      if (res.consumedPoints < 0) await limiter.delete(keyOf(key));
     },
     async reset(key) {
-      await limiter.delete(key);
+      await limiter.delete(keyOf(key));
     },
   };
 }
@@ -104,7 +134,7 @@ export function storeLimits(
   const make = (name: keyof Limits) =>
     limiterOf(
       store.rateLimiter({ keyPrefix: name, points: all[name].points, seconds: all[name].seconds }),
-      all[name].points,
+      PER_ADDRESS.has(name) ? addressGroup : (key) => key,
       onRefused && (() => onRefused(name)),
     );
   const names = Object.keys(DEFAULT_LIMITS) as (keyof Limits)[];

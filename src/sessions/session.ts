@@ -57,6 +57,12 @@ interface SecondStep {
   userId: number;
   at: number;
   returnTo?: string;
+  /**
+   * What this step's wrong codes are counted by (limits.secondStepAttempt): random, so a new
+   * password sign-in starts a new count, and no other step shares it. Absent in steps owed
+   * before it was recorded: those count by user and start time.
+   */
+  id?: string;
 }
 
 /** How long the second step of a sign-in may wait after the password. */
@@ -176,16 +182,22 @@ export function passkeyConfirmedAt(ctx: Koa.Context): number | undefined {
  * The password was right and a second step is owed: remembered in this session (under a fresh id,
  * as a sign-in would be) without signing it in.
  */
-export async function startSecondStep(ctx: Koa.Context, step: SecondStep): Promise<void> {
+export async function startSecondStep(ctx: Koa.Context, step: Omit<SecondStep, 'id'>): Promise<void> {
   const session = sessionOf(ctx);
-  session.secondStep = step;
+  session.secondStep = { ...step, id: randomSecret(16) };
   await session.regenerate();
 }
 
-/** The second step this session owes, if one is owed and not expired. */
-export function pendingSecondStep(ctx: Koa.Context, now: number): SecondStep | undefined {
+/** The second step this session owes, if one is owed and not expired, with the id its attempts count by. */
+export function pendingSecondStep(ctx: Koa.Context, now: number): (SecondStep & { id: string }) | undefined {
   const step = sessionOf(ctx).secondStep;
-  return step && now - step.at < SECOND_STEP_MS && now >= step.at ? step : undefined;
+  if (!step || now - step.at >= SECOND_STEP_MS || now < step.at) return undefined;
+  return { ...step, id: step.id ?? `${step.userId}:${step.at}` };
+}
+
+/** Ends the second step this session owes: the password is asked again. */
+export function endSecondStep(ctx: Koa.Context): void {
+  delete sessionOf(ctx).secondStep;
 }
 
 /** How long a sign-in counts as the fresh one an authorization request asked for. */

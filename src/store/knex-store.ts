@@ -826,6 +826,22 @@ export class KnexStore implements Store {
     return num(row?.n ?? 0);
   }
 
+  async listRecoveryCodeHashes(userId: number): Promise<string[]> {
+    if (!isRowId(userId)) return [];
+    const rows = (await this.knex('recovery_codes').select('code_hash').where({ user_id: userId }).whereNull('used_at')) as Row[];
+    return rows.map((r) => String(r.code_hash));
+  }
+
+  async listLegacyRecoveryCodes(current: string): Promise<{ userId: number; codeHash: string }[]> {
+    const rows: Row[] = await this.knex('recovery_codes').select('user_id', 'code_hash').whereRaw('substr(code_hash, 1, ?) <> ?', [current.length, current]);
+    return rows.map((r) => ({ userId: num(r.user_id), codeHash: String(r.code_hash) }));
+  }
+
+  async rewriteRecoveryCodeHash(userId: number, from: string, to: string): Promise<boolean> {
+    if (!isRowId(userId) || !isRowKey(from)) return false;
+    return (await this.knex('recovery_codes').where({ user_id: userId, code_hash: from }).update({ code_hash: to })) === 1;
+  }
+
   async deleteFactors(userId: number): Promise<{ passkeys: number; totp: boolean }> {
     if (!isRowId(userId)) return { passkeys: 0, totp: false };
     return this.knex.transaction(async (trx) => {

@@ -96,6 +96,9 @@ export const STORE_METHODS = [
   'replaceRecoveryCodes',
   'useRecoveryCode',
   'countRecoveryCodes',
+  'listRecoveryCodeHashes',
+  'listLegacyRecoveryCodes',
+  'rewriteRecoveryCodeHash',
   'deleteFactors',
 
   // ModerationStore

@@ -564,6 +564,12 @@ interface SecondFactorStore {
   useRecoveryCode(userId: number, codeHash: string, now: number): Promise<boolean>;
   /** How many of the user's recovery codes are unused. */
   countRecoveryCodes(userId: number): Promise<number>;
+  /** The hashes of the user's unused recovery codes. */
+  listRecoveryCodeHashes(userId: number): Promise<string[]>;
+  /** Every recovery code (any user, used or not) whose hash does not start with `current`: hashed the old way. */
+  listLegacyRecoveryCodes(current: string): Promise<{ userId: number; codeHash: string }[]>;
+  /** Replaces the hash `from` of one of the user's recovery codes with `to`, if it is still `from` (compare-and-set). */
+  rewriteRecoveryCodeHash(userId: number, from: string, to: string): Promise<boolean>;
   /**
    * In one transaction: deletes every passkey, the authenticator app (confirmed or pending) and
    * the recovery codes of the user (an operator's reset); how many passkeys went and whether an

@@ -166,6 +166,7 @@ async function signedIn(viewport: Viewport): Promise<void> {
   await check(page, viewport.name, 'home-signed-in', '/');
   await check(page, viewport.name, 'account', '/account', '#sessions li.session');
   // The authenticator app's setup, with its QR code shown.
+  await page.fill('#totp-start-password', TEST_PASSWORD);
   await page.click('#totp-start');
   await page.waitForFunction(() => (document.getElementById('totp-qr') as HTMLImageElement).naturalWidth > 0);
   await checkHere(page, viewport.name, 'account-totp-setup');

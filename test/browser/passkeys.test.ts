@@ -45,6 +45,12 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
     await page.fill('input[name=password]', TEST_PASSWORD);
     await Promise.all([page.waitForURL(`${origin}/account`), page.click('button[type=submit]')]);
 
+    // Adding one asks for the password first: a wrong one is said, and nothing is registered.
+    await page.fill('#add-passkey-password', 'not my password');
+    await page.click('#add-passkey');
+    await expect.poll(() => page.textContent('#add-passkey-error')).toBe('Adding a passkey failed: The password is wrong');
+    expect(await page.getAttribute('#add-passkey-password', 'aria-invalid')).toBe('true');
+    await page.fill('#add-passkey-password', TEST_PASSWORD);
     await page.click('#add-passkey');
     await page.waitForSelector('#passkeys li.passkey');
     expect(await page.textContent('#passkeys-result-status')).toBe('Added Passkey 1');
@@ -87,7 +93,7 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
     expect(await t.store.getTotp(user.id)).toBeUndefined();
     t.clock.advance(5 * 60 * 1000);
 
-    // The last passkey (no authenticator app): the password again, or the passkey itself.
+    // Removing a passkey: the password again, or a passkey confirmation (5 minutes have passed).
     await page.click('#passkeys .remove-passkey');
     await page.waitForSelector('#passkeys .passkey-remove-password', { state: 'visible' });
     await page.fill('#passkeys .passkey-remove-password', 'not my password');

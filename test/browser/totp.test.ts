@@ -42,6 +42,11 @@ describe.skipIf(!hasChromium)('authenticator app in Chromium', () => {
     const csp: string[] = [];
     page.on('console', (m) => /Content Security Policy/.test(m.text()) && csp.push(m.text()));
 
+    // Setting up asks for the password first.
+    await page.fill('#totp-start-password', 'not my password');
+    await page.click('#totp-start');
+    await expect.poll(() => page.textContent('#totp-start-error')).toBe('Starting the setup failed: The password is wrong');
+    await page.fill('#totp-start-password', TEST_PASSWORD);
     await page.click('#totp-start');
     // The address appears once the page's request for it has answered.
     await page.waitForFunction(() => /^otpauth:/.test(document.getElementById('totp-uri')?.textContent ?? ''));
@@ -61,6 +66,7 @@ describe.skipIf(!hasChromium)('authenticator app in Chromium', () => {
     const codes = await page.locator('#recovery-codes li').allTextContents();
     expect(codes).toHaveLength(10);
     expect(await page.isVisible('#totp-on')).toBe(true);
+    expect(await page.textContent('#totp-ended-sessions')).toBe('No other session was signed in.');
     expect(csp).toEqual([]);
     await page.context().close();
 

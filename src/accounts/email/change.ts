@@ -5,13 +5,14 @@
  */
 import { verifyPassword } from '../passwords.js';
 import { Conflict, Forbidden, InvalidInput } from '../../domain/errors.js';
+import { accountKey } from '../../security/rate-limit.js';
 import { changeNoticeMessage, changeVerificationMessage } from '../../mail/messages.js';
 import type { UserRecord } from '../../store/types.js';
 import { normalizeEmail } from '../../users/users.js';
 import { mailNewLink, type EmailDeps } from './links.js';
 
 export async function requestEmailChange(deps: EmailDeps, user: UserRecord, input: { email: string; password: string }): Promise<string> {
-  await deps.limits.emailChange.consume(`user:${user.id}`);
+  await deps.limits.emailChange.consume(accountKey(user.id));
   if (!(await verifyPassword(input.password, user.passwordHash))) throw new Forbidden('The current password is wrong');
   const email = normalizeEmail(input.email);
   if (email === user.email) throw new InvalidInput('This already is your email address');

@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import { InvalidInput, RateLimited } from '../../domain/errors.js';
 import type { Mailer } from '../../mail/mailer.js';
 import { hashSecret, randomSecret } from '../../oauth/secrets.js';
-import type { Limits } from '../../security/rate-limit.js';
+import { accountKey, type Limits } from '../../security/rate-limit.js';
 import type { EmailLinkPurpose, EmailLinkRecord, Store } from '../../store/types.js';
 
 export interface EmailDeps {
@@ -74,7 +74,7 @@ export async function mailNewLink(
  */
 export async function mailResetLinkWithinLimit(deps: EmailDeps, userId: number, mail: (token: string) => Promise<void>): Promise<void> {
   try {
-    await deps.limits.forgotPasswordAccount.consume(`user:${userId}`);
+    await deps.limits.forgotPasswordAccount.consume(accountKey(userId));
   } catch (err) {
     if (err instanceof RateLimited) return;
     throw err;

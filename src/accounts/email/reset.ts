@@ -6,6 +6,7 @@
 import { noticeSecurityChange } from '../notices.js';
 import { hashPassword } from '../passwords.js';
 import { InvalidInput } from '../../domain/errors.js';
+import { accountKey } from '../../security/rate-limit.js';
 import { passwordResetMessage } from '../../mail/messages.js';
 import { checkNewPassword } from '../../users/users.js';
 import { failedRedemption, LINK_INVALID, mailResetLinkWithinLimit, usableLink, type EmailDeps } from './links.js';
@@ -47,7 +48,7 @@ export async function resetPassword(deps: EmailDeps, token: string, password: st
   if (!redeemed) throw await failedRedemption(deps, token, ['reset']);
   const endedSessions = await deps.store.deleteUserSessions(link.userId);
   // The owner proved the mailbox: earlier failed sign-ins (perhaps why they are here) stop counting.
-  await deps.limits.signInAccount.reset(`user:${link.userId}`);
+  await deps.limits.signInAccount.reset(accountKey(link.userId));
   deps.audit('password_reset', { userId: link.userId, endedSessions });
   noticeSecurityChange(deps, link.userId, 'password_changed');
 }

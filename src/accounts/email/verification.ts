@@ -5,6 +5,7 @@
  */
 import type { SignUpOutcome } from '../accounts.js';
 import { Conflict, InvalidInput } from '../../domain/errors.js';
+import { accountKey } from '../../security/rate-limit.js';
 import { signUpAttemptMessage, verificationMessage } from '../../mail/messages.js';
 import { hashSecret } from '../../oauth/secrets.js';
 import { UniqueViolation, type UserRecord } from '../../store/types.js';
@@ -39,7 +40,7 @@ export function mailAfterSignUp(deps: EmailDeps, outcome: SignUpOutcome): void {
 
 export async function resendVerification(deps: EmailDeps, user: UserRecord): Promise<void> {
   if (user.emailVerifiedAt !== null) throw new InvalidInput('Your email address is already verified');
-  await deps.limits.verificationResend.consume(`user:${user.id}`);
+  await deps.limits.verificationResend.consume(accountKey(user.id));
   await sendVerification(deps, user);
 }
 

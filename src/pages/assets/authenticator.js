@@ -1,13 +1,14 @@
 // The account page's "Authenticator app" section (src/pages/authenticator.ts): set up (QR code
-// and otpauth:// address, switched on by the first code), recovery codes, switching off. Both
-// of the last two ask for the password, or a passkey confirmation of the session (5 minutes).
+// and otpauth:// address, switched on by the first code), recovery codes, switching off. Setting
+// up, new recovery codes and switching off ask for the password, or a passkey confirmation of the
+// session (5 minutes).
 'use strict';
 (function () {
   const { api, el } = window.idp;
   const byId = (id) => document.getElementById(id);
   const message = (res, what) => `${what} failed: ${(res.data && res.data.message) || `HTTP ${res.status}`}`;
   const webauthn = window.SimpleWebAuthnBrowser;
-  const passwords = ['recovery-password', 'totp-off-password'].map(byId);
+  const passwords = ['totp-start-password', 'recovery-password', 'totp-off-password'].map(byId);
   // An empty field sends no password: a passkey confirmation of the session may stand in for it.
   const proof = (password) => (password.value === '' ? {} : { password: password.value });
 
@@ -30,12 +31,21 @@
     byId('recovery-codes-left').textContent = String(codes.length);
   }
 
-  byId('totp-start').addEventListener('click', async () => {
-    const res = await api('POST', '/api/account/totp');
-    if (!res.ok) return (byId('totp-error').textContent = message(res, 'Starting the setup'));
+  byId('totp-start-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const password = byId('totp-start-password');
+    const res = await api('POST', '/api/account/totp', proof(password));
+    password.value = '';
+    if (!res.ok) {
+      password.setAttribute('aria-invalid', 'true');
+      return (byId('totp-start-error').textContent = message(res, 'Starting the setup'));
+    }
+    password.removeAttribute('aria-invalid');
+    byId('totp-start-error').textContent = '';
     byId('totp-qr').src = res.data.qrImage;
     byId('totp-uri').textContent = res.data.uri;
     byId('totp-error').textContent = '';
+    byId('totp-start-form').hidden = true;
     byId('totp-setup').hidden = false;
     byId('totp-code').focus();
   });
@@ -55,6 +65,10 @@
     byId('totp-setup').hidden = true;
     byId('totp-off').hidden = true;
     byId('totp-on').hidden = false;
+    const ended = res.data.endedSessions;
+    byId('totp-ended-sessions').textContent =
+      ended === 0 ? 'No other session was signed in.' : `Signed out everywhere else: ${ended} other ${ended === 1 ? 'session' : 'sessions'} must sign in again with a code.`;
+    byId('totp-ended-sessions').hidden = false;
     showRecoveryCodes(res.data.recoveryCodes);
   });
 
@@ -79,6 +93,8 @@
     byId('recovery-codes').replaceChildren();
     byId('totp-on').hidden = true;
     byId('totp-setup').hidden = true;
+    byId('totp-start-form').hidden = false;
+    byId('totp-ended-sessions').hidden = true;
     byId('totp-off').hidden = false;
   });
 })();

@@ -1,17 +1,21 @@
 // The account page's passkeys (src/pages/passkeys.ts): list, add (WebAuthn registration through
 // the vendored SimpleWebAuthnBrowser), rename, remove. Every call goes through the JSON API.
-// Removing the last passkey of an account without an authenticator app asks for the password
-// again, or a confirmation with the passkey itself (POST /api/account/reauth/passkey).
+// Adding and removing a passkey ask for the password again, or a confirmation with one of the
+// account's passkeys (POST /api/account/reauth/passkey).
 'use strict';
 (function () {
   const { api, said, refused, el, formatDate: when } = window.idp;
   const webauthn = window.SimpleWebAuthnBrowser;
   const list = document.getElementById('passkey-list');
-  const addButton = document.getElementById('add-passkey');
+  const addForm = document.getElementById('add-passkey-form');
+  const addPassword = document.getElementById('add-passkey-password');
+  const addError = document.getElementById('add-passkey-error');
+  const addWithPasskey = document.getElementById('add-passkey-with-passkey');
 
   async function load() {
     const res = await api('GET', '/api/account/passkeys');
     if (!res.ok) return refused('passkeys-result', res, 'Loading the passkeys');
+    addWithPasskey.hidden = res.data.passkeys.length === 0;
     if (res.data.passkeys.length === 0) return list.replaceChildren(el('li', { text: 'No passkeys yet.' }));
     list.replaceChildren(...res.data.passkeys.map(item));
   }
@@ -25,7 +29,7 @@
     const confirmForm = el(
       'form',
       { class: 'stack passkey-remove-confirm', hidden: true, onsubmit: (event) => (event.preventDefault(), remove(p, { password: password.value }, password, error)) },
-      el('p', { text: 'This is your last passkey: type your password, or confirm with the passkey, to remove it.' }),
+      el('p', { text: 'Type your password, or confirm with a passkey, to remove it.' }),
       el('label', {}, 'Password ', password),
       error,
       el('button', { type: 'submit', class: 'danger remove-passkey-confirmed', text: 'Remove with password' }),
@@ -53,7 +57,8 @@
     load();
   }
 
-  // Without a body first; a 400 (the last passkey) shows the item's password form.
+  // Without a body first: a passkey confirmation of the session may stand in for the password;
+  // a 400 (no such confirmation) shows the item's password form.
   async function remove(passkey, body, password, error) {
     const res = await api('DELETE', `/api/account/passkeys/${passkey.id}`, body);
     password.value = '';
@@ -77,9 +82,19 @@
     remove(passkey, {}, password, error);
   }
 
-  async function add() {
-    const options = await api('POST', '/api/account/passkeys/options');
-    if (!options.ok) return refused('passkeys-result', options, 'Adding a passkey');
+  // An empty password sends none: a passkey confirmation of the session may stand in for it.
+  async function add(event) {
+    event.preventDefault();
+    const proof = addPassword.value === '' ? {} : { password: addPassword.value };
+    const options = await api('POST', '/api/account/passkeys/options', proof);
+    addPassword.value = '';
+    if (!options.ok) {
+      addPassword.setAttribute('aria-invalid', 'true');
+      addError.textContent = `Adding a passkey failed: ${(options.data && options.data.message) || `HTTP ${options.status}`}`;
+      return;
+    }
+    addPassword.removeAttribute('aria-invalid');
+    addError.textContent = '';
     let credential;
     try {
       credential = await webauthn.startRegistration({ optionsJSON: options.data });
@@ -92,10 +107,19 @@
     load();
   }
 
+  async function confirmBeforeAdding() {
+    const failure = await window.idp.confirmWithPasskey();
+    if (failure) return (addError.textContent = failure);
+    addError.textContent = '';
+    addPassword.required = false;
+    said('passkeys-result', 'Confirmed with a passkey: for 5 minutes, leave the password empty.');
+  }
+
   if (!webauthn || !webauthn.browserSupportsWebAuthn()) {
-    addButton.hidden = true;
+    addForm.hidden = true;
     document.getElementById('passkey-unsupported').hidden = false;
   }
-  addButton.addEventListener('click', add);
+  addForm.addEventListener('submit', add);
+  addWithPasskey.addEventListener('click', confirmBeforeAdding);
   load();
 })();

@@ -15,6 +15,7 @@ import * as m014 from './014_code_amr.js';
 import * as m015 from './015_moderation.js';
 import * as m016 from './016_picture_store.js';
 import * as m017 from './017_redeem_code_function.js';
+import * as m018 from './018_recovery_code_slow_hash.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Knex.Migration> = {
   '015_moderation': m015,
   '016_picture_store': m016,
   '017_redeem_code_function': m017,
+  '018_recovery_code_slow_hash': m018,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
