@@ -3917,7 +3917,7 @@ export interface operations {
                      * @example openapi: 3.0.3
                      *     info:
                      *       title: Identity and Profile Service
-                     *       version: 0.4.0
+                     *       version: 0.5.0
                      *     servers:
                      *       - url: https://id.example.com
                      */
@@ -3951,7 +3951,7 @@ export interface operations {
                      *       "openapi": "3.0.3",
                      *       "info": {
                      *         "title": "Identity and Profile Service",
-                     *         "version": "0.4.0"
+                     *         "version": "0.5.0"
                      *       },
                      *       "servers": [
                      *         {

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
  * - `totp_factors`: one row per user: the seed only sealed (a JWE under a key derived from
  *   SESSION_SECRET), `confirmed_at` null while the setup waits for its first code, and
  *   `last_step`, the 30-second time step of the last code accepted (a code is taken once);
- * - `recovery_codes`: single-use codes by their SHA-256 only, `used_at` once used.
+ * - `recovery_codes`: single-use codes by their SHA-256 (scrypt of it since migration 018), `used_at` once used.
  * Rows go with their user (deleteUser deletes them; the foreign keys cascade too).
  */
 export async function up(knex: Knex): Promise<void> {
