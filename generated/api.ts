@@ -932,10 +932,14 @@ export interface paths {
          *     another issuer), an unknown app, or a `post_logout_redirect_uri` not registered for the
          *     app (exact match) shows an error page (400) and never redirects.
          *
-         *     When the `id_token_hint`'s `sub` is the signed-in person, the session ends at once;
-         *     another signed-in person is asked first ("Sign out?", which posts to
-         *     `/oauth/logout/confirm`). Signed out, nothing needs ending. Then the browser goes to
-         *     `post_logout_redirect_uri` with `state` (303), or sees a "signed out" page.
+         *     With a valid `id_token_hint` whose `sub` is the signed-in person, or nobody signed in,
+         *     the session (if any) ends at once and the browser goes to `post_logout_redirect_uri` with
+         *     `state` (303), or sees a "signed out" page. Otherwise (no hint, or another person's) a
+         *     page asks first and nothing redirects until the person answers it: signed in, "Sign
+         *     out?" (Sign out or Stay signed in); signed out with a `post_logout_redirect_uri`, a
+         *     "signed out" page with a button that continues to the app. Each button posts to
+         *     `/oauth/logout/confirm`. Signed out without a `post_logout_redirect_uri`: the "signed
+         *     out" page.
          */
         get: operations["getLogout"];
         put?: never;
@@ -961,9 +965,10 @@ export interface paths {
         put?: never;
         /**
          * RP-initiated logout: the person confirms
-         * @description The "Sign out?" page's answer: `decision=signout` ends the session; either way the
-         *     browser then goes where `GET /oauth/logout` would have sent it (the same checks apply
-         *     again first).
+         * @description The answer of the page `GET /oauth/logout` showed: `decision=signout` ends the session
+         *     (`stay` keeps it; the signed-out page's button to continue to the app sends `stay`);
+         *     either way the browser then goes to `post_logout_redirect_uri` with `state` (303), or
+         *     sees a "signed out" or "still signed in" page (the same checks apply again first).
          */
         post: operations["confirmLogout"];
         delete?: never;
