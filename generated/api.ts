@@ -907,7 +907,12 @@ export interface paths {
          * Traditional flow: the user's decision
          * @description `decision=authorize` redirects to `redirect_uri?code=<code>&state=<state>`;
          *     `decision=cancel` to `redirect_uri?error=access_denied&error_description=The user did not consent.&state=<state>`.
-         *     The same checks as the consent page apply first.
+         *     The same checks as the consent page apply first. For `authorize` that includes the same
+         *     sign-in policy (`prompt=login`, `max_age`, `acr_values`): where `GET /oauth` would send
+         *     the person to sign in again, so does this, to
+         *     `/signin?prompt=login&return_to=/oauth?<the posted fields>`, and no code is issued. A
+         *     sign-in counts as the fresh one only when `GET /oauth` took it and then showed the
+         *     consent page in this session, for this app, within 10 minutes of it, once.
          */
         post: operations["postAuthorize"];
         delete?: never;
@@ -930,10 +935,14 @@ export interface paths {
          *     another issuer), an unknown app, or a `post_logout_redirect_uri` not registered for the
          *     app (exact match) shows an error page (400) and never redirects.
          *
-         *     When the `id_token_hint`'s `sub` is the signed-in person, the session ends at once;
-         *     another signed-in person is asked first ("Sign out?", which posts to
-         *     `/oauth/logout/confirm`). Signed out, nothing needs ending. Then the browser goes to
-         *     `post_logout_redirect_uri` with `state` (303), or sees a "signed out" page.
+         *     With a valid `id_token_hint` whose `sub` is the signed-in person, or nobody signed in,
+         *     the session (if any) ends at once and the browser goes to `post_logout_redirect_uri` with
+         *     `state` (303), or sees a "signed out" page. Otherwise (no hint, or another person's) a
+         *     page asks first and nothing redirects until the person answers it: signed in, "Sign
+         *     out?" (Sign out or Stay signed in); signed out with a `post_logout_redirect_uri`, a
+         *     "signed out" page with a button that continues to the app. Each button posts to
+         *     `/oauth/logout/confirm`. Signed out without a `post_logout_redirect_uri`: the "signed
+         *     out" page.
          */
         get: operations["getLogout"];
         put?: never;
@@ -959,9 +968,10 @@ export interface paths {
         put?: never;
         /**
          * RP-initiated logout: the person confirms
-         * @description The "Sign out?" page's answer: `decision=signout` ends the session; either way the
-         *     browser then goes where `GET /oauth/logout` would have sent it (the same checks apply
-         *     again first).
+         * @description The answer of the page `GET /oauth/logout` showed: `decision=signout` ends the session
+         *     (`stay` keeps it; the signed-out page's button to continue to the app sends `stay`);
+         *     either way the browser then goes to `post_logout_redirect_uri` with `state` (303), or
+         *     sees a "signed out" or "still signed in" page (the same checks apply again first).
          */
         post: operations["confirmLogout"];
         delete?: never;
@@ -4782,9 +4792,13 @@ export interface operations {
                     code_challenge?: string;
                     /** @description `S256` (may be left out when a code_challenge is sent). */
                     code_challenge_method?: string;
+                    /** @description OpenID Connect's `prompt`, carried over from the consent page. With `login`, Authorize needs the sign-in the page was shown right after; without it the browser goes to sign in again (with `none`, `error=login_required`). Other values are ignored; `none` with another value is `error=invalid_request`. */
+                    prompt?: string;
                     /** @description OpenID Connect's `nonce`, carried over from the consent page; repeated in the ID token. */
                     nonce?: string;
-                    /** @description OpenID Connect's `acr_values`, carried over from the consent page (where the browser goes to sign in, should the session have ended). The code's `acr` is the session's, whatever was asked. */
+                    /** @description OpenID Connect's `max_age` in seconds, carried over from the consent page. A sign-in older than it, other than the one the page was shown right after, sends the browser to sign in again on Authorize. */
+                    max_age?: string;
+                    /** @description OpenID Connect's `acr_values`, carried over from the consent page. When it asks for two factors of a one-factor session whose person has a second factor, Authorize sends the browser to sign in again, unless the page was shown right after that sign-in. The code's `acr` is the session's, whatever was asked. */
                     acr_values?: string;
                     /** @description The CSRF token of the consent page's form. */
                     _csrf?: string;

@@ -122,6 +122,21 @@ describe('acr_values at /oauth', () => {
     expect([claims.amr, claims.acr]).toEqual([['pwd', 'otp', 'mfa'], '2']);
   });
 
+  it('2, one-factor session, authenticator app on: POST /oauth straight away goes to sign in again, never a code', async () => {
+    const { agent } = await signedInAgent(t);
+    await switchOnTotp(agent);
+    const client = await appOf();
+    const path = oauthPath(client, { acr_values: '2' });
+    const fields = Object.fromEntries(new URL(path, t.baseUrl).searchParams);
+    const res = await agent.form('/oauth', { ...fields, decision: 'authorize' });
+    expect([res.status, res.headers.get('location')]).toEqual([302, `/signin?prompt=login&return_to=${encodeURIComponent(path)}`]);
+    const silent = await agent.form('/oauth', { ...fields, prompt: 'none', decision: 'authorize' });
+    expect([silent.status, silent.headers.get('location')]).toEqual([
+      302,
+      `${CALLBACK}?error=login_required&error_description=The+user+is+not+signed+in+and+prompt%3Dnone+forbids+asking&state=s&iss=${encodeURIComponent(t.config.publicUrl)}`,
+    ]);
+  });
+
   it('2, and the fresh sign-in again reached one factor (password of a person with a passkey): goes on, once, with acr 1', async () => {
     const { agent: owner, user } = await signedInAgent(t);
     const key = softKey();

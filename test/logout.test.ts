@@ -161,9 +161,50 @@ describe('post_logout_redirect_uri', () => {
     const out = await agent.form('/oauth/logout/confirm', { decision: 'signout', client_id: app.clientId, post_logout_redirect_uri: BYE, state: 'x' });
     expect([out.status, out.headers.get('location')]).toEqual([303, `${BYE}&state=x`]);
     expect(await signedIn(agent)).toBe(false);
-    // Signed out, the request redirects at once.
-    const again = await agent.fetch(logoutUrl({ client_id: app.clientId, post_logout_redirect_uri: BYE }));
-    expect([again.status, again.headers.get('location')]).toEqual([303, BYE]);
+  });
+
+  it('shows a signed-out visitor without a hint the signed-out page with a button on to the app, and redirects only when it is pressed', async () => {
+    const app = await appWithLogoutUri();
+    const params = { client_id: app.clientId, post_logout_redirect_uri: BYE, state: 'st 1' };
+    for (const send of [
+      (visitor: Agent) => visitor.fetch(logoutUrl(params)),
+      (visitor: Agent) => visitor.fetch('/oauth/logout', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(params).toString() }),
+    ]) {
+      const visitor = new Agent(t);
+      const res = await send(visitor);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('location')).toBeNull();
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('content-security-policy')).toContain("form-action 'self' https://client.example;");
+      const page = await res.text();
+      const csrf = /<input type="hidden" name="_csrf" value="([\w-]+)">/.exec(page)?.[1];
+      expect(csrf).toBeDefined();
+      expect(page).toContain('<title>Signed out</title>');
+      expect(page.slice(page.indexOf('<section class="consent">'), page.indexOf('</section>') + '</section>'.length)).toBe(`<section class="consent">
+<h1>You are signed out</h1>
+<p id="notice">You are not signed in to this service. <strong id="app-name">Logout App</strong> asks to take you back to <strong id="destination">client.example</strong>.</p>
+<form method="post" action="/oauth/logout/confirm" class="actions">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="post_logout_redirect_uri" value="https://client.example/signed-out?from=idp"><input type="hidden" name="client_id" value="${app.clientId}"><input type="hidden" name="state" value="st 1">
+<button type="submit" name="decision" value="stay" id="continue">Continue to Logout App</button>
+</form>
+</section>`);
+      const on = await visitor.form('/oauth/logout/confirm', { _csrf: csrf!, post_logout_redirect_uri: BYE, client_id: app.clientId, state: 'st 1', decision: 'stay' });
+      expect([on.status, on.headers.get('location')]).toEqual([303, 'https://client.example/signed-out?from=idp&state=st+1']);
+    }
+  });
+
+  it('still redirects a signed-out visitor at once with a valid hint', async () => {
+    const app = await appWithLogoutUri();
+    const agent = new Agent(t);
+    await agent.signIn(await makeUser(t));
+    const res = await agent.form('/oauth', { client_id: app.clientId, redirect_uri: 'https://client.example/callback', scope: 'openid', decision: 'authorize' });
+    const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
+    const token = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: app.clientId, client_secret: app.clientSecret });
+    const { id_token } = (await token.json()) as { id_token: string };
+    const out = await new Agent(t).fetch(logoutUrl({ id_token_hint: id_token, post_logout_redirect_uri: BYE, state: 'x' }));
+    expect([out.status, out.headers.get('location')]).toEqual([303, `${BYE}&state=x`]);
   });
 
   it('refuses an address registered as a redirect URI but not as a post-logout one, or differing in any character', async () => {

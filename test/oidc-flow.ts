@@ -44,7 +44,7 @@ export async function registerApp(
 const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 
 /** The hidden fields of the consent form (src/pages/pages.ts consentPage), unescaped. */
-function consentFields(page: string): Record<string, string> {
+export function consentFields(page: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const [, name, value] of page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
     fields[name!] = value!.replace(/&(?:amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e]!);

@@ -4,7 +4,8 @@
  */
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, makeClient, makeUser, startServer, tokenRequest, type TestClient, type TestServer } from './helpers.js';
+import { Agent, makeClient, makeUser, startServer, TEST_PASSWORD, tokenRequest, type TestClient, type TestServer } from './helpers.js';
+import { consentFields } from './oidc-flow.js';
 import type { UserRecord } from '../src/store/types.js';
 
 let t: TestServer;
@@ -264,6 +265,58 @@ describe('prompt=login and max_age', () => {
     // The sign-in counts once: the same request asks again.
     const again = await flow.agent.fetch(request);
     expect(again.headers.get('location')).toBe(`/signin?prompt=login&return_to=${encodeURIComponent(request)}`);
+  });
+
+  it('POST /oauth with prompt=login or max_age=0 from a session signed in earlier: to sign in again, never a code', async () => {
+    const flow = await setup();
+    t.clock.advance(90_000);
+    const base = { client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', state: 's' };
+    for (const asked of [{ prompt: 'login' }, { max_age: '0' }, { prompt: 'consent login', max_age: '60' }] as Record<string, string>[]) {
+      const fields = { ...base, ...asked };
+      const res = await flow.agent.form('/oauth', { ...fields, decision: 'authorize' });
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe(`/signin?prompt=login&return_to=${encodeURIComponent(`/oauth?${new URLSearchParams(fields)}`)}`);
+    }
+    // prompt=none cannot ask, as at GET /oauth: login_required.
+    const silent = await flow.agent.form('/oauth', { ...base, prompt: 'none', max_age: '0', decision: 'authorize' });
+    expect(silent.status).toBe(302);
+    expect(silent.headers.get('location')).toBe(
+      `${CALLBACK}?error=login_required&error_description=The+user+is+not+signed+in+and+prompt%3Dnone+forbids+asking&state=s&iss=${encodeURIComponent(t.config.publicUrl)}`,
+    );
+    // Declining needs no new sign-in.
+    const cancel = await flow.agent.form('/oauth', { ...base, prompt: 'login', decision: 'cancel' });
+    expect(cancel.status).toBe(302);
+    expect(cancel.headers.get('location')).toBe(
+      `${CALLBACK}?error=access_denied&error_description=The+user+did+not+consent.&state=s&iss=${encodeURIComponent(t.config.publicUrl)}`,
+    );
+  });
+
+  it("after the sign-in prompt=login and max_age asked for, the consent page's own form gets the code, once", async () => {
+    const flow = await setup();
+    const request = url(flow, { state: 's', prompt: 'login', max_age: '0' });
+    t.clock.advance(90_000);
+    const signedInAgain = t.clock.now();
+    const signIn = await flow.agent.form('/signin', { name: flow.user.name, password: TEST_PASSWORD, return_to: request });
+    expect([signIn.status, signIn.headers.get('location')]).toEqual([303, request]);
+    const page = await flow.agent.fetch(request);
+    expect(page.status).toBe(200);
+    const { _csrf, ...fields } = consentFields(await page.text());
+    expect(fields).toEqual({ client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', state: 's', prompt: 'login', max_age: '0' });
+    // The person reads the page for half a minute: the sign-in is older than max_age=0 by then,
+    // and still the one the page was shown after.
+    t.clock.advance(30_000);
+    const decided = await flow.agent.form('/oauth', { _csrf: _csrf!, ...fields, decision: 'authorize' });
+    expect(decided.status).toBe(302);
+    const { code, ...rest } = query(decided.headers.get('location'));
+    expect(rest).toEqual({ state: 's', iss: t.config.publicUrl });
+    const token = await tokenRequest(t, { grant_type: 'authorization_code', code: code!, client_id: flow.client.clientId, client_secret: flow.client.clientSecret });
+    const { id_token } = (await token.json()) as { id_token: string };
+    const { payload } = await jwtVerify(id_token, createLocalJWKSet(await jwks()), { currentDate: new Date(t.clock.now()) });
+    expect(payload.auth_time).toBe(seconds(signedInAgain));
+    // The sign-in counted once: the same form again asks for a new one.
+    const again = await flow.agent.form('/oauth', { _csrf: _csrf!, ...fields, decision: 'authorize' });
+    expect(again.status).toBe(302);
+    expect(again.headers.get('location')).toBe(`/signin?prompt=login&return_to=${encodeURIComponent(`/oauth?${new URLSearchParams(fields)}`)}`);
   });
 
   it('max_age: a sign-in older than it asks for a new one; younger, it does not', async () => {

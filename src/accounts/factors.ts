@@ -21,6 +21,15 @@ export async function authenticatorAppView(store: Pick<Store, 'getTotp' | 'count
   return { enabled: true, since: totp.confirmedAt, recovery_codes_left: await store.countRecoveryCodes(userId) };
 }
 
+/**
+ * Whether the person can sign in with two factors: an authenticator app switched on, or a passkey
+ * (what `acr_values=2` may send them to sign in again for, src/oauth/authorization-policy.ts).
+ */
+export async function canUseTwoFactors(store: Pick<Store, 'getTotp' | 'listPasskeys'>, userId: number): Promise<boolean> {
+  const totp = await store.getTotp(userId);
+  return (totp !== undefined && totp.confirmedAt !== null) || (await store.listPasskeys(userId)).length > 0;
+}
+
 /** Every factor of the user: passkeys (names and dates) and the authenticator app. 404 for no such user. */
 export async function accountFactors(store: Store, userId: number) {
   if (!(await store.getUser(userId))) throw new NotFound(`User ${userId} not found`);

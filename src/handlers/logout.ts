@@ -1,7 +1,7 @@
 /** OpenID Connect RP-initiated logout: GET and POST /oauth/logout, and the person's confirmation. */
 import type Koa from 'koa';
 import { LOGOUT_FIELDS, resolveLogout, type LogoutParams, type LogoutRequest } from '../oauth/logout.js';
-import { logoutConfirmPage, signedOutPage } from '../pages/logout-pages.js';
+import { logoutConfirmPage, logoutContinuePage, signedOutPage } from '../pages/logout-pages.js';
 import { allowPageSources } from '../security/headers.js';
 import type { AppDeps, Handler } from './types.js';
 import { pageContext, redirect, sendHtml, signOutSession } from './web.js';
@@ -14,19 +14,34 @@ function resolve(deps: AppDeps, params: LogoutParams): Promise<LogoutRequest> {
 async function finish(ctx: Koa.Context, deps: AppDeps, request: LogoutRequest, signedOut: boolean): Promise<void> {
   if (request.redirectTo !== undefined) return redirect(ctx, request.redirectTo, 303);
   const page = signedOut ? { user: undefined, csrfToken: '' } : await pageContext(ctx, deps);
-  sendHtml(ctx, signedOutPage({ user: page.user, csrfToken: page.csrfToken, signedOut }));
+  sendHtml(ctx, signedOutPage({ user: page.user, csrfToken: page.csrfToken, signedOut: page.user === undefined }));
 }
 
 async function logout(ctx: Koa.Context, deps: AppDeps, params: LogoutParams): Promise<void> {
   const request = await resolve(deps, params);
   const page = await pageContext(ctx, deps);
-  // Signed out already, or the hint names the signed-in person: nobody else's session is at stake.
-  if (!page.user || request.hintUserId === page.user.id) return finish(ctx, deps, request, signOutSession(ctx, deps) || !page.user);
+  // A valid hint that names the signed-in person, or anyone while nobody is signed in: no one
+  // else's session is at stake, and the hint, an ID token this service gave the app, vouches
+  // for the app's request. It goes on at once.
+  if (request.hintUserId !== undefined && (!page.user || request.hintUserId === page.user.id)) {
+    return finish(ctx, deps, request, signOutSession(ctx, deps) || !page.user);
+  }
+  // Otherwise a page asks first, signed in or not, and only its answer redirects: a link alone
+  // signs nobody out, and sends no visitor on to whatever address an app registered (any
+  // signed-in person may register one; docs/oauth.md#signing-out-rp-initiated-logout).
   const fields: Record<string, string> = {};
   for (const name of LOGOUT_FIELDS) if (params[name] !== undefined) fields[name] = params[name];
-  // Both buttons end in a redirect to the app: the form may go there.
-  if (request.redirectTo !== undefined) allowPageSources(ctx, { formAction: [new URL(request.redirectTo).origin] });
-  sendHtml(ctx, logoutConfirmPage({ user: page.user, csrfToken: page.csrfToken, appName: request.app?.name, fields }));
+  const target = request.redirectTo === undefined ? undefined : new URL(request.redirectTo);
+  // Every button ends in a redirect to the app: the form may go there.
+  if (target) allowPageSources(ctx, { formAction: [target.origin] });
+  if (page.user) return sendHtml(ctx, logoutConfirmPage({ user: page.user, csrfToken: page.csrfToken, appName: request.app?.name, fields }));
+  // Signed out, with nowhere to send the browser: nothing to end and nothing to ask.
+  if (!target) {
+    signOutSession(ctx, deps);
+    return finish(ctx, deps, request, true);
+  }
+  const form = await pageContext(ctx, deps, true);
+  sendHtml(ctx, logoutContinuePage({ user: undefined, csrfToken: form.csrfToken, appName: request.app?.name, destination: target.host, fields }));
 }
 
 export const getLogout: Handler<'getLogout'> = async (input, ctx, deps) => logout(ctx, deps, input.query);

@@ -128,6 +128,11 @@ export function redirectToSignIn(ctx: Koa.Context, returnTo: string, status: 302
   redirect(ctx, `/signin?return_to=${encodeURIComponent(returnTo)}`, status);
 }
 
+/** To the sign-in form even when signed in (`prompt=login`), then back to `returnTo`. */
+export function redirectToSignInAgain(ctx: Koa.Context, returnTo: string, status: 302 | 303): void {
+  redirect(ctx, `/signin?prompt=login&return_to=${encodeURIComponent(returnTo)}`, status);
+}
+
 /**
  * Runs a form's action; an expected failure (below 500) shows the form again with
  * its reason and status instead of the generic error page.

@@ -13,7 +13,11 @@ import { parseScopes, type Scope } from './scopes.js';
 /** The request's parameters, named as the contract names them (query of GET /oauth). */
 type AuthorizeParams = NonNullable<operations['getAuthorize']['parameters']['query']>;
 
-/** The parameters that travel from the consent page's form back to POST /oauth. */
+/**
+ * The parameters that travel from the consent page's form back to POST /oauth, in the contract's
+ * order: every one getAuthorize declares, so POST /oauth applies the same sign-in policy as GET
+ * (prompt, max_age, acr_values; src/oauth/authorization-policy.ts).
+ */
 export const AUTHORIZE_FIELDS = [
   'client_id',
   'redirect_uri',
@@ -22,9 +26,21 @@ export const AUTHORIZE_FIELDS = [
   'response_type',
   'code_challenge',
   'code_challenge_method',
+  'prompt',
   'nonce',
+  'max_age',
   'acr_values',
 ] as const satisfies readonly (keyof AuthorizeParams)[];
+
+/** The authorization request made of these parameters alone, as the address of GET /oauth. */
+export function authorizeAddressOf(params: AuthorizeParams): string {
+  const query = new URLSearchParams();
+  for (const name of AUTHORIZE_FIELDS) {
+    const value = params[name];
+    if (value !== undefined) query.append(name, value);
+  }
+  return `/oauth?${query}`;
+}
 
 export interface ResolvedClient {
   app: AppRecord;

@@ -5,7 +5,7 @@
  */
 import { clientRedirect, type GrantError, type ResolvedClient } from './authorize.js';
 
-interface Prompt {
+export interface Prompt {
   /** Never show a page: answer with an error instead. */
   none: boolean;
   /** Show the consent page even when consent is remembered. */

@@ -24,6 +24,28 @@ ${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name
   });
 }
 
+/**
+ * Shown to a signed-out visitor whom an app sends here without an ID token hint, on the way to
+ * its post_logout_redirect_uri: nothing to end, and the way on is the visitor's to take, so a
+ * link alone never redirects (any signed-in person can register an app and its addresses). The
+ * button sends `stay`: it ends no session, even one begun in another tab since.
+ */
+export function logoutContinuePage(o: Common & { user: undefined; appName: string | undefined; destination: string; fields: Record<string, string> }): string {
+  return layout({
+    ...o,
+    title: 'Signed out',
+    body: html`<section class="consent">
+<h1>You are signed out</h1>
+<p id="notice">You are not signed in to this service. ${o.appName ? html`<strong id="app-name">${o.appName}</strong> asks` : 'An app asks'} to take you back to <strong id="destination">${o.destination}</strong>.</p>
+<form method="post" action="/oauth/logout/confirm" class="actions">
+<input type="hidden" name="_csrf" value="${o.csrfToken}">
+${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit" name="decision" value="stay" id="continue">Continue to ${o.appName ?? 'the app'}</button>
+</form>
+</section>`,
+  });
+}
+
 /** Where a logout without a post_logout_redirect_uri ends. */
 export function signedOutPage(o: Common & { signedOut: boolean }): string {
   return layout({

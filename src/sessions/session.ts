@@ -25,6 +25,13 @@ interface SessionData {
    */
   freshSignIn?: { at: number; for: string };
   /**
+   * Left by GET /oauth when it took a fresh sign-in (freshSignIn) and showed the consent page:
+   * that sign-in's time and the app asked for. POST /oauth takes it (takeSignInBehindConsent):
+   * what tells the decision that the sign-in `prompt=login`, `max_age` or `acr_values` asked for
+   * has happened, since the form itself carries nothing the session's holder could not forge.
+   */
+  signInBehindConsent?: { at: number; clientId: string };
+  /**
    * How the person proved who they are in this sign-in: RFC 8176 Authentication Method
    * Reference values (`pwd`; `otp` and `mfa` after a second step; `hwk`/`swk` and `user` for a
    * passkey). Apps are told in the ID token's `amr`. Absent on sessions signed in before it
@@ -214,6 +221,27 @@ export function takeFreshSignIn(ctx: Koa.Context, now: number, address: string):
   if (fresh === undefined) return false;
   delete session.freshSignIn;
   return fresh.for === address && now - fresh.at < FRESH_SIGN_IN_MS;
+}
+
+/**
+ * GET /oauth shows the consent page for `clientId` right after taking the fresh sign-in the
+ * request asked for (takeFreshSignIn), made at `signedInAt` (the session's auth_time).
+ */
+export function noteSignInBehindConsent(ctx: Koa.Context, signedInAt: number, clientId: string): void {
+  sessionOf(ctx).signInBehindConsent = { at: signedInAt, clientId };
+}
+
+/**
+ * Whether POST /oauth's decision for `clientId` answers a consent page GET /oauth showed right
+ * after a fresh sign-in, and the session is still that sign-in (its auth_time: every sign-in sets
+ * its own), within 10 minutes of it. Taken by the decision: it counts once, as the sign-in did.
+ */
+export function takeSignInBehindConsent(ctx: Koa.Context, now: number, clientId: string): boolean {
+  const session = sessionOf(ctx);
+  const noted = session.signInBehindConsent;
+  if (noted === undefined) return false;
+  delete session.signInBehindConsent;
+  return noted.clientId === clientId && noted.at === session.meta?.startedAt && now >= noted.at && now - noted.at < FRESH_SIGN_IN_MS;
 }
 
 /** When the person signed in to this session (OpenID Connect's auth_time), if it is signed in. */

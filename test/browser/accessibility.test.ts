@@ -112,6 +112,14 @@ async function signedOut(viewport: Viewport): Promise<void> {
   await check(page, viewport.name, 'play-signed-out', `/play/${gameId}`, '#game');
   await check(page, viewport.name, 'error', '/oauth?response_type=code&client_id=nobody&redirect_uri=https%3A%2F%2Fx.example%2F&scope=userinfo');
   await check(page, viewport.name, 'signed-out', '/oauth/logout', '#notice');
+  // An app's sign-out link without an ID token hint: the signed-out page with a button on to the app.
+  const { app: leaving } = await registerOAuthApp(
+    { store: t.store, now: t.clock.now },
+    { ownerId: other.id, name: 'Leaving App', redirectUris: [callback.url], postLogoutRedirectUris: [callback.url] },
+  );
+  const leave = new URLSearchParams({ client_id: leaving.clientId, post_logout_redirect_uri: callback.url, state: 'bye' });
+  await check(page, viewport.name, 'signed-out-continue', `/oauth/logout?${leave}`, '#continue');
+  await Promise.all([page.waitForURL(`${callback.url}?state=bye`), page.click('#continue')]);
   const res = await page.goto(`${t.baseUrl}/nope`);
   expect(res?.status()).toBe(404);
   expect(await page.textContent('h1')).toBe('Page not found');
