@@ -377,7 +377,10 @@ describe.skipIf(!hasChromium)('accessibility (axe-core, WCAG 2.2 A and AA)', () 
     await context.close();
   });
 
-  it('signed out: every page, its error states, the email links, the second sign-in step, the example games (both widths side by side)', () => bothWidths(signedOut));
-  it('signed in: every page, the dialogs and the states the scripts show (a new secret, the QR code, a user opened) (both widths side by side)', () => bothWidths(signedIn));
-  it('the dark scheme: the home page, the account page, the consent page with Authorize disabled, the game-flow dialog (both widths side by side)', () => bothWidths(darkScheme));
+  // Each walks some twenty pages at two widths with axe on each: about 35 s on a loaded 2-core
+  // machine (measured 2026-11-27, load 7-9), past the 30 s default.
+  const WALK_MS = 120_000;
+  it('signed out: every page, its error states, the email links, the second sign-in step, the example games (both widths side by side)', () => bothWidths(signedOut), WALK_MS);
+  it('signed in: every page, the dialogs and the states the scripts show (a new secret, the QR code, a user opened) (both widths side by side)', () => bothWidths(signedIn), WALK_MS);
+  it('the dark scheme: the home page, the account page, the consent page with Authorize disabled, the game-flow dialog (both widths side by side)', () => bothWidths(darkScheme), WALK_MS);
 });
