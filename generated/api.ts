@@ -1093,8 +1093,11 @@ export interface paths {
         /**
          * Upload a new profile picture
          * @description Multipart form with one `file` part: a JPEG, PNG, WebP, GIF (first frame) or AVIF image,
-         *     judged by its content (not its name or type), at most 8 MB and a bounded pixel count
-         *     (50 megapixels; 16 for GIF, 4 for AVIF). Anything else, SVG included, is 400. Stored
+         *     judged by its content (not its name or type), at most 8 MB and a bounded decoding cost:
+         *     50 megapixels, less for the kinds that decode whole or slowly (a progressive JPEG 12, in
+         *     CMYK 8; a PNG with a colour profile 20; a 16-bit PNG 16; an interlaced PNG 12, at 16 bits
+         *     6; a lossless WebP 16; a WebP with alpha 12; GIF 12; AVIF 2), a JPEG at most 100 scans
+         *     and an AVIF at most 1 MB (each over is 400). Anything else, SVG included, is 400. Stored
          *     centre-cropped as the three WebP sizes; `pfpTimestamp` changes. At most 10 uploads per
          *     account in 10 minutes (429); while the instance is converting as many pictures as it may,
          *     503 with `Retry-After`.
@@ -5175,7 +5178,7 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["AccountUser"];
-            /** @description Not a JPEG, PNG, WebP, GIF or AVIF image (an SVG, say), damaged, too many pixels, or no `file` part. */
+            /** @description Not a JPEG, PNG, WebP, GIF or AVIF image (an SVG, say), damaged, over a cost cap (too many pixels for its kind, a JPEG of more than 100 scans, an AVIF over 1 MB), or no `file` part. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,6 @@
 import { InvalidInput, TooLarge, Unavailable } from '../domain/errors.js';
 import sharp, { type OutputInfo } from 'sharp';
+import { type Format, PIXEL_CAPS, assertAffordable, tooManyPixels } from './decode-cost.js';
 
 export const SIZES = { large: 256, medium: 64, small: 16 } as const;
 export type Size = keyof typeof SIZES;
@@ -7,18 +8,8 @@ export const SIZE_NAMES = Object.keys(SIZES) as Size[];
 
 export const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 
-/** The formats an upload may be in, told apart by their first bytes (never by name or Content-Type). */
-type Format = 'jpeg' | 'png' | 'webp' | 'gif' | 'avif';
 const ACCEPTED_FORMATS = 'JPEG, PNG, WebP, GIF or AVIF';
 const NOT_ACCEPTED = `The picture must be a ${ACCEPTED_FORMATS} image`;
-
-/**
- * Decompression-bomb and cost guard, in megapixels per format: each cap keeps one conversion under
- * about 1 s of CPU and 100 MB of memory (docs/decisions.md#profile-pictures). JPEG and WebP shrink
- * while decoding and PNG streams, so 50 MP (12 MP photos pass) costs little; a GIF frame is decoded
- * whole (about 5 MB per megapixel), an AVIF image too (about 18 MB and 30 ms of CPU per megapixel).
- */
-const MAX_MEGAPIXELS: Record<Format, number> = { jpeg: 50, png: 50, webp: 50, gif: 16, avif: 4 };
 
 export type Encoded = Record<Size, Buffer>;
 
@@ -93,16 +84,15 @@ export async function encodePicture(input: Buffer, conversions: ConversionGate =
 }
 
 async function convert(input: Buffer, format: Format): Promise<Encoded> {
-  const maxPixels = MAX_MEGAPIXELS[format] * 1_000_000;
-  const options = { limitInputPixels: maxPixels, failOn: 'error', pages: 1, sequentialRead: true } as const;
+  const options = { limitInputPixels: PIXEL_CAPS[format] * 1_000_000, failOn: 'error', pages: 1, sequentialRead: true } as const;
   let base: { data: Buffer; info: OutputInfo };
   try {
-    // The header first: it names the real format and the size, before anything is decoded.
+    // The header first: it names the real format, the size and the kind, before anything is decoded.
     const meta = await sharp(input, options).metadata();
     if (meta.format !== (format === 'avif' ? 'heif' : format) || (format === 'avif' && meta.compression !== 'av1')) {
       throw new InvalidInput(NOT_ACCEPTED);
     }
-    if (meta.width * meta.height > maxPixels) throw new InvalidInput(tooManyPixels(format));
+    assertAffordable(format, meta, input);
     // Decode once, to the largest size; the smaller sizes are made from that.
     base = await sharp(input, options)
       .rotate()
@@ -119,11 +109,6 @@ async function convert(input: Buffer, format: Format): Promise<Encoded> {
     sharp(base.data, raw).resize(size, size, { kernel: 'lanczos3' }).webp({ quality: 85 }).toBuffer();
   const [large, medium, small] = await Promise.all([encode(SIZES.large), encode(SIZES.medium), encode(SIZES.small)]);
   return { large, medium, small };
-}
-
-function tooManyPixels(format: Format): string {
-  const what = format === 'avif' || format === 'gif' ? ` for ${format.toUpperCase()}` : '';
-  return `The picture has too many pixels: at most ${MAX_MEGAPIXELS[format]} megapixels${what}`;
 }
 
 function describeSharpError(err: unknown, format: Format): string {
