@@ -15,22 +15,13 @@ import { httpErrorOf } from '../src/http/error-responses.js';
 import { ConversionGate, MAX_UPLOAD_BYTES, SIZES, SIZE_NAMES } from '../src/pictures/images.js';
 import { setPicture } from '../src/pictures/pictures.js';
 import { type Agent, fixturesDir, makeUser, signedInAgent, startServer, storedPicture, storedPictures, type TestServer } from './helpers.js';
-import { animatedGif, jpeg, manyColourWebp, manyScanJpeg, png } from './hostile/pictures.js';
+import { animatedGif, jpeg, manyColourWebp, manyScanJpeg, png, pngChunk } from './hostile/pictures.js';
 
 const fixture = (name: string): Buffer => fs.readFileSync(path.join(fixturesDir, name));
 
 const NOT_AN_IMAGE = 'The picture must be a JPEG, PNG, WebP, GIF or AVIF image';
 const DAMAGED = 'The picture could not be read: the file is damaged or truncated';
 const TOO_MANY_PIXELS = 'The picture has too many pixels: at most 50 megapixels';
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(body));
-  return Buffer.concat([len, body, crc]);
-}
 
 /**
  * A real decompression bomb: a complete, valid 1-bit PNG of 50000 x 50000 pixels (2.5 gigapixels,

@@ -22,20 +22,23 @@ export function hashPassword(password: string): Promise<string> {
  * of several hashes sharing them matches (a set of recovery codes).
  */
 export async function slowHash(secret: string, params: typeof PARAMS, like?: string): Promise<string> {
-  let salt = randomBytes(16);
-  if (like !== undefined) {
-    const [, n, r, p, saltOf] = like.split('$');
-    params = { N: Number(n), r: Number(r), p: Number(p) };
-    salt = Buffer.from(saltOf ?? '', 'base64url');
-  }
-  const key = await derive(secret, salt, params);
-  return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const shared = like === undefined ? undefined : parse(like);
+  const salt = shared?.salt ?? randomBytes(16);
+  const used = shared?.params ?? params;
+  const key = await derive(secret, salt, used);
+  return ['scrypt', used.N, used.r, used.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/** The parts of a `scrypt$N$r$p$salt$hash` string; undefined for anything else. */
+function parse(stored: string): { params: typeof PARAMS; salt: Buffer; hash: Buffer } | undefined {
+  const [kind, n, r, p, salt, hash] = stored.split('$');
+  if (kind !== 'scrypt' || !salt || !hash) return undefined;
+  return { params: { N: Number(n), r: Number(r), p: Number(p) }, salt: Buffer.from(salt, 'base64url'), hash: Buffer.from(hash, 'base64url') };
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [kind, n, r, p, salt, hash] = stored.split('$');
-  if (kind !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  const parts = parse(stored);
+  if (!parts) return false;
+  const key = await derive(password, parts.salt, parts.params);
+  return key.length === parts.hash.length && timingSafeEqual(key, parts.hash);
 }

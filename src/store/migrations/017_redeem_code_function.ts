@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isPostgres } from './dialect.js';
 
 /**
  * PostgreSQL: the token exchange's redemption as one function, so it costs one round trip
@@ -16,7 +17,6 @@ const SIGNATURE =
   'idp_redeem_code(p_code_hash varchar, p_now bigint, p_token_hash varchar, p_client_id varchar, p_user_id integer, ' +
   'p_scopes varchar, p_token_code_hash varchar, p_expires_at bigint, p_revoked_at bigint, p_created_at bigint)';
 
-const isPostgres = (knex: Knex): boolean => (knex.client as { config: { client: unknown } }).config.client === 'pg';
 
 export async function up(knex: Knex): Promise<void> {
   if (!isPostgres(knex)) return;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isPostgres } from './dialect.js';
 
 /**
  * Recovery codes are kept as scrypt strings (`scrypt$N$r$p$salt$hash`, about 90 characters) instead
@@ -6,7 +7,6 @@ import type { Knex } from 'knex';
  * them. SQLite does not enforce a varchar length, so nothing changes there. The rows themselves
  * are re-hashed at start (src/accounts/second-factor.ts upgradeRecoveryCodes), which needs code.
  */
-const isPostgres = (knex: Knex): boolean => (knex.client as { config: { client: unknown } }).config.client === 'pg';
 
 export async function up(knex: Knex): Promise<void> {
   if (!isPostgres(knex)) return;
