@@ -240,7 +240,9 @@ export interface paths {
         put?: never;
         /**
          * OpenID Connect UserInfo (POST)
-         * @description The same as `GET /api/oauth/userinfo`; the token travels in the `Authorization` header, and a body is ignored.
+         * @description The same as `GET /api/oauth/userinfo`. The access token travels in the `Authorization`
+         *     header, or in the form body's `access_token` field (RFC 6750 section 2.2), never both
+         *     (400). Without either, 401 as `GET` answers.
          */
         post: operations["postOidcUserInfo"];
         delete?: never;
@@ -880,9 +882,13 @@ export interface paths {
         /**
          * Traditional flow: the consent page
          * @description An unknown `client_id` or a `redirect_uri` not registered for it (exact match) shows an
-         *     error page (400) and never redirects. Then a signed-out user is sent to sign in and back.
+         *     error page (400) and never redirects. Then a request this service never answers with a
+         *     code redirects to `redirect_uri` with `error` and `state` before anyone signs in: a
+         *     request object (`request_not_supported`, `request_uri_not_supported`), a `response_type`
+         *     other than `code` (`unsupported_response_type`), or an OpenID Connect request without
+         *     `response_type` (`invalid_request`). Then a signed-out user is sent to sign in and back.
          *     Then a bad request redirects to `redirect_uri` with `error` (`invalid_scope`,
-         *     `unsupported_response_type`, `invalid_request`) and `state`. Otherwise the consent page
+         *     `invalid_request`) and `state`. The same request may be sent as a form to `POST /oauth`. Otherwise the consent page
          *     names the app, its owner and each scope, with Authorize and Cancel. The page cannot be
          *     framed and sends no referrer.
          *
@@ -904,8 +910,20 @@ export interface paths {
         get: operations["getAuthorize"];
         put?: never;
         /**
-         * Traditional flow: the user's decision
-         * @description `decision=authorize` redirects to `redirect_uri?code=<code>&state=<state>`;
+         * The authorization request as a form, or the user's decision on the consent page
+         * @description Two requests share this address, told apart by `decision`, which only the consent page's
+         *     form carries.
+         *
+         *     **Without `decision`: an authorization request sent as a form** (OpenID Connect Core
+         *     3.1.2.1: the authorization endpoint supports GET and POST). The fields are the parameters
+         *     of `GET /oauth`, answered exactly as `GET /oauth` answers them (an error page, a redirect
+         *     to sign in and back to `GET /oauth?<the fields>`, the consent page, or a redirect to the
+         *     client). No CSRF token: such a form from another site can do no more than a link to
+         *     `GET /oauth`.
+         *
+         *     **With `decision`: the consent page's form**, which needs the page's CSRF token (`_csrf`
+         *     or `X-CSRF-Token`; 403 without it).
+         *     `decision=authorize` redirects to `redirect_uri?code=<code>&state=<state>`;
          *     `decision=cancel` to `redirect_uri?error=access_denied&error_description=The user did not consent.&state=<state>`.
          *     The same checks as the consent page apply first. For `authorize` that includes the same
          *     sign-in policy (`prompt=login`, `max_age`, `acr_values`): where `GET /oauth` would send
@@ -2078,8 +2096,12 @@ export interface components {
         OidcUserInfo: {
             /** @description The user id, as a string. */
             sub: string;
+            /** @description The user's public name, the only name the service keeps (`profile`; the same as `preferred_username`). */
+            name?: string;
             /** @description The user's name (`profile`). */
             preferred_username?: string;
+            /** @description The address of the user's public profile page, `<issuer>/users/<id>` (`profile`). */
+            profile?: string;
             /** @description The large profile picture's address, or the default picture's when the user has none (`profile`). */
             picture?: string;
             /** @description When the profile's claims last changed, in SECONDS since the Unix epoch (`profile`). */
@@ -2700,6 +2722,33 @@ export interface components {
             /** @description Every moderator action on the user, newest first. */
             actions: components["schemas"]["ModerationAction"][];
         };
+        /** @description The form body of `POST /api/oauth/userinfo` (RFC 6750 section 2.2). */
+        UserInfoForm: {
+            /** @description The access token, when it is not in the Authorization header. */
+            access_token?: string;
+        };
+        /**
+         * @description A failure of the token, revocation or introspection endpoint (`x-oauth-errors`): the
+         *     service's `message`, as on every JSON endpoint, and beside it RFC 6749 section 5.2's
+         *     `error` code and `error_description` (the message, with `"` and `\` written as `'` and
+         *     anything outside printable ASCII as `?`, as section 5.2 requires), so OAuth libraries can
+         *     tell their users why.
+         */
+        OAuthError: {
+            /** @description The specific reason for the failure. */
+            message: string;
+            /**
+             * @description RFC 6749 section 5.2's code: `invalid_request` (a malformed request),
+             *     `invalid_client` (client authentication failed; 401), `invalid_grant` (the code is
+             *     unknown, expired, used, or was issued for another redirect URI or PKCE challenge),
+             *     `unsupported_grant_type`, `unauthorized_client` (a token of another client; 403),
+             *     `temporarily_unavailable` (429 and 503), `server_error` (500).
+             * @enum {string}
+             */
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "temporarily_unavailable" | "server_error";
+            /** @description The message, in the characters RFC 6749 section 5.2 allows. */
+            error_description: string;
+        };
         /** @description Every failure of a JSON endpoint: one field, the specific reason. */
         Error: {
             /** @description The specific reason for the failure. */
@@ -3074,6 +3123,72 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request body is too large. */
+        OAuthPayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Request body is too large",
+                 *       "error": "invalid_request",
+                 *       "error_description": "Request body is too large"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description The request body's Content-Type cannot be read. */
+        OAuthUnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Unsupported Content-Type: application/xml",
+                 *       "error": "invalid_request",
+                 *       "error_description": "Unsupported Content-Type: application/xml"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description Too many requests; retry after the number of seconds in Retry-After. */
+        OAuthTooManyRequests: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Too many requests, retry in 12 seconds",
+                 *       "error": "temporarily_unavailable",
+                 *       "error_description": "Too many requests, retry in 12 seconds"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description The database cannot be reached right now; retrying later may work. */
+        OAuthUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "The database is unavailable; try again shortly",
+                 *       "error": "temporarily_unavailable",
+                 *       "error_description": "The database is unavailable; try again shortly"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
         /** @description Too many requests; retry after the number of seconds in Retry-After. */
         TooManyRequests: {
             headers: {
@@ -3131,7 +3246,7 @@ export interface components {
         Scope: string;
         /** @description Opaque value returned to the client unchanged. */
         State: string;
-        /** @description `code` (the only response type; may be left out). */
+        /** @description `code` (the only response type). May be left out of a plain OAuth request, as the original service allowed; an OpenID Connect request (`openid` among the scopes) without it goes back with `error=invalid_request`. */
         ResponseType: string;
         /** @description PKCE challenge (RFC 7636), S256 only. Required for a public app: without it the browser is redirected back with `error=invalid_request`. */
         CodeChallenge: string;
@@ -3142,6 +3257,19 @@ export interface components {
          * @example n-0S6_WzA2Mj
          */
         Nonce: string;
+        /**
+         * @description OpenID Connect's request object (Core 6.1). Not supported (discovery says
+         *     `request_parameter_supported: false`): once the client and its redirect URI are known
+         *     good, the browser goes back with `error=request_not_supported` and nothing in the object
+         *     is read.
+         */
+        RequestObject: string;
+        /**
+         * @description OpenID Connect's request object by reference (Core 6.2). Not supported (discovery says
+         *     `request_uri_parameter_supported: false`): the browser goes back with
+         *     `error=request_uri_not_supported`, and the address is never fetched.
+         */
+        RequestUri: string;
         /**
          * @description OpenID Connect's `max_age`: the most seconds since the person last signed in that the app
          *     accepts; older, they sign in again first (with `prompt=none`: `error=login_required`).
@@ -3216,7 +3344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
             /** @description Missing client credentials, unknown client, wrong client secret, or a secret sent by a public app. */
@@ -3230,12 +3358,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            413: components["responses"]["OAuthPayloadTooLarge"];
+            415: components["responses"]["OAuthUnsupportedMediaType"];
+            429: components["responses"]["OAuthTooManyRequests"];
+            503: components["responses"]["OAuthUnavailable"];
         };
     };
     getWhois: {
@@ -3336,7 +3465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
             /** @description Missing client credentials, unknown client, wrong client secret, or a secret sent by a public app. */
@@ -3350,7 +3479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
             /** @description The token was issued to another client; it is not revoked. */
@@ -3361,15 +3490,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "This token was issued to another client"
+                     *       "message": "This token was issued to another client",
+                     *       "error": "unauthorized_client",
+                     *       "error_description": "This token was issued to another client"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            413: components["responses"]["OAuthPayloadTooLarge"];
+            415: components["responses"]["OAuthUnsupportedMediaType"];
+            429: components["responses"]["OAuthTooManyRequests"];
+            503: components["responses"]["OAuthUnavailable"];
         };
     };
     introspectToken: {
@@ -3421,10 +3553,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "message": "Body field token is required"
+                     *       "message": "Body field token is required",
+                     *       "error": "invalid_request",
+                     *       "error_description": "Body field token is required"
                      *     }
                      */
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
             /** @description Missing client credentials, unknown client, wrong client secret, or a public app (it has no secret). */
@@ -3438,12 +3572,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            413: components["responses"]["OAuthPayloadTooLarge"];
+            415: components["responses"]["OAuthUnsupportedMediaType"];
+            429: components["responses"]["OAuthTooManyRequests"];
+            503: components["responses"]["OAuthUnavailable"];
         };
     };
     getAuthorizationServerMetadata: {
@@ -3737,11 +3872,36 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "access_token": "pV8c1kqUe0m3Rz6YbT2nW9sXa4Lh7Jf5Gd0iOy1uQwE"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["UserInfoForm"];
+            };
+        };
         responses: {
             200: components["responses"]["OidcUserInfo"];
+            /** @description The token was sent both in the Authorization header and in the body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Send the access token either in the Authorization header or in the body, not both"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["BearerUnauthorized"];
             403: components["responses"]["OpenIdScopeMissing"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -4708,7 +4868,7 @@ export interface operations {
                 scope?: components["parameters"]["Scope"];
                 /** @description Opaque value returned to the client unchanged. */
                 state?: components["parameters"]["State"];
-                /** @description `code` (the only response type; may be left out). */
+                /** @description `code` (the only response type). May be left out of a plain OAuth request, as the original service allowed; an OpenID Connect request (`openid` among the scopes) without it goes back with `error=invalid_request`. */
                 response_type?: components["parameters"]["ResponseType"];
                 /** @description PKCE challenge (RFC 7636), S256 only. Required for a public app: without it the browser is redirected back with `error=invalid_request`. */
                 code_challenge?: components["parameters"]["CodeChallenge"];
@@ -4743,6 +4903,19 @@ export interface operations {
                  * @example 2
                  */
                 acr_values?: components["parameters"]["AcrValues"];
+                /**
+                 * @description OpenID Connect's request object (Core 6.1). Not supported (discovery says
+                 *     `request_parameter_supported: false`): once the client and its redirect URI are known
+                 *     good, the browser goes back with `error=request_not_supported` and nothing in the object
+                 *     is read.
+                 */
+                request?: components["parameters"]["RequestObject"];
+                /**
+                 * @description OpenID Connect's request object by reference (Core 6.2). Not supported (discovery says
+                 *     `request_uri_parameter_supported: false`): the browser goes back with
+                 *     `error=request_uri_not_supported`, and the address is never fetched.
+                 */
+                request_uri?: components["parameters"]["RequestUri"];
             };
             header?: never;
             path?: never;
@@ -4777,10 +4950,10 @@ export interface operations {
                  */
                 "application/x-www-form-urlencoded": {
                     /**
-                     * @description The user's choice on the consent page. `authorize` issues a code and redirects with it; `cancel` redirects with `error=access_denied`.
+                     * @description The user's choice on the consent page. `authorize` issues a code and redirects with it; `cancel` redirects with `error=access_denied`. Absent, the form is an authorization request.
                      * @enum {string}
                      */
-                    decision: "authorize" | "cancel";
+                    decision?: "authorize" | "cancel";
                     /** @description The app's client id, carried over from the consent page (required; a missing or unknown one shows the error page). */
                     client_id?: string;
                     /** @description One of the app's registered redirect URIs, exactly, carried over from the consent page (required; a missing or unregistered one shows the error page). */
@@ -4789,7 +4962,7 @@ export interface operations {
                     scope?: string;
                     /** @description Opaque value returned to the client unchanged. Optional. */
                     state?: string;
-                    /** @description `code` (the only response type; may be left out). */
+                    /** @description `code`, as on `GET /oauth`. */
                     response_type?: string;
                     /** @description PKCE challenge (RFC 7636), S256 only: 43 base64url characters. Optional (required for a public app); when sent, the token exchange requires the matching `code_verifier`. */
                     code_challenge?: string;
@@ -4803,12 +4976,17 @@ export interface operations {
                     max_age?: string;
                     /** @description OpenID Connect's `acr_values`, carried over from the consent page. When it asks for two factors of a one-factor session whose person has a second factor, Authorize sends the browser to sign in again, unless the page was shown right after that sign-in. The code's `acr` is the session's, whatever was asked. */
                     acr_values?: string;
-                    /** @description The CSRF token of the consent page's form. */
+                    /** @description As on `GET /oauth`; refused with `error=request_not_supported`. */
+                    request?: string;
+                    /** @description As on `GET /oauth`; refused with `error=request_uri_not_supported`. */
+                    request_uri?: string;
+                    /** @description The CSRF token of the consent page's form (required with `decision`). */
                     _csrf?: string;
                 };
             };
         };
         responses: {
+            200: components["responses"]["HtmlPage"];
             302: components["responses"]["Found"];
             400: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];

@@ -33,7 +33,7 @@ async function idTokenOf(client: TestClient, code: string): Promise<JWTPayload> 
 
 /** The authorization request's address. */
 function oauthPath(client: TestClient, extra: Record<string, string> = {}): string {
-  return `/oauth?${new URLSearchParams({ client_id: client.clientId, redirect_uri: CALLBACK, scope: 'openid', state: 's', ...extra })}`;
+  return `/oauth?${new URLSearchParams({ client_id: client.clientId, redirect_uri: CALLBACK, scope: 'openid', state: 's', response_type: 'code', ...extra })}`;
 }
 
 /** Consents (the page shows: a new app) and returns the code. */

@@ -1,7 +1,7 @@
 /** The traditional flow: getAuthorize (consent page) and postAuthorize (the decision). */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, makeClient, makeUser, signedInAgent, startServer, tokenRequest, type TestClient, type TestServer, TEST_PASSWORD } from './helpers.js';
+import { Agent, makeClient, makeUser, oauthErrorBody, signedInAgent, startServer, tokenRequest, type TestClient, type TestServer, TEST_PASSWORD } from './helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -130,7 +130,7 @@ describe('postAuthorize', () => {
     const { code } = query(location);
     const base = { grant_type: 'authorization_code', code: code!, client_id: client.clientId, client_secret: client.clientSecret };
     const mismatch = await tokenRequest(t, { ...base, redirect_uri: CALLBACK });
-    expect([mismatch.status, await mismatch.json()]).toEqual([400, { message: 'redirect_uri does not match the one the code was issued for' }]);
+    expect([mismatch.status, await mismatch.json()]).toEqual([400, oauthErrorBody('invalid_grant', 'redirect_uri does not match the one the code was issued for')]);
     const ok = await tokenRequest(t, { ...base, redirect_uri: SECOND });
     const { access_token } = (await ok.json()) as { access_token: string };
     const whois = await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${access_token}` } });

@@ -145,6 +145,9 @@ describe.skipIf(!bin)('PostgreSQL outage', () => {
         expect(o.body).toContain(UNAVAILABLE_MESSAGE);
       } else if (o.kind === 'healthz') {
         expect(JSON.parse(o.body)).toEqual({ message: 'Database unavailable' });
+      } else if (o.kind === 'token') {
+        // The token endpoint's errors carry RFC 6749 5.2's code beside the message.
+        expect(JSON.parse(o.body), o.kind).toEqual({ message: UNAVAILABLE_MESSAGE, error: 'temporarily_unavailable', error_description: UNAVAILABLE_MESSAGE });
       } else {
         expect(JSON.parse(o.body), o.kind).toEqual({ message: UNAVAILABLE_MESSAGE });
       }

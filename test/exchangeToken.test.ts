@@ -8,6 +8,7 @@ import {
   makeClient,
   makeCode,
   makeUser,
+  oauthErrorBody,
   startServer,
   tokenRequest,
   type TestClient,
@@ -96,6 +97,12 @@ async function expectError(res: Response, status: number, message: string): Prom
   expect({ status: res.status, body }).toEqual({ status, body: { message } });
 }
 
+/** The token endpoint's errors: the seed's `message`, and RFC 6749 5.2's `error` beside it. */
+async function expectOAuthError(res: Response, status: number, error: string, message: string): Promise<void> {
+  const body: unknown = await res.json();
+  expect({ status: res.status, body }).toEqual({ status, body: oauthErrorBody(error, message) });
+}
+
 function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(48).toString('base64url'); // 64 characters, within 43..128
   return { verifier, challenge: createHash('sha256').update(verifier, 'ascii').digest('base64url') };
@@ -134,7 +141,7 @@ describe('POST /api/oauth/token: success', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://evil.example');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(res.headers.get('vary')).toBe('Origin');
-    await expectError(res, 401, MSG.wrongSecret);
+    await expectOAuthError(res, 401, 'invalid_client', MSG.wrongSecret);
   });
 
   it('answers a CORS preflight from any origin: POST, Authorization and Content-Type, 600 s, no credentials', async () => {
@@ -273,36 +280,36 @@ describe('POST /api/oauth/token: body parsing whatever the Content-Type', () => 
   it('refuses application/xml with 415', async () => {
     const s = await setup();
     const res = await rawPost(form(s.params), { 'Content-Type': 'application/xml' });
-    await expectError(res, 415, 'Unsupported Content-Type: application/xml');
+    await expectOAuthError(res, 415, 'invalid_request', 'Unsupported Content-Type: application/xml');
   });
 
   it('refuses a parameter sent twice with 400', async () => {
     const s = await setup();
     const body = `${form(s.params)}&code=${encodeURIComponent(s.code)}`;
-    await expectError(await rawPost(body, { 'Content-Type': 'application/x-www-form-urlencoded' }), 400, 'Parameter code is repeated');
+    await expectOAuthError(await rawPost(body, { 'Content-Type': 'application/x-www-form-urlencoded' }), 400, 'invalid_request', 'Parameter code is repeated');
   });
 
   it('refuses malformed JSON sent as application/json with 400', async () => {
-    await expectError(await rawPost('{"grant_type": "authorization_code", ', { 'Content-Type': 'application/json' }), 400, MSG.badJson);
+    await expectOAuthError(await rawPost('{"grant_type": "authorization_code", ', { 'Content-Type': 'application/json' }), 400, 'invalid_request', MSG.badJson);
   });
 
   // The limit is the largest body the schema allows (97 KiB here; test/request-limits.test.ts).
   it('refuses a body over its limit with 413', async () => {
     const s = await setup();
     const body = form({ ...s.params, padding: 'x'.repeat(100 * 1024) });
-    await expectError(await rawPost(body, { 'Content-Type': 'application/x-www-form-urlencoded' }), 413, MSG.tooLarge);
+    await expectOAuthError(await rawPost(body, { 'Content-Type': 'application/x-www-form-urlencoded' }), 413, 'invalid_request', MSG.tooLarge);
   });
 
   it('refuses a JSON body whose code is a number with 400 and a message', async () => {
     const s = await setup();
     const res = await rawPost(JSON.stringify({ ...s.params, code: 12345 }), { 'Content-Type': 'application/json' });
-    await expectError(res, 400, 'Body field code must be string');
+    await expectOAuthError(res, 400, 'invalid_request', 'Body field code must be string');
   });
 
   it('refuses a JSON body over its limit with 413', async () => {
     const s = await setup();
     const body = JSON.stringify({ ...s.params, padding: 'x'.repeat(100 * 1024) });
-    await expectError(await rawPost(body, { 'Content-Type': 'application/json' }), 413, MSG.tooLarge);
+    await expectOAuthError(await rawPost(body, { 'Content-Type': 'application/json' }), 413, 'invalid_request', MSG.tooLarge);
   });
 
   it('accepts a body of exactly 16 kB', async () => {
@@ -314,7 +321,7 @@ describe('POST /api/oauth/token: body parsing whatever the Content-Type', () => 
   });
 
   it('refuses an empty body with 400', async () => {
-    await expectError(await rawPost('', { 'Content-Type': 'application/x-www-form-urlencoded' }), 400, 'Request body is required');
+    await expectOAuthError(await rawPost('', { 'Content-Type': 'application/x-www-form-urlencoded' }), 400, 'invalid_request', 'Request body is required');
   });
 });
 
@@ -341,7 +348,7 @@ describe('POST /api/oauth/token: client authentication', () => {
       Authorization: basic(s.client.clientId, 'not-the-secret'),
     });
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="oauth"/);
-    await expectError(res, 401, MSG.wrongSecret);
+    await expectOAuthError(res, 401, 'invalid_client', MSG.wrongSecret);
   });
 
   it('answers HTTP Basic with an unknown client id with 401 and a Basic challenge', async () => {
@@ -350,7 +357,7 @@ describe('POST /api/oauth/token: client authentication', () => {
       Authorization: basic('NoSuchApp00', s.client.clientSecret),
     });
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="oauth"/);
-    await expectError(res, 401, MSG.unknownClient);
+    await expectOAuthError(res, 401, 'invalid_client', MSG.unknownClient);
   });
 
   it('refuses HTTP Basic with a different client_id in the body with 400', async () => {
@@ -358,49 +365,49 @@ describe('POST /api/oauth/token: client authentication', () => {
     const res = await tokenRequest(t, { grant_type: 'authorization_code', code: s.code, client_id: 'NoSuchApp00' }, {
       Authorization: basic(s.client.clientId, s.client.clientSecret),
     });
-    await expectError(res, 400, 'client_id in the body does not match the Authorization header');
+    await expectOAuthError(res, 400, 'invalid_request', 'client_id in the body does not match the Authorization header');
   });
 
   it('answers a non-Basic Authorization header with 401 and a Basic challenge', async () => {
     const s = await setup();
     const res = await tokenRequest(t, s.params, { Authorization: 'Bearer something' });
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="oauth"/);
-    await expectError(res, 401, 'Authorization header must be HTTP Basic client credentials');
+    await expectOAuthError(res, 401, 'invalid_client', 'Authorization header must be HTTP Basic client credentials');
   });
 
   it('refuses HTTP Basic together with client_secret in the body with 400', async () => {
     const s = await setup();
     const res = await tokenRequest(t, s.params, { Authorization: basic(s.client.clientId, s.client.clientSecret) });
-    await expectError(res, 400, 'Send client credentials either in the Authorization header or in the body, not both');
+    await expectOAuthError(res, 400, 'invalid_request', 'Send client credentials either in the Authorization header or in the body, not both');
   });
 
   it('answers a request without any client credentials with 401', async () => {
     const s = await setup();
     const res = await tokenRequest(t, { grant_type: 'authorization_code', code: s.code });
-    await expectError(res, 401, 'Client authentication is required: send client_id and client_secret');
+    await expectOAuthError(res, 401, 'invalid_client', 'Client authentication is required: send client_id and client_secret');
   });
 
   it('answers client_id without client_secret with 401', async () => {
     const s = await setup();
     const res = await tokenRequest(t, { grant_type: 'authorization_code', code: s.code, client_id: s.client.clientId });
-    await expectError(res, 401, 'client_secret is required');
+    await expectOAuthError(res, 401, 'invalid_client', 'client_secret is required');
   });
 
   it('answers an unknown client with 401 Unknown client', async () => {
     const s = await setup();
     const res = await tokenRequest(t, { ...s.params, client_id: 'NoSuchApp00' });
-    await expectError(res, 401, MSG.unknownClient);
+    await expectOAuthError(res, 401, 'invalid_client', MSG.unknownClient);
   });
 
   it('answers a wrong client secret with 401 Invalid client secret', async () => {
     const s = await setup();
     const res = await tokenRequest(t, { ...s.params, client_secret: randomBytes(32).toString('base64url') });
-    await expectError(res, 401, MSG.wrongSecret);
+    await expectOAuthError(res, 401, 'invalid_client', MSG.wrongSecret);
   });
 
   it('does not consume the code when client authentication fails', async () => {
     const s = await setup();
-    await expectError(await tokenRequest(t, { ...s.params, client_secret: 'wrong' }), 401, MSG.wrongSecret);
+    await expectOAuthError(await tokenRequest(t, { ...s.params, client_secret: 'wrong' }), 401, 'invalid_client', MSG.wrongSecret);
     await expectSuccess(await tokenRequest(t, s.params));
   });
 });
@@ -409,45 +416,45 @@ describe('POST /api/oauth/token: grant_type and code', () => {
   it('answers a missing grant_type with 400', async () => {
     const s = await setup();
     const { grant_type: _omit, ...rest } = s.params;
-    await expectError(await tokenRequest(t, rest), 400, 'Body field grant_type is required');
+    await expectOAuthError(await tokenRequest(t, rest), 400, 'invalid_request', 'Body field grant_type is required');
   });
 
   it('answers grant_type=password with 400 unsupported grant_type', async () => {
     const s = await setup();
     const res = await tokenRequest(t, { ...s.params, grant_type: 'password' });
-    await expectError(res, 400, MSG.grantType);
+    await expectOAuthError(res, 400, 'unsupported_grant_type', MSG.grantType);
   });
 
   it('answers a missing code with 400', async () => {
     const s = await setup();
     const { code: _omit, ...rest } = s.params;
-    await expectError(await tokenRequest(t, rest), 400, 'Body field code is required');
+    await expectOAuthError(await tokenRequest(t, rest), 400, 'invalid_request', 'Body field code is required');
   });
 
   it('answers an unknown code with 400 Invalid authorization code', async () => {
     const s = await setup();
     const res = await tokenRequest(t, { ...s.params, code: randomBytes(32).toString('base64url') });
-    await expectError(res, 400, MSG.invalidCode);
+    await expectOAuthError(res, 400, 'invalid_grant', MSG.invalidCode);
   });
 
   it('answers a code issued to another client with 400 Invalid authorization code, and leaves it usable by its own client', async () => {
     const s = await setup();
     const other = await makeClient(t, s.userId);
     const res = await tokenRequest(t, { ...s.params, client_id: other.clientId, client_secret: other.clientSecret });
-    await expectError(res, 400, MSG.invalidCode);
+    await expectOAuthError(res, 400, 'invalid_grant', MSG.invalidCode);
     await expectSuccess(await tokenRequest(t, s.params));
   });
 
   it('does not consume the code when the request is refused for its grant_type', async () => {
     const s = await setup();
-    await expectError(await tokenRequest(t, { ...s.params, grant_type: 'password' }), 400, MSG.grantType);
+    await expectOAuthError(await tokenRequest(t, { ...s.params, grant_type: 'password' }), 400, 'unsupported_grant_type', MSG.grantType);
     await expectSuccess(await tokenRequest(t, s.params));
   });
 
   it('answers a code older than 5 minutes with 400 Authorization code has expired', async () => {
     const s = await setup();
     t.clock.advance(CODE_TTL_MS + 1);
-    await expectError(await tokenRequest(t, s.params), 400, MSG.expiredCode);
+    await expectOAuthError(await tokenRequest(t, s.params), 400, 'invalid_grant', MSG.expiredCode);
   });
 
   it('still accepts a code 1 ms before it expires', async () => {
@@ -463,7 +470,7 @@ describe('POST /api/oauth/token: single use', () => {
     const token = await expectSuccess(await tokenRequest(t, s.params));
     expect((await whois(token)).status).toBe(200);
 
-    await expectError(await tokenRequest(t, s.params), 400, MSG.usedCode);
+    await expectOAuthError(await tokenRequest(t, s.params), 400, 'invalid_grant', MSG.usedCode);
 
     const who = await whois(token);
     expect(who.headers.get('www-authenticate')).toMatch(/^Bearer /);
@@ -479,7 +486,7 @@ describe('POST /api/oauth/token: single use', () => {
     expect(winners).toHaveLength(1);
     expect(winners[0]!.body).toEqual(successBody());
     expect(losers).toHaveLength(19);
-    for (const loser of losers) expect(loser).toEqual({ status: 400, body: { message: MSG.usedCode } });
+    for (const loser of losers) expect(loser).toEqual({ status: 400, body: oauthErrorBody('invalid_grant', MSG.usedCode) });
     const tokens = await t.store.knex('access_tokens').where({ client_id: s.client.clientId });
     expect(tokens).toHaveLength(1);
   });
@@ -502,9 +509,10 @@ describe('POST /api/oauth/token: redirect_uri binding', () => {
     const client = await makeClient(t, user.id, ['https://client.example/callback', 'https://client.example/other']);
     const code = await makeCode(t, { userId: user.id, clientId: client.clientId, redirectUri: client.redirectUri });
     const params = { grant_type: 'authorization_code', code, client_id: client.clientId, client_secret: client.clientSecret };
-    await expectError(
+    await expectOAuthError(
       await tokenRequest(t, { ...params, redirect_uri: 'https://client.example/other' }),
       400,
+      'invalid_grant',
       'redirect_uri does not match the one the code was issued for',
     );
     // A mismatch does not burn the code.
@@ -527,13 +535,13 @@ describe('POST /api/oauth/token: PKCE S256', () => {
   it('requires code_verifier when the code has a challenge', async () => {
     const { challenge } = pkcePair();
     const s = await setup({ codeChallenge: challenge });
-    await expectError(await tokenRequest(t, s.params), 400, MSG.verifierRequired);
+    await expectOAuthError(await tokenRequest(t, s.params), 400, 'invalid_grant', MSG.verifierRequired);
   });
 
   it('refuses a code_verifier that does not match the challenge', async () => {
     const { challenge } = pkcePair();
     const s = await setup({ codeChallenge: challenge });
-    await expectError(await tokenRequest(t, { ...s.params, code_verifier: pkcePair().verifier }), 400, MSG.verifierMismatch);
+    await expectOAuthError(await tokenRequest(t, { ...s.params, code_verifier: pkcePair().verifier }), 400, 'invalid_grant', MSG.verifierMismatch);
   });
 
   it('accepts the right code_verifier', async () => {
@@ -552,7 +560,7 @@ describe('POST /api/oauth/token: PKCE S256', () => {
 
   it('refuses a code_verifier for a code issued without a challenge (PKCE downgrade, RFC 9700 2.1.1), without consuming the code', async () => {
     const s = await setup({ codeChallenge: null });
-    await expectError(await tokenRequest(t, { ...s.params, code_verifier: pkcePair().verifier }), 400, MSG.pkceDowngrade);
+    await expectOAuthError(await tokenRequest(t, { ...s.params, code_verifier: pkcePair().verifier }), 400, 'invalid_grant', MSG.pkceDowngrade);
     // No token was issued and the code is still unredeemed: the same request without a verifier
     // (what the legitimate, non-PKCE client sends) still succeeds.
     const tokens = await t.store.knex('access_tokens').where({ client_id: s.client.clientId }).count({ n: '*' }).first();
@@ -563,8 +571,8 @@ describe('POST /api/oauth/token: PKCE S256', () => {
   it('does not consume the code on failed PKCE attempts', async () => {
     const { verifier, challenge } = pkcePair();
     const s = await setup({ codeChallenge: challenge });
-    await expectError(await tokenRequest(t, s.params), 400, MSG.verifierRequired);
-    await expectError(await tokenRequest(t, { ...s.params, code_verifier: pkcePair().verifier }), 400, MSG.verifierMismatch);
+    await expectOAuthError(await tokenRequest(t, s.params), 400, 'invalid_grant', MSG.verifierRequired);
+    await expectOAuthError(await tokenRequest(t, { ...s.params, code_verifier: pkcePair().verifier }), 400, 'invalid_grant', MSG.verifierMismatch);
     await expectSuccess(await tokenRequest(t, { ...s.params, code_verifier: verifier }));
   });
 });
@@ -622,6 +630,6 @@ describe('multipart bodies', () => {
     form.set('code', 'x');
     const res = await fetch(`${t.baseUrl}/api/oauth/token`, { method: 'POST', body: form });
     expect(res.status).toBe(415);
-    expect(await res.json()).toEqual({ message: 'Unsupported Content-Type: multipart/form-data' });
+    expect(await res.json()).toEqual(oauthErrorBody('invalid_request', 'Unsupported Content-Type: multipart/form-data'));
   });
 });

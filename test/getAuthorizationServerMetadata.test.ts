@@ -35,7 +35,7 @@ describe('getAuthorizationServerMetadata', () => {
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
-      claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'acr', 'nonce', 'azp', 'preferred_username', 'picture', 'updated_at', 'email', 'email_verified'],
+      claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'acr', 'nonce', 'azp', 'name', 'preferred_username', 'profile', 'picture', 'updated_at', 'email', 'email_verified'],
       prompt_values_supported: ['none', 'login', 'consent'],
       acr_values_supported: ['1', '2'],
       claims_parameter_supported: false,

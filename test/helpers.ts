@@ -174,6 +174,14 @@ export async function makeCode(t: TestServer, req: Partial<CodeRequest> & Pick<C
   return code;
 }
 
+/**
+ * The body of a token, revocation or introspection error: the seed's `message`, and RFC 6749 5.2's
+ * `error` and `error_description` beside it (`description` when it differs from the message).
+ */
+export function oauthErrorBody(error: string, message: string, description = message): { message: string; error: string; error_description: string } {
+  return { message, error, error_description: description };
+}
+
 /** POSTs a URL-encoded token request. */
 export function tokenRequest(t: TestServer, params: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${t.baseUrl}/api/oauth/token`, {

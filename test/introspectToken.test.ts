@@ -1,6 +1,6 @@
 /** POST /api/oauth/introspect: RFC 7662, for the token's own client only; exp/iat in seconds. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeClient, makeToken, makeUser, startServer, type TestClient, type TestServer } from './helpers.js';
+import { makeClient, makeToken, makeUser, oauthErrorBody, startServer, type TestClient, type TestServer } from './helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -99,13 +99,13 @@ describe('introspectToken: client authentication', () => {
     ];
     for (const [params, message] of cases) {
       const res = await introspect(params);
-      expect([res.status, await res.json()]).toEqual([401, { message }]);
+      expect([res.status, await res.json()]).toEqual([401, oauthErrorBody('invalid_client', message)]);
     }
   });
 
   it('400 for a missing token', async () => {
     const { client } = await makeToken(t);
     const res = await introspect({ client_id: client.clientId, client_secret: client.clientSecret });
-    expect([res.status, await res.json()]).toEqual([400, { message: 'Body field token is required' }]);
+    expect([res.status, await res.json()]).toEqual([400, oauthErrorBody('invalid_request', 'Body field token is required')]);
   });
 });

@@ -24,7 +24,7 @@ async function setup(): Promise<Setup> {
   const user = await makeUser(t);
   const agent = new Agent(t);
   await agent.signIn(user);
-  const res = await agent.form('/oauth', { client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', decision: 'authorize' });
+  const res = await agent.form('/oauth', { response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', decision: 'authorize' });
   const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
   const token = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: client.clientId, client_secret: client.clientSecret });
   const { id_token } = (await token.json()) as { id_token: string };
@@ -138,7 +138,7 @@ describe('post_logout_redirect_uri', () => {
     const user = await makeUser(t);
     const agent = new Agent(t);
     await agent.signIn(user);
-    const res = await agent.form('/oauth', { client_id: app.clientId, redirect_uri: 'https://client.example/callback', scope: 'openid', decision: 'authorize' });
+    const res = await agent.form('/oauth', { response_type: 'code', client_id: app.clientId, redirect_uri: 'https://client.example/callback', scope: 'openid', decision: 'authorize' });
     const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
     const token = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: app.clientId, client_secret: app.clientSecret });
     const { id_token } = (await token.json()) as { id_token: string };
@@ -199,7 +199,7 @@ describe('post_logout_redirect_uri', () => {
     const app = await appWithLogoutUri();
     const agent = new Agent(t);
     await agent.signIn(await makeUser(t));
-    const res = await agent.form('/oauth', { client_id: app.clientId, redirect_uri: 'https://client.example/callback', scope: 'openid', decision: 'authorize' });
+    const res = await agent.form('/oauth', { response_type: 'code', client_id: app.clientId, redirect_uri: 'https://client.example/callback', scope: 'openid', decision: 'authorize' });
     const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
     const token = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: app.clientId, client_secret: app.clientSecret });
     const { id_token } = (await token.json()) as { id_token: string };

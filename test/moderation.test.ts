@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPicture } from '../src/pictures/pictures.js';
 import type { UserRecord } from '../src/store/types.js';
-import { Agent, fixturesDir, makeClient, makeCode, makeUser, signedInAgent, startServer, storedPictures, tokenRequest, type TestServer } from './helpers.js';
+import { Agent, fixturesDir, makeClient, makeCode, makeUser, oauthErrorBody, signedInAgent, startServer, storedPictures, tokenRequest, type TestServer } from './helpers.js';
 
 let t: TestServer;
 /** modLevel 2 (admin), 1 (moderator), and a user. */
@@ -158,7 +158,7 @@ describe('suspendUser and liftSuspension', () => {
     });
     expect(await introspected.json()).toEqual({ active: false });
     const redeemed = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: client.clientId, client_secret: client.clientSecret });
-    expect(await answer(redeemed)).toEqual([400, { message: 'Invalid authorization code' }]);
+    expect(await answer(redeemed)).toEqual([400, oauthErrorBody('invalid_grant', 'Invalid authorization code')]);
 
     // Sign-in is refused with the reason and the end; no code is issued.
     const message = `This account is suspended until ${new Date(until).toISOString().slice(0, 16).replace('T', ' ')} UTC: Spam`;

@@ -85,13 +85,16 @@ export async function authorizeOverHttp(agent: Agent, authorizationUrl: URL | st
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
- * The claims of the `profile` scope for `user` (docs/oauth.md#openid-connect): the picture's large
+ * The claims of the `profile` scope for `user` (docs/oauth.md#openid-connect): the public name as
+ * `name` and `preferred_username`, the profile page's address, the picture's large
  * size under the issuer, with the picture's timestamp when the user has one; updated_at is when
  * the picture last changed (or the account was made).
  */
 export function profileClaims(issuer: string, user: Pick<UserRecord, 'id' | 'name' | 'pfpTimestamp' | 'profileUpdatedAt'>): Record<string, unknown> {
   return {
+    name: user.name,
     preferred_username: user.name,
+    profile: `${issuer}/users/${user.id}`,
     picture: user.pfpTimestamp === null ? `${issuer}/pfp/large/${user.id}.webp` : `${issuer}/pfp/large/${user.id}-${user.pfpTimestamp}.webp`,
     updated_at: seconds(user.profileUpdatedAt),
   };

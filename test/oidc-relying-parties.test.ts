@@ -372,13 +372,15 @@ describe('passport-openidconnect against discovery', () => {
     expect(call!.issuer).toBe(issuer);
     expect(call!.userInfoProfile).toEqual({
       id: String(user.id),
+      // passport-openidconnect's displayName is the `name` claim: the public name.
+      displayName: user.name,
       username: user.name,
       emails: [{ value: user.email }],
       _raw: expect.any(String),
       _json: userInfo,
     });
     expect(JSON.parse(call!.userInfoProfile._raw!)).toEqual(userInfo);
-    expect(call!.idTokenProfile).toEqual({ id: String(user.id), username: user.name, emails: [{ value: user.email }] });
+    expect(call!.idTokenProfile).toEqual({ id: String(user.id), displayName: user.name, username: user.name, emails: [{ value: user.email }] });
     // The strategy hands the ID token's acr and amr on as the sign-in's class and methods.
     expect(call!.context).toEqual({ timestamp: new Date(serverSeconds(t) * 1000), class: '1', methods: ['pwd'] });
     expect(call!.params).toEqual({ access_token: expect.stringMatching(/^[\w-]{43}$/), token_type: 'Bearer', expires_in: 600, id_token: call!.idToken });
@@ -409,6 +411,7 @@ describe('passport-openidconnect against discovery', () => {
     expect({ status: back.status, body: await back.json() }).toEqual({ status: 200, body: { user: { id: String(other.id) } } });
     expect(verified.at(-1)!.userInfoProfile).toEqual({
       id: String(other.id),
+      displayName: other.name,
       username: other.name,
       emails: [{ value: other.email }],
       _raw: expect.any(String),

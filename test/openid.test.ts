@@ -45,7 +45,7 @@ async function setup(): Promise<Flow> {
 
 /** Consents on the page and redeems the code; returns the token response. */
 async function authorize(flow: Flow, params: Record<string, string>): Promise<Record<string, unknown>> {
-  const fields = { client_id: flow.client.clientId, redirect_uri: CALLBACK, ...params };
+  const fields = { response_type: 'code', client_id: flow.client.clientId, redirect_uri: CALLBACK, ...params };
   const page = await flow.agent.fetch(`/oauth?${new URLSearchParams(fields)}`);
   expect(page.status).toBeOneOf([200, 302]);
   // A consent given before is remembered: the code comes without the page.
@@ -115,7 +115,9 @@ describe('the ID token', () => {
       acr: '1',
       nonce: 'n-0S6_WzA2Mj',
       azp: flow.client.clientId,
+      name: flow.user.name,
       preferred_username: flow.user.name,
+      profile: `${t.config.publicUrl}/users/${flow.user.id}`,
       picture: `${t.config.publicUrl}/pfp/large/${flow.user.id}.webp`,
       updated_at: seconds(flow.user.createdAt),
       email: flow.user.email,
@@ -163,7 +165,7 @@ describe('scope rules', () => {
       ['profile', 'The profile scope requires the openid scope'],
     ];
     for (const [scope, description] of cases) {
-      const res = await flow.agent.fetch(`/oauth?${new URLSearchParams({ client_id: flow.client.clientId, redirect_uri: CALLBACK, scope, state: 'x' })}`);
+      const res = await flow.agent.fetch(`/oauth?${new URLSearchParams({ response_type: 'code', client_id: flow.client.clientId, redirect_uri: CALLBACK, scope, state: 'x' })}`);
       expect(res.status).toBe(302);
       expect(query(res.headers.get('location'))).toEqual({ error: 'invalid_scope', error_description: description, state: 'x', iss: t.config.publicUrl });
     }
@@ -171,7 +173,7 @@ describe('scope rules', () => {
 
   it('shows openid and profile on the consent page', async () => {
     const flow = await setup();
-    const res = await flow.agent.fetch(`/oauth?${new URLSearchParams({ client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid profile email' })}`);
+    const res = await flow.agent.fetch(`/oauth?${new URLSearchParams({ response_type: 'code', client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid profile email' })}`);
     const page = await res.text();
     expect(page).toContain('<li data-scope="openid">Sign you in with your account (your user id) <code>openid</code></li>');
     expect(page).toContain('<li data-scope="profile">See your name, profile picture and when you last changed them <code>profile</code></li>');
@@ -194,7 +196,9 @@ describe('UserInfo', () => {
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(await res.json()).toEqual({
         sub: String(flow.user.id),
+        name: flow.user.name,
         preferred_username: flow.user.name,
+        profile: `${t.config.publicUrl}/users/${flow.user.id}`,
         picture: `${t.config.publicUrl}/pfp/large/${flow.user.id}.webp`,
         updated_at: seconds(flow.user.createdAt),
         email: flow.user.email,
@@ -236,7 +240,7 @@ describe('UserInfo', () => {
 
 describe('prompt=login and max_age', () => {
   const url = (flow: Flow, extra: Record<string, string>): string =>
-    `/oauth?${new URLSearchParams({ client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', ...extra })}`;
+    `/oauth?${new URLSearchParams({ response_type: 'code', client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', ...extra })}`;
 
   it('prompt=login sends a signed-in person to sign in again; the ID token has that sign-in as auth_time', async () => {
     const flow = await setup();
@@ -255,7 +259,7 @@ describe('prompt=login and max_age', () => {
     // Back at /oauth the sign-in is taken: the consent page, then a code.
     const consent = await flow.agent.fetch(request);
     expect(consent.status).toBe(200);
-    const decided = await flow.agent.form('/oauth', { client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', nonce: 'n1', decision: 'authorize' });
+    const decided = await flow.agent.form('/oauth', { response_type: 'code', client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', nonce: 'n1', decision: 'authorize' });
     const { code } = query(decided.headers.get('location'));
     const res = await tokenRequest(t, { grant_type: 'authorization_code', code: code!, client_id: flow.client.clientId, client_secret: flow.client.clientSecret });
     const { id_token } = (await res.json()) as { id_token: string };
@@ -270,7 +274,7 @@ describe('prompt=login and max_age', () => {
   it('POST /oauth with prompt=login or max_age=0 from a session signed in earlier: to sign in again, never a code', async () => {
     const flow = await setup();
     t.clock.advance(90_000);
-    const base = { client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', state: 's' };
+    const base = { client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', state: 's', response_type: 'code' };
     for (const asked of [{ prompt: 'login' }, { max_age: '0' }, { prompt: 'consent login', max_age: '60' }] as Record<string, string>[]) {
       const fields = { ...base, ...asked };
       const res = await flow.agent.form('/oauth', { ...fields, decision: 'authorize' });
@@ -301,7 +305,7 @@ describe('prompt=login and max_age', () => {
     const page = await flow.agent.fetch(request);
     expect(page.status).toBe(200);
     const { _csrf, ...fields } = consentFields(await page.text());
-    expect(fields).toEqual({ client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', state: 's', prompt: 'login', max_age: '0' });
+    expect(fields).toEqual({ response_type: 'code', client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', state: 's', prompt: 'login', max_age: '0' });
     // The person reads the page for half a minute: the sign-in is older than max_age=0 by then,
     // and still the one the page was shown after.
     t.clock.advance(30_000);
@@ -374,7 +378,7 @@ describe('other OpenID Connect parameters', () => {
   it('accepts and ignores display, ui_locales, login_hint, acr_values and response_mode=query', async () => {
     const flow = await setup();
     const res = await flow.agent.fetch(
-      `/oauth?${new URLSearchParams({ client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', display: 'page', ui_locales: 'en', login_hint: 'x', acr_values: '0', response_mode: 'query' })}`,
+      `/oauth?${new URLSearchParams({ response_type: 'code', client_id: flow.client.clientId, redirect_uri: CALLBACK, scope: 'openid', display: 'page', ui_locales: 'en', login_hint: 'x', acr_values: '0', response_mode: 'query' })}`,
     );
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('wants to use your account');

@@ -10,7 +10,7 @@ import { runCli } from '../src/cli/admin.js';
 import { registerGame } from '../src/games/games.js';
 import { registerOAuthApp } from '../src/oauth/clients.js';
 import type { UserRecord } from '../src/store/types.js';
-import { Agent, makeClient, makeCode, makeUser, signedInAgent, startServer, tokenRequest, type TestServer } from './helpers.js';
+import { Agent, makeClient, makeCode, makeUser, oauthErrorBody, signedInAgent, startServer, tokenRequest, type TestServer } from './helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -52,6 +52,11 @@ const redeem = (params: Record<string, string>, headers: Record<string, string> 
 
 async function expectError(res: Response, status: number, message: string): Promise<void> {
   expect([res.status, await res.json()]).toEqual([status, { message }]);
+}
+
+/** The token, revocation and introspection endpoints' errors: `error` and `error_description` beside `message`. */
+async function expectOAuthError(res: Response, status: number, error: string, message: string): Promise<void> {
+  expect([res.status, await res.json()]).toEqual([status, oauthErrorBody(error, message)]);
 }
 
 async function accessToken(res: Response): Promise<string> {
@@ -178,10 +183,10 @@ describe('the token endpoint', () => {
   it('refuses a secret from a public app, in the body or as HTTP Basic (401), and the code stays redeemable', async () => {
     const app = await publicApp();
     const { code, verifier } = await publicCode(app);
-    await expectError(await redeem({ code, client_id: app.clientId, client_secret: 'anything', code_verifier: verifier }), 401, NO_SECRET);
+    await expectOAuthError(await redeem({ code, client_id: app.clientId, client_secret: 'anything', code_verifier: verifier }), 401, 'invalid_client', NO_SECRET);
     const viaBasic = await redeem({ code, code_verifier: verifier }, { Authorization: basic(app.clientId, 'anything') });
     expect(viaBasic.headers.get('www-authenticate')).toBe('Basic realm="oauth", charset="UTF-8"');
-    await expectError(viaBasic, 401, NO_SECRET);
+    await expectOAuthError(viaBasic, 401, 'invalid_client', NO_SECRET);
     await accessToken(await redeem({ code, client_id: app.clientId, code_verifier: verifier }));
   });
 
@@ -189,15 +194,15 @@ describe('the token endpoint', () => {
     const owner = await makeUser(t);
     const client = await makeClient(t, owner.id);
     const code = await makeCode(t, { userId: owner.id, clientId: client.clientId });
-    await expectError(await redeem({ code, client_id: client.clientId }), 401, 'client_secret is required');
-    await expectError(await redeem({ code, client_id: 'no-such-client' }), 401, 'client_secret is required');
+    await expectOAuthError(await redeem({ code, client_id: client.clientId }), 401, 'invalid_client', 'client_secret is required');
+    await expectOAuthError(await redeem({ code, client_id: 'no-such-client' }), 401, 'invalid_client', 'client_secret is required');
   });
 
   it('requires the code_verifier of a public app, and the right one', async () => {
     const app = await publicApp();
     const { code, verifier } = await publicCode(app);
-    await expectError(await redeem({ code, client_id: app.clientId }), 400, 'code_verifier is required for this code');
-    await expectError(await redeem({ code, client_id: app.clientId, code_verifier: pkce().verifier }), 400, 'code_verifier does not match the code_challenge');
+    await expectOAuthError(await redeem({ code, client_id: app.clientId }), 400, 'invalid_grant', 'code_verifier is required for this code');
+    await expectOAuthError(await redeem({ code, client_id: app.clientId, code_verifier: pkce().verifier }), 400, 'invalid_grant', 'code_verifier does not match the code_challenge');
     await accessToken(await redeem({ code, client_id: app.clientId, code_verifier: verifier }));
   });
 
@@ -205,7 +210,7 @@ describe('the token endpoint', () => {
     const app = await publicApp();
     const { code, verifier } = await publicCode(app);
     const token = await accessToken(await redeem({ code, client_id: app.clientId, code_verifier: verifier }));
-    await expectError(await redeem({ code, client_id: app.clientId, code_verifier: verifier }), 400, 'Authorization code has already been used; tokens issued from it are revoked');
+    await expectOAuthError(await redeem({ code, client_id: app.clientId, code_verifier: verifier }), 400, 'invalid_grant', 'Authorization code has already been used; tokens issued from it are revoked');
     await expectError(await whois(token), 401, 'Access token has been revoked');
   });
 
@@ -213,15 +218,16 @@ describe('the token endpoint', () => {
     const app = await publicApp();
     const { code, verifier } = await publicCode(app);
     t.clock.advance(5 * 60 * 1000);
-    await expectError(await redeem({ code, client_id: app.clientId, code_verifier: verifier }), 400, 'Authorization code has expired');
+    await expectOAuthError(await redeem({ code, client_id: app.clientId, code_verifier: verifier }), 400, 'invalid_grant', 'Authorization code has expired');
   });
 
   it('a redirect_uri other than the code was issued for is refused (as for a confidential app)', async () => {
     const app = await publicApp([CALLBACK, `${SPA}/other`]);
     const { code, verifier } = await publicCode(app);
-    await expectError(
+    await expectOAuthError(
       await redeem({ code, client_id: app.clientId, code_verifier: verifier, redirect_uri: `${SPA}/other` }),
       400,
+      'invalid_grant',
       'redirect_uri does not match the one the code was issued for',
     );
   });
@@ -279,7 +285,7 @@ describe('the game flow', () => {
     });
     expect(res.status).toBe(200);
     const { code } = (await res.json()) as { code: string };
-    await expectError(await redeem({ code, client_id: app.clientId }), 400, 'code_verifier is required for this code');
+    await expectOAuthError(await redeem({ code, client_id: app.clientId }), 400, 'invalid_grant', 'code_verifier is required for this code');
     const token = await accessToken(await redeem({ code, client_id: app.clientId, code_verifier: verifier }));
     expect(await (await whois(token)).json()).toEqual({ id: user.id, name: user.name });
   });
@@ -311,7 +317,7 @@ describe('revocation, introspection and the secret', () => {
     const app = await publicApp();
     const { code, verifier } = await publicCode(app);
     const token = await accessToken(await redeem({ code, client_id: app.clientId, code_verifier: verifier }));
-    await expectError(await form('/api/oauth/revoke', { token, client_id: app.clientId, client_secret: 'x' }), 401, NO_SECRET);
+    await expectOAuthError(await form('/api/oauth/revoke', { token, client_id: app.clientId, client_secret: 'x' }), 401, 'invalid_client', NO_SECRET);
     const res = await form('/api/oauth/revoke', { token, client_id: app.clientId });
     expect([res.status, await res.text()]).toEqual([200, '']);
     await expectError(await whois(token), 401, 'Access token has been revoked');
@@ -322,9 +328,9 @@ describe('revocation, introspection and the secret', () => {
     const { code, verifier } = await publicCode(app);
     const token = await accessToken(await redeem({ code, client_id: app.clientId, code_verifier: verifier }));
     const message = 'A public app cannot use introspection: it has no secret';
-    await expectError(await form('/api/oauth/introspect', { token, client_id: app.clientId }), 401, message);
-    await expectError(await form('/api/oauth/introspect', { token, client_id: app.clientId, client_secret: 'x' }), 401, message);
-    await expectError(await form('/api/oauth/introspect', { token }, { Authorization: basic(app.clientId, 'x') }), 401, message);
+    await expectOAuthError(await form('/api/oauth/introspect', { token, client_id: app.clientId }), 401, 'invalid_client', message);
+    await expectOAuthError(await form('/api/oauth/introspect', { token, client_id: app.clientId, client_secret: 'x' }), 401, 'invalid_client', message);
+    await expectOAuthError(await form('/api/oauth/introspect', { token }, { Authorization: basic(app.clientId, 'x') }), 401, 'invalid_client', message);
   });
 
   it('refuses to rotate the secret of a public app (400), which stays without one', async () => {
@@ -431,7 +437,7 @@ describe('CORS (x-cors: client)', () => {
     const origin = 'https://anywhere.example';
     const bad = await redeem({ code: 'nope', client_id: 'nope' }, { Origin: origin });
     expect(corsOf(bad)).toEqual({ 'access-control-allow-origin': origin, vary: 'Origin' });
-    await expectError(bad, 401, 'client_secret is required');
+    await expectOAuthError(bad, 401, 'invalid_client', 'client_secret is required');
     const who = await whois('nope', { Origin: origin });
     expect(corsOf(who)).toEqual({ 'access-control-allow-origin': origin, vary: 'Origin' });
     await expectError(who, 401, 'Invalid access token');

@@ -233,7 +233,7 @@ describe('form parameters', () => {
     expect([withUtm.status, await withUtm.json()]).toEqual([plain.status, plainBody]);
     expect(plain.status).toBe(400);
     const twice = await send(`${new URLSearchParams(base)}&code=again`);
-    expect([twice.status, await twice.json()]).toEqual([400, { message: 'Parameter code is repeated' }]);
+    expect([twice.status, await twice.json()]).toEqual([400, { message: 'Parameter code is repeated', error: 'invalid_request', error_description: 'Parameter code is repeated' }]);
   });
 
   it('a page form ignores undeclared parameters, repeated or not; sign-out answers its declared 400 for a repeated _csrf', async () => {

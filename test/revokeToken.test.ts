@@ -1,7 +1,7 @@
 /** POST /api/oauth/revoke: RFC 7009 token revocation, with the token endpoint's client authentication. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditFields } from '../src/audit.js';
-import { makeClient, makeToken, makeUser, startServer, type TestClient, type TestServer } from './helpers.js';
+import { makeClient, makeToken, makeUser, oauthErrorBody, startServer, type TestClient, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let audited: [AuditEvent, AuditFields | undefined][];
@@ -123,7 +123,7 @@ describe("revokeToken: another client's token", () => {
     audited.length = 0;
     const res = await revoke(withCredentials(other, token));
     expect(res.status).toBe(403);
-    expect(await res.json()).toEqual({ message: 'This token was issued to another client' });
+    expect(await res.json()).toEqual(oauthErrorBody('unauthorized_client', 'This token was issued to another client'));
     expect((await whois(token))[0]).toBe(200);
     expect(audited).toEqual([]);
   });
@@ -140,7 +140,7 @@ describe('revokeToken: client authentication and bad requests', () => {
     ];
     for (const [params, headers, message] of cases) {
       const res = await revoke(params, headers);
-      expect([res.status, await res.json()]).toEqual([401, { message }]);
+      expect([res.status, await res.json()]).toEqual([401, oauthErrorBody('invalid_client', message)]);
     }
     const viaBasic = await revoke({ token }, { Authorization: 'Basic !!!' });
     expect(viaBasic.status).toBe(401);
@@ -151,15 +151,15 @@ describe('revokeToken: client authentication and bad requests', () => {
   it('400 for credentials in both places, a missing token, a repeated parameter', async () => {
     const { client, token } = await makeToken(t);
     const both = await revoke(withCredentials(client, token), { Authorization: basic(client) });
-    expect([both.status, await both.json()]).toEqual([400, { message: 'Send client credentials either in the Authorization header or in the body, not both' }]);
+    expect([both.status, await both.json()]).toEqual([400, oauthErrorBody('invalid_request', 'Send client credentials either in the Authorization header or in the body, not both')]);
     const missing = await revoke({ client_id: client.clientId, client_secret: client.clientSecret });
-    expect([missing.status, await missing.json()]).toEqual([400, { message: 'Body field token is required' }]);
+    expect([missing.status, await missing.json()]).toEqual([400, oauthErrorBody('invalid_request', 'Body field token is required')]);
     const repeated = await fetch(`${t.baseUrl}/api/oauth/revoke`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: `token=${token}&token=other&client_id=${client.clientId}&client_secret=${client.clientSecret}`,
     });
-    expect([repeated.status, await repeated.json()]).toEqual([400, { message: 'Parameter token is repeated' }]);
+    expect([repeated.status, await repeated.json()]).toEqual([400, oauthErrorBody('invalid_request', 'Parameter token is repeated')]);
     expect((await whois(token))[0]).toBe(200);
   });
 

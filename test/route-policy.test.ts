@@ -33,6 +33,8 @@ interface Row {
   session: boolean;
   bodyTypes: string[];
   page: boolean;
+  /** `x-oauth-errors: true`: errors carry `error` and `error_description` beside `message`. */
+  oauthErrors: boolean;
   requiredQuery: [string, string][];
 }
 
@@ -53,6 +55,7 @@ const rows: Row[] = Object.entries(doc.paths as Record<string, Record<string, No
       session: ((op.security ?? []) as Node[]).some((r) => 'session' in r || 'csrf' in r),
       bodyTypes: Object.keys((deref(op.requestBody ?? {}).content ?? {})),
       page: responses.some((r) => 'text/html' in ((r.content ?? {}) as Node)),
+      oauthErrors: op['x-oauth-errors'] === true,
       requiredQuery: parameters.filter((p) => p.in === 'query' && p.required).map((p) => [String(p.name), example(p)] as [string, string]),
     };
   }),
@@ -161,6 +164,7 @@ describe('each operation behaves as its contract entry says', () => {
         const multipart = await send(agent, row, { contentType: 'multipart/form-data; boundary=x', body: sample('multipart/form-data; boundary=x') });
         expect(multipart.status, `${row.operationId} with multipart: ${multipart.text}`).toBe(415);
         if (row.page) expect(multipart.text).toMatch(/^<!doctype html>[\s\S]*Unsupported Content-Type: multipart\/form-data/i);
+        else if (row.oauthErrors) expect(JSON.parse(multipart.text)).toEqual({ message: 'Unsupported Content-Type: multipart/form-data', error: 'invalid_request', error_description: 'Unsupported Content-Type: multipart/form-data' });
         else expect(JSON.parse(multipart.text)).toEqual({ message: 'Unsupported Content-Type: multipart/form-data' });
       }
       if (row.bodyTypes.length === 0 && row.method !== 'GET') {

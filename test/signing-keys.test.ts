@@ -44,7 +44,7 @@ async function idToken(): Promise<{ token: string; clientId: string }> {
   const user = await makeUser(t);
   const agent = new Agent(t);
   await agent.signIn(user);
-  const res = await agent.form('/oauth', { client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', decision: 'authorize' });
+  const res = await agent.form('/oauth', { response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', decision: 'authorize' });
   const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
   const token = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: client.clientId, client_secret: client.clientSecret });
   expect(token.status).toBe(200);

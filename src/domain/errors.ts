@@ -57,6 +57,14 @@ export class InvalidInput extends DomainError {
   readonly kind = 'invalid_input';
 }
 
+/**
+ * A grant_type the token endpoint does not offer: an InvalidInput whose OAuth error code
+ * (RFC 6749 5.2) is `unsupported_grant_type` rather than `invalid_request`.
+ */
+export class UnsupportedGrantType extends InvalidInput {
+  readonly oauthError = 'unsupported_grant_type';
+}
+
 /** An authorization code that is unknown, expired, used, or does not match what it was issued for. */
 export class InvalidGrant extends DomainError {
   readonly kind = 'invalid_grant';

@@ -91,7 +91,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const publicCors: Layer = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], credentials: false });
 
   if (options.validateResponses) koa.use(responseValidation(api, deps.logger));
-  koa.use(errorMiddleware(deps.logger, htmlErrors(api, deps)));
+  koa.use(errorMiddleware(deps.logger, htmlErrors(api, deps), (ctx) => policy(ctx).oauthErrors));
   koa.use(securityHeaders(policy, await staticCorsHeaders(koa, publicCors)));
 
   const session: Layer = sessionMiddleware(koa, { store: deps.store, now: deps.now, secrets: options.config.sessionSecrets });

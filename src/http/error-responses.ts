@@ -35,10 +35,59 @@ const HTTP_STATUS: Record<ErrorKind, number> = {
   unavailable: 503,
 };
 
+/**
+ * RFC 6749 5.2's error codes, which the OAuth endpoints' errors carry as `error` beside `message`
+ * (`x-oauth-errors` in the contract; docs/interface.md#oauth-error-members).
+ */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'temporarily_unavailable'
+  | 'server_error';
+
+/**
+ * The one map from a domain error's kind to its OAuth error code. `unauthorized_client` is the
+ * 403 of a client acting on another client's token; a database outage or a rate limit is
+ * `temporarily_unavailable` (RFC 6749 4.1.2.1's code for a server that cannot answer now).
+ */
+const OAUTH_ERROR: Record<ErrorKind, OAuthErrorCode> = {
+  invalid_input: 'invalid_request',
+  invalid_grant: 'invalid_grant',
+  unauthenticated: 'invalid_client',
+  forbidden: 'unauthorized_client',
+  not_found: 'invalid_request',
+  conflict: 'invalid_request',
+  too_large: 'invalid_request',
+  rate_limited: 'temporarily_unavailable',
+  unavailable: 'temporarily_unavailable',
+};
+
 interface HttpError {
   status: number;
   message: string;
   headers: Record<string, string>;
+}
+
+/** The OAuth error code of a failure answered with `status` (a domain error may name its own). */
+export function oauthErrorOf(err: unknown, status: number): OAuthErrorCode {
+  if (err instanceof DomainError) {
+    const own = (err as { oauthError?: OAuthErrorCode }).oauthError;
+    return own ?? OAUTH_ERROR[err.kind];
+  }
+  if (status === 401) return 'invalid_client';
+  if (status >= 500) return status === 503 ? 'temporarily_unavailable' : 'server_error';
+  return 'invalid_request';
+}
+
+/**
+ * RFC 6749 5.2 allows only printable ASCII without `"` and `\` in error_description: the message,
+ * with those characters replaced.
+ */
+export function errorDescription(message: string): string {
+  return message.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
 }
 
 /** The HTTP answer for an expected failure; undefined for anything else (a bug: 500). */
@@ -61,6 +110,9 @@ const HTTP_MESSAGES: Record<number, string> = {
 /** Renders an error as an HTML page when the request was for one; undefined means JSON. */
 export type HtmlErrorRenderer = (ctx: Koa.Context, status: number, message: string) => Promise<string | undefined>;
 
+/** Whether the request's errors carry OAuth's `error` and `error_description` beside `message`. */
+export type OAuthErrorsOf = (ctx: Koa.Context) => boolean;
+
 /** The status, message and headers an error is answered with: 500 for anything unexpected. */
 function answerOf(err: unknown): HttpError {
   const expected = httpErrorOf(err);
@@ -74,7 +126,7 @@ export function errorStatus(err: unknown): number {
   return answerOf(err).status;
 }
 
-export function errorMiddleware(logger: Logger, renderHtml?: HtmlErrorRenderer): Koa.Middleware {
+export function errorMiddleware(logger: Logger, renderHtml?: HtmlErrorRenderer, oauthErrors?: OAuthErrorsOf): Koa.Middleware {
   return async function renderErrors(ctx, next) {
     try {
       await next();
@@ -87,7 +139,13 @@ export function errorMiddleware(logger: Logger, renderHtml?: HtmlErrorRenderer):
       ctx.status = status;
       const page = renderHtml && (await renderHtml(ctx, status, message));
       if (page === undefined || page === '') {
-        ctx.body = { message };
+        if (oauthErrors?.(ctx)) {
+          // RFC 6749 5.1 and 5.2: token responses, errors included, are never cached.
+          ctx.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+          ctx.body = { message, error: oauthErrorOf(err, status), error_description: errorDescription(message) };
+        } else {
+          ctx.body = { message };
+        }
       } else {
         ctx.type = 'text/html; charset=utf-8';
         ctx.set('Cache-Control', 'no-store');

@@ -15,6 +15,8 @@
  * | bodyLimit | the largest body its schema allows (src/http/body-limits.ts), at least 16 KiB   |
  * | fields  | the body fields it declares: a form's other parameters are ignored (RFC 6749 3.2) |
  * | page    | a response is `text/html`: HTML error pages and the pages' header set             |
+ * | oauthErrors | `x-oauth-errors: true`: errors carry RFC 6749 5.2's `error` and              |
+ * |         | `error_description` beside `message` (the token, revocation, introspection ends)  |
  *
  * Computed once per operation (the answers are asked on every request).
  */
@@ -29,16 +31,17 @@ export interface RoutePolicy {
   bodyLimit: number;
   fields: ReadonlySet<string> | undefined;
   page: boolean;
+  oauthErrors: boolean;
 }
 
 /** What a request no operation matches gets: the API defaults, no session, no body read. */
-const NO_ROUTE: RoutePolicy = Object.freeze({ cors: 'none', session: false, upload: false, body: false, bodyLimit: BODY_LIMIT_FLOOR, fields: undefined, page: false });
+const NO_ROUTE: RoutePolicy = Object.freeze({ cors: 'none', session: false, upload: false, body: false, bodyLimit: BODY_LIMIT_FLOOR, fields: undefined, page: false, oauthErrors: false });
 
 /**
  * What a browser's GET for an address no operation has gets: the HTML 404 page, with the session
  * read so its header shows who is signed in (see missingPage).
  */
-const MISSING_PAGE: RoutePolicy = Object.freeze({ cors: 'none', session: true, upload: false, body: false, bodyLimit: BODY_LIMIT_FLOOR, fields: undefined, page: true });
+const MISSING_PAGE: RoutePolicy = Object.freeze({ cors: 'none', session: true, upload: false, body: false, bodyLimit: BODY_LIMIT_FLOOR, fields: undefined, page: true, oauthErrors: false });
 
 /** Addresses for programs: an unknown one answers `{message}` whatever the request accepts. */
 const PROGRAM_PREFIXES = ['/api/', '/.well-known/', '/pfp/', '/sdk/', '/assets/', '/docs/', '/openapi.'];
@@ -70,6 +73,10 @@ function compile(operation: Operation): RoutePolicy {
   if (cors !== undefined && cors !== 'public' && cors !== 'client') {
     throw new Error(`${operation.operationId}: x-cors must be "public" or "client" when present, got ${JSON.stringify(cors)}`);
   }
+  const oauthErrors = (operation as { 'x-oauth-errors'?: unknown })['x-oauth-errors'];
+  if (oauthErrors !== undefined && oauthErrors !== true) {
+    throw new Error(`${operation.operationId}: x-oauth-errors must be true when present, got ${JSON.stringify(oauthErrors)}`);
+  }
   const session = (operation.security ?? []).some((requirement) => Object.keys(requirement).some((s) => SESSION_SCHEMES.has(s)));
   if (cors === 'client' && session) {
     // Cross-origin reads never carry credentials: a cookie-authenticated operation cannot be one.
@@ -85,6 +92,7 @@ function compile(operation: Operation): RoutePolicy {
     bodyLimit: bodyLimitOf(body?.content as Parameters<typeof bodyLimitOf>[0]),
     fields: bodyFieldsOf(body?.content as Parameters<typeof bodyFieldsOf>[0]),
     page: responses.some((r) => mediaTypes(r.content).includes('text/html')),
+    oauthErrors: oauthErrors === true,
   };
 }
 

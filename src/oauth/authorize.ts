@@ -70,8 +70,40 @@ interface Grant {
 }
 
 export interface GrantError {
-  error: 'invalid_scope' | 'invalid_request' | 'unsupported_response_type';
+  error: 'invalid_scope' | 'invalid_request' | 'unsupported_response_type' | 'request_not_supported' | 'request_uri_not_supported';
   description: string;
+}
+
+/** The request parameters a request object would have carried: never read, always refused. */
+interface RequestObjectParams {
+  request?: string;
+  request_uri?: string;
+}
+
+/**
+ * What is wrong with the request as a whole, checked once the client and its redirect URI are
+ * known and before anyone is asked to sign in (as node-oidc-provider does): a request object
+ * (OpenID Connect Core 6; discovery says `request_parameter_supported: false` and
+ * `request_uri_parameter_supported: false`, and 3.1.2.6 names the errors), and the response type.
+ * `response_type` may be left out of a plain OAuth request, as the original service allowed
+ * (docs/decisions.md#traditional-flow); an OpenID Connect request (`openid` among the scopes)
+ * must send it (Core 3.1.2.1, RFC 6749 3.1.1).
+ */
+export function checkRequestShape(params: AuthorizeParams & RequestObjectParams): GrantError | undefined {
+  if (params.request !== undefined) {
+    return { error: 'request_not_supported', description: 'Request objects (the request parameter) are not supported' };
+  }
+  if (params.request_uri !== undefined) {
+    return { error: 'request_uri_not_supported', description: 'Request objects by reference (the request_uri parameter) are not supported' };
+  }
+  if (params.response_type === undefined) {
+    const openid = (params.scope ?? '').split(' ').includes('openid' satisfies Scope);
+    return openid ? { error: 'invalid_request', description: 'response_type is required: send response_type=code' } : undefined;
+  }
+  if (params.response_type !== 'code') {
+    return { error: 'unsupported_response_type', description: 'Only response_type=code is supported' };
+  }
+  return undefined;
 }
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -82,9 +114,8 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
  * instance that asked for it (RFC 9700 2.1.1).
  */
 export function checkGrant(params: AuthorizeParams, app: Pick<AppRecord, 'public'>): Grant | GrantError {
-  if (params.response_type !== undefined && params.response_type !== 'code') {
-    return { error: 'unsupported_response_type', description: 'Only response_type=code is supported' };
-  }
+  const shape = checkRequestShape(params);
+  if (shape) return shape;
   const parsed = parseScopes(params.scope ?? '');
   if ('error' in parsed) return { error: 'invalid_scope', description: parsed.error };
   if (parsed.scopes.length === 0) return { error: 'invalid_scope', description: 'No scope requested' };

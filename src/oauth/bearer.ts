@@ -33,7 +33,15 @@ export async function authenticateBearer(
   if (!match?.[1]) {
     throw unauthorized('Authorization header must be "Bearer <access token>"', 'invalid_request');
   }
-  const found = await store.getTokenWithUser(hashSecret(match[1]));
+  return authenticateAccessToken(store, match[1], now);
+}
+
+/**
+ * Resolves an access token, however it was sent (the Authorization header, or RFC 6750 2.2's
+ * `access_token` form field), to the token and its user; 401 with a challenge otherwise.
+ */
+export async function authenticateAccessToken(store: AppStore, token: string, now: number): Promise<TokenWithUser> {
+  const found = await store.getTokenWithUser(hashSecret(token));
   if (!found) throw unauthorized('Invalid access token', 'invalid_token');
   if (found.token.revokedAt !== null) throw unauthorized('Access token has been revoked', 'invalid_token');
   if (found.token.expiresAt <= now) throw unauthorized('Access token has expired', 'invalid_token');

@@ -26,7 +26,10 @@ function pictureUrl(issuer: string, user: Pick<UserRecord, 'id' | 'pfpTimestamp'
 export function userClaims(user: ClaimsUser, scopes: readonly string[], issuer: string): UserClaims {
   const claims: UserClaims = { sub: String(user.id) };
   if (scopes.includes('profile' satisfies Scope)) {
+    // The public name is the only name the service keeps: it is `name` too (docs/oauth.md#claims).
+    claims.name = user.name;
     claims.preferred_username = user.name;
+    claims.profile = `${issuer}/users/${user.id}`;
     claims.picture = pictureUrl(issuer, user);
     claims.updated_at = seconds(user.profileUpdatedAt);
   }

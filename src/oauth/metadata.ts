@@ -14,7 +14,7 @@ const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
 const ANY_CLIENT_AUTH_METHODS = [...CLIENT_AUTH_METHODS, 'none'];
 
 /** Every claim an ID token or UserInfo answer may carry (src/oauth/claims.ts). */
-const CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'acr', 'nonce', 'azp', 'preferred_username', 'picture', 'updated_at', 'email', 'email_verified'];
+const CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'amr', 'acr', 'nonce', 'azp', 'name', 'preferred_username', 'profile', 'picture', 'updated_at', 'email', 'email_verified'];
 
 /**
  * `issuer` is PUBLIC_URL as config.ts normalises it: no trailing slash, as RFC 8414 2 requires.

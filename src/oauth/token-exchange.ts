@@ -1,4 +1,4 @@
-import { InvalidGrant, InvalidInput } from '../domain/errors.js';
+import { InvalidGrant, InvalidInput, UnsupportedGrantType } from '../domain/errors.js';
 import type { CodeRecord } from '../store/types.js';
 import { idTokenClaims } from './claims.js';
 import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
@@ -38,7 +38,7 @@ export async function exchangeCode(
   authorization: string | undefined,
 ): Promise<TokenResult> {
   if (params.grant_type !== 'authorization_code') {
-    throw new InvalidInput('Unsupported grant_type: only authorization_code is supported');
+    throw new UnsupportedGrantType('Unsupported grant_type: only authorization_code is supported');
   }
   // The app and the code in one read (docs/performance.md#the-token-exchange-on-postgresql).
   const codeHash = params.code ? hashSecret(params.code) : undefined;

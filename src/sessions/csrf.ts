@@ -49,6 +49,19 @@ export function csrfTokenValid(ctx: Koa.Context, token: unknown): boolean {
   return typeof secret === 'string' && typeof token === 'string' && token !== '' && tokens.verify(secret, token);
 }
 
+/** What a request without a valid CSRF token is answered (403). */
+export const INVALID_CSRF_TOKEN = 'Invalid CSRF token';
+
+/**
+ * Whether the request sent back a valid token: in X-CSRF-Token, or in the `_csrf` field of a
+ * form. The body may be anything (it may not be validated yet), so it is checked for the field
+ * rather than given a type.
+ */
+export function sentValidCsrfToken(ctx: Koa.Context, body: unknown): boolean {
+  const token = ctx.get('X-CSRF-Token') || (typeof body === 'object' && body !== null && '_csrf' in body ? body._csrf : undefined);
+  return csrfTokenValid(ctx, token);
+}
+
 /** A token when the request already has a secret ('' otherwise); sets no cookie. */
 export function existingCsrfToken(ctx: Koa.Context): string {
   const secret = currentSecret(ctx);

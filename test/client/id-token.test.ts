@@ -52,7 +52,9 @@ describe('verifyIdToken', () => {
       iat: now,
       auth_time: now - 60,
       nonce: 'n-1',
+      name: user.name,
       preferred_username: user.name,
+      profile: `${t.baseUrl}/users/${user.id}`,
       picture: `${t.baseUrl}/pfp/large/${user.id}.webp`,
       updated_at: seconds(user.profileUpdatedAt),
     });

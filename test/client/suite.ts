@@ -31,6 +31,9 @@ async function failure(promise: Promise<unknown>): Promise<Failure> {
  */
 const error = (status: number, message: string, oauthError?: 'invalid_token' | 'insufficient_scope'): Failure => [status, message, { message }, oauthError];
 
+/** A failure of the token, revocation or introspection endpoint: the body's `error` beside `message` is the oauthError. */
+const oauthFailure = (status: number, oauthError: string, message: string): Failure => [status, message, { message, error: oauthError, error_description: message }, oauthError];
+
 const decodeJwtPart = (jwt: string, part: 0 | 1): Record<string, unknown> =>
   JSON.parse(Buffer.from(jwt.split('.')[part]!, 'base64url').toString()) as Record<string, unknown>;
 
@@ -86,17 +89,17 @@ export function clientSuite(start: () => Promise<Target>): void {
     });
   });
 
-  describe('exchangeToken errors: IdentityServiceError with the status, message and body', () => {
+  describe('exchangeToken errors: IdentityServiceError with the status, message, body and oauthError', () => {
     it('an unknown client: 401', async () => {
       const code = await t.code({ user: ada, scope: 'userinfo' });
       const call = t.client({ clientId: 'no-such-app' }, 'unknownClient').exchangeToken({ code });
-      expect(await failure(call)).toEqual(error(401, 'Unknown client'));
+      expect(await failure(call)).toEqual(oauthFailure(401, 'invalid_client', 'Unknown client'));
     });
 
     it('a wrong secret: 401', async () => {
       const code = await t.code({ user: ada, scope: 'userinfo' });
       const call = t.client({ clientSecret: 'wrong' }, 'wrongSecret').exchangeToken({ code });
-      expect(await failure(call)).toEqual(error(401, 'Invalid client secret'));
+      expect(await failure(call)).toEqual(oauthFailure(401, 'invalid_client', 'Invalid client secret'));
     });
 
     it('a secret for a public app: 401', async () => {
@@ -104,27 +107,27 @@ export function clientSuite(start: () => Promise<Target>): void {
       const { clientId, redirectUri } = t.publicApp;
       const code = await t.code({ user: ada, scope: 'userinfo', publicApp: true, redirectUri, codeChallenge: pkce.challenge });
       const call = t.client({ clientId, clientSecret: 'a-secret' }, 'publicWithSecret').exchangeToken({ code, redirectUri, codeVerifier: pkce.verifier });
-      expect(await failure(call)).toEqual(error(401, 'A public app has no client secret'));
+      expect(await failure(call)).toEqual(oauthFailure(401, 'invalid_client', 'A public app has no client secret'));
     });
 
     it('a code redeemed twice: 400', async () => {
       const code = await t.code({ user: ada, scope: 'userinfo' });
       await t.client().exchangeToken({ code });
       const again = t.client(undefined, 'codeReused').exchangeToken({ code });
-      expect(await failure(again)).toEqual(error(400, 'Authorization code has already been used; tokens issued from it are revoked'));
+      expect(await failure(again)).toEqual(oauthFailure(400, 'invalid_grant', 'Authorization code has already been used; tokens issued from it are revoked'));
     });
 
     it('a verifier for a code issued without a challenge: 400', async () => {
       const code = await t.code({ user: ada, scope: 'userinfo' });
       const call = t.client(undefined, 'pkceDowngrade').exchangeToken({ code, codeVerifier: (await createPkcePair()).verifier });
-      expect(await failure(call)).toEqual(error(400, 'code_verifier was sent, but this code was issued without a code_challenge'));
+      expect(await failure(call)).toEqual(oauthFailure(400, 'invalid_grant', 'code_verifier was sent, but this code was issued without a code_challenge'));
     });
 
     it('a verifier that does not match the challenge: 400', async () => {
       const pkce = await createPkcePair();
       const code = await t.code({ user: ada, scope: 'userinfo', codeChallenge: pkce.challenge });
       const call = t.client(undefined, 'wrongVerifier').exchangeToken({ code, codeVerifier: (await createPkcePair()).verifier });
-      expect(await failure(call)).toEqual(error(400, 'code_verifier does not match the code_challenge'));
+      expect(await failure(call)).toEqual(oauthFailure(400, 'invalid_grant', 'code_verifier does not match the code_challenge'));
     });
   });
 
@@ -160,13 +163,13 @@ export function clientSuite(start: () => Promise<Target>): void {
     it("another app's token: 403", async () => {
       const access = await token(ada, 'userinfo');
       const call = t.client(undefined, 'otherAppsToken').revokeToken(access, t.otherApp);
-      expect(await failure(call)).toEqual(error(403, 'This token was issued to another client'));
+      expect(await failure(call)).toEqual(oauthFailure(403, 'unauthorized_client', 'This token was issued to another client'));
     });
 
     it('introspection with a wrong secret: 401', async () => {
       const access = await token(ada, 'userinfo');
       const call = t.client({ clientSecret: 'wrong' }, 'introspectWrongSecret').introspectToken(access);
-      expect(await failure(call)).toEqual(error(401, 'Invalid client secret'));
+      expect(await failure(call)).toEqual(oauthFailure(401, 'invalid_client', 'Invalid client secret'));
     });
   });
 
@@ -250,7 +253,9 @@ export function clientSuite(start: () => Promise<Target>): void {
       const access = await token(ada, 'openid profile email');
       expect(await t.client().oidcUserInfo(access)).toEqual({
         sub: String(ada.id),
+        name: ada.name,
         preferred_username: ada.name,
+        profile: `${t.issuer}/users/${ada.id}`,
         picture: `${t.issuer}/pfp/large/${ada.id}-${ada.pfpTimestamp}.webp`,
         updated_at: ada.updatedAt,
         email: ada.email,
@@ -267,7 +272,9 @@ export function clientSuite(start: () => Promise<Target>): void {
       const access = await token(grace, 'openid profile');
       expect(await t.client(undefined, 'oidcDefaultPicture').oidcUserInfo(access)).toEqual({
         sub: String(grace.id),
+        name: grace.name,
         preferred_username: grace.name,
+        profile: `${t.issuer}/users/${grace.id}`,
         picture: `${t.issuer}/pfp/large/${grace.id}.webp`,
         updated_at: grace.updatedAt,
       });
@@ -306,7 +313,9 @@ export function clientSuite(start: () => Promise<Target>): void {
         iat,
         auth_time: iat,
         nonce: 'n-0S6_WzA2Mj',
+        name: ada.name,
         preferred_username: ada.name,
+        profile: `${t.issuer}/users/${ada.id}`,
         picture: `${t.issuer}/pfp/large/${ada.id}-${ada.pfpTimestamp}.webp`,
         updated_at: ada.updatedAt,
         email: ada.email,
