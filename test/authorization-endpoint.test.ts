@@ -184,7 +184,7 @@ describe('POST /oauth without decision: the authorization request as a form', ()
     expect(await forged.text()).toContain('Invalid CSRF token');
     const wrong = await postAuthorization(agent, { ...params(), decision: 'authorize', _csrf: 'forged' });
     expect(wrong.status).toBe(403);
-    expect(await t.store.knex('authorization_codes').where({ user_id: user.id })).toEqual([]);
+    expect(await t.store.knex('auth_codes').where({ user_id: user.id })).toEqual([]);
   });
 
   it('refuses a request object sent in the form, before sign-in', async () => {
