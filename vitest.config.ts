@@ -28,8 +28,12 @@ const SLOW = [
  */
 export const SQLITE_ONLY = ['test/browser/**', 'test/contract/**', 'test/client/**'];
 
-/** `npm run test:cluster` (vitest.cluster.config.ts): nginx in front of three service processes on PostgreSQL. */
-export const CLUSTER = ['test/cluster/**'];
+/**
+ * Run by their own commands: `npm run test:cluster` (vitest.cluster.config.ts: nginx in front of
+ * three service processes on PostgreSQL) and `npm run test:conformance`
+ * (vitest.conformance.config.ts: the OpenID conformance plans).
+ */
+export const RUN_ALONE = ['test/cluster/**', 'test/conformance/**'];
 
 export default defineConfig({
   test: {
@@ -41,7 +45,7 @@ export default defineConfig({
     // fetch filling a field): 1 s, the default, is too short on a loaded CI machine.
     expect: { poll: { timeout: 10_000 } },
     projects: [
-      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW, ...CLUSTER] } },
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW, ...RUN_ALONE] } },
       { extends: true, test: { name: 'slow', include: SLOW } },
     ],
   },

@@ -10,7 +10,7 @@
  *
  * Checked: no 5xx; every status declared for the operation (or by the contract's conventions:
  * 414, 431, 503; 404/405 for addresses and methods no operation has); every JSON error body
- * exactly `{message}`. Exits 1 listing what broke (docs/development.md#contract-fuzzer).
+ * exactly `{message}` (`{message, error, error_description}` on the OAuth endpoints, x-oauth-errors). Exits 1 listing what broke (docs/development.md#contract-fuzzer).
  */
 import { createRequire } from 'node:module';
 import type { Operation } from 'openapi-backend';
@@ -137,7 +137,10 @@ async function main(): Promise<void> {
         else if (!declared.includes(res.status) && !CONVENTIONS.has(res.status)) problems.push(`undeclared status ${res.status}`);
         if (res.status >= 400 && res.headers.get('content-type')?.startsWith('application/json')) {
           const parsed = JSON.parse(answer) as Record<string, unknown>;
-          if (Object.keys(parsed).join() !== 'message' || typeof parsed.message !== 'string') problems.push('error body is not {message}');
+          // The OAuth endpoints (x-oauth-errors) carry RFC 6749 5.2's error and description beside it.
+          const oauth = operation !== undefined && (operation as { 'x-oauth-errors'?: boolean })['x-oauth-errors'] === true;
+          const keys = oauth ? 'message,error,error_description' : 'message';
+          if (Object.keys(parsed).join() !== keys || typeof parsed.message !== 'string') problems.push(`error body is not {${keys}}`);
         }
         for (const problem of problems) {
           const key = `${where}: ${problem}`;

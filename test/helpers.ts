@@ -83,8 +83,11 @@ export async function freshDatabase(dir: string, dialect: 'sqlite' | 'postgres' 
   };
 }
 
-/** Starts a fresh service: new database, new picture folder, response validation on. */
-export async function startServer(env: NodeJS.ProcessEnv = {}, options: Partial<Pick<AppOptions, 'limits' | 'logger' | 'metrics'>> = {}): Promise<TestServer> {
+/** Starts a fresh service: new database, new picture folder, response validation on; on `port` when given (default: a free one). */
+export async function startServer(
+  env: NodeJS.ProcessEnv = {},
+  { port: listenPort = 0, ...options }: Partial<Pick<AppOptions, 'limits' | 'logger' | 'metrics'>> & { port?: number } = {},
+): Promise<TestServer> {
   const dir = tempDir();
   const db = env.DATABASE_URL ? undefined : await freshDatabase(dir);
   const config = loadConfig({
@@ -101,7 +104,7 @@ export async function startServer(env: NodeJS.ProcessEnv = {}, options: Partial<
   await store.migrate();
   const clock = new TestClock();
   const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, ...options });
-  const server = listen(app.koa, 0, '127.0.0.1');
+  const server = listen(app.koa, listenPort, '127.0.0.1');
   // fetch and the server share this process: after a long synchronous stretch (another server
   // starting under load) both idle timers are overdue at once, and the server's 5 s default could
   // close a kept-alive connection as fetch reuses it (ECONNRESET). Longer than any test, it leaves

@@ -39,7 +39,7 @@ const HTTP_STATUS: Record<ErrorKind, number> = {
  * RFC 6749 5.2's error codes, which the OAuth endpoints' errors carry as `error` beside `message`
  * (`x-oauth-errors` in the contract; docs/interface.md#oauth-error-members).
  */
-export type OAuthErrorCode =
+type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
   | 'invalid_grant'
@@ -72,7 +72,7 @@ interface HttpError {
 }
 
 /** The OAuth error code of a failure answered with `status` (a domain error may name its own). */
-export function oauthErrorOf(err: unknown, status: number): OAuthErrorCode {
+function oauthErrorOf(err: unknown, status: number): OAuthErrorCode {
   if (err instanceof DomainError) {
     const own = (err as { oauthError?: OAuthErrorCode }).oauthError;
     return own ?? OAUTH_ERROR[err.kind];
@@ -111,7 +111,7 @@ const HTTP_MESSAGES: Record<number, string> = {
 export type HtmlErrorRenderer = (ctx: Koa.Context, status: number, message: string) => Promise<string | undefined>;
 
 /** Whether the request's errors carry OAuth's `error` and `error_description` beside `message`. */
-export type OAuthErrorsOf = (ctx: Koa.Context) => boolean;
+type OAuthErrorsOf = (ctx: Koa.Context) => boolean;
 
 /** The status, message and headers an error is answered with: 500 for anything unexpected. */
 function answerOf(err: unknown): HttpError {

@@ -44,7 +44,7 @@ export function csrfToken(ctx: Koa.Context): string {
   return tokens.create(secret);
 }
 
-export function csrfTokenValid(ctx: Koa.Context, token: unknown): boolean {
+function csrfTokenValid(ctx: Koa.Context, token: unknown): boolean {
   const secret = currentSecret(ctx);
   return typeof secret === 'string' && typeof token === 'string' && token !== '' && tokens.verify(secret, token);
 }
