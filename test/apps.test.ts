@@ -1,6 +1,6 @@
 /** The signed-in user's apps: registerApp, listApps, rotateAppSecret, deleteApp, getAppsPage. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, makeCode, signedInAgent, startServer, tokenRequest, type TestServer } from './helpers.js';
+import { Agent, makeCode, oauthErrorBody, signedInAgent, startServer, tokenRequest, type TestServer } from './helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -100,7 +100,7 @@ describe('rotateAppSecret', () => {
     expect(rotated).toEqual({ client_id: app.client_id, client_secret: expect.stringMatching(/^[\w-]{43}$/) });
     expect(rotated.client_secret).not.toBe(app.client_secret);
     const old = await exchange(user.id, app, app.client_secret);
-    expect([old.status, await old.json()]).toEqual([401, { message: 'Invalid client secret' }]);
+    expect([old.status, await old.json()]).toEqual([401, oauthErrorBody('invalid_client', 'Invalid client secret')]);
     expect((await exchange(user.id, app, rotated.client_secret)).status).toBe(200);
   });
 
@@ -126,7 +126,7 @@ describe('deleteApp', () => {
     expect(await res.text()).toBe('');
     expect((await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(401);
     const redeem = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: app.client_id, client_secret: app.client_secret });
-    expect([redeem.status, await redeem.json()]).toEqual([401, { message: 'Unknown client' }]);
+    expect([redeem.status, await redeem.json()]).toEqual([401, oauthErrorBody('invalid_client', 'Unknown client')]);
     expect(await (await agent.fetch('/api/apps')).json()).toEqual({ apps: [] });
   });
 

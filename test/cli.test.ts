@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/admin.js';
 import { SIZES, SIZE_NAMES } from '../src/pictures/images.js';
 import { FULL_PROFILE, publicUser } from './fixtures/users.js';
-import { Agent, fixturesDir, startServer, tempDir, tokenRequest, type TestServer } from './helpers.js';
+import { Agent, fixturesDir, oauthErrorBody, startServer, tempDir, tokenRequest, type TestServer } from './helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -289,7 +289,7 @@ describe('app', () => {
     const { code } = await ok<{ code: string }>('code', 'issue', '--user', String(id), '--client-id', app.client_id, '--scope', 'userinfo');
     expect(await redeem({ code, client_id: app.client_id, client_secret: app.client_secret })).toEqual({
       status: 401,
-      body: { message: 'Invalid client secret' },
+      body: oauthErrorBody('invalid_client', 'Invalid client secret'),
     });
     const res = await redeem({ code, client_id: app.client_id, client_secret: rotated.client_secret });
     expect(res.status).toBe(200);
@@ -319,7 +319,7 @@ describe('app', () => {
     expect(await ok('app', 'delete', '--client-id', app.client_id)).toEqual({});
     const res = await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(401);
-    expect(await redeem({ code, client_id: app.client_id, client_secret: app.client_secret })).toEqual({ status: 401, body: { message: 'Unknown client' } });
+    expect(await redeem({ code, client_id: app.client_id, client_secret: app.client_secret })).toEqual({ status: 401, body: oauthErrorBody('invalid_client', 'Unknown client') });
     await fails(3, `App ${app.client_id} not found`, 'app', 'delete', '--client-id', app.client_id);
   });
 });
@@ -347,7 +347,7 @@ describe('code issue', () => {
     const { code } = await ok<{ code: string }>('code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'userinfo', '--redirect-uri', 'https://app.example/other');
     expect(await redeem({ code, client_id: app.client_id, client_secret: app.client_secret, redirect_uri: 'https://app.example/cb' })).toEqual({
       status: 400,
-      body: { message: 'redirect_uri does not match the one the code was issued for' },
+      body: oauthErrorBody('invalid_grant', 'redirect_uri does not match the one the code was issued for'),
     });
     const { code: code2 } = await ok<{ code: string }>('code', 'issue', '--user', String(user.id), '--client-id', app.client_id, '--scope', 'userinfo', '--redirect-uri', 'https://app.example/other');
     const res = await redeem({ code: code2, client_id: app.client_id, client_secret: app.client_secret, redirect_uri: 'https://app.example/other' });
@@ -361,11 +361,11 @@ describe('code issue', () => {
     const base = { client_id: app.client_id, client_secret: app.client_secret };
 
     const { code: a } = await issue();
-    expect(await redeem({ ...base, code: a })).toEqual({ status: 400, body: { message: 'code_verifier is required for this code' } });
+    expect(await redeem({ ...base, code: a })).toEqual({ status: 400, body: oauthErrorBody('invalid_grant', 'code_verifier is required for this code') });
     const { code: b } = await issue();
     expect(await redeem({ ...base, code: b, code_verifier: randomBytes(32).toString('base64url') })).toEqual({
       status: 400,
-      body: { message: 'code_verifier does not match the code_challenge' },
+      body: oauthErrorBody('invalid_grant', 'code_verifier does not match the code_challenge'),
     });
     const { code: c } = await issue();
     const res = await redeem({ ...base, code: c, code_verifier: verifier });

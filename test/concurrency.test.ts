@@ -16,6 +16,7 @@ import {
   makeClient,
   makeCode,
   makeUser,
+  oauthErrorBody,
   startServer,
   tempDir,
   tokenRequest,
@@ -45,7 +46,7 @@ describe(`100 concurrent redemptions of one code (${TEST_DATABASE})`, () => {
     expect(winners[0]!.body).toEqual({ access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), token_type: 'Bearer', expires_in: 600 });
     const losers = results.filter((r) => r.status !== 200);
     expect(losers).toHaveLength(99);
-    for (const loser of losers) expect(loser).toEqual({ status: 400, body: { message: USED } });
+    for (const loser of losers) expect(loser).toEqual({ status: 400, body: oauthErrorBody('invalid_grant', USED) });
     const tokens = (await t.store.knex('access_tokens').where({ client_id: client.clientId })) as unknown[];
     expect(tokens).toHaveLength(1);
   });
@@ -80,7 +81,7 @@ describe(`two service instances on one database (${TEST_DATABASE})`, () => {
     const [fromA, fromB] = await Promise.all([tokenRequest(a, params), tokenRequest(b, params)]);
     expect([fromA.status, fromB.status].sort()).toEqual([200, 400]);
     const again = await tokenRequest(b, params);
-    expect([again.status, await again.json()]).toEqual([400, { message: USED }]);
+    expect([again.status, await again.json()]).toEqual([400, oauthErrorBody('invalid_grant', USED)]);
   });
 
   it('a token issued by one works on the other', async () => {

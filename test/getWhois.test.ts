@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeClient, makeCode, makeToken, makeUser, startServer, tokenRequest, type TestServer } from './helpers.js';
+import { makeClient, makeCode, makeToken, makeUser, oauthErrorBody, startServer, tokenRequest, type TestServer } from './helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -150,9 +150,7 @@ describe('GET /api/oauth/whois: 401', () => {
 
     const second = await tokenRequest(t, params);
     expect(second.status).toBe(400);
-    expect(await second.json()).toEqual({
-      message: 'Authorization code has already been used; tokens issued from it are revoked',
-    });
+    expect(await second.json()).toEqual(oauthErrorBody('invalid_grant', 'Authorization code has already been used; tokens issued from it are revoked'));
 
     const res = await whois(`Bearer ${token}`);
     const challenge = await expect401(res, 'Access token has been revoked');

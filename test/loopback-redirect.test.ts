@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redirectUriMatches } from '../src/oauth/clients.js';
-import { makeClient, makeUser, signedInAgent, startServer, tokenRequest, type TestClient, type TestServer } from './helpers.js';
+import { makeClient, makeUser, oauthErrorBody, signedInAgent, startServer, tokenRequest, type TestClient, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let client: TestClient;
@@ -68,11 +68,11 @@ describe('the traditional flow with a loopback redirect URI on an ephemeral port
     const omitted = await tokenRequest(t, base);
     expect([omitted.status, await omitted.json()]).toEqual([
       400,
-      { message: 'redirect_uri is required: this code was issued for a loopback redirect URI on a port of its own' },
+      oauthErrorBody('invalid_grant', 'redirect_uri is required: this code was issued for a loopback redirect URI on a port of its own'),
     ]);
     for (const other of ['http://127.0.0.1/callback', 'http://127.0.0.1:53683/callback']) {
       const wrong = await tokenRequest(t, { ...base, redirect_uri: other });
-      expect([wrong.status, await wrong.json()]).toEqual([400, { message: 'redirect_uri does not match the one the code was issued for' }]);
+      expect([wrong.status, await wrong.json()]).toEqual([400, oauthErrorBody('invalid_grant', 'redirect_uri does not match the one the code was issued for')]);
     }
     const ok = await tokenRequest(t, { ...base, redirect_uri: used });
     expect(ok.status).toBe(200);

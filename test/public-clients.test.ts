@@ -11,6 +11,7 @@ import { registerGame } from '../src/games/games.js';
 import { registerOAuthApp } from '../src/oauth/clients.js';
 import type { UserRecord } from '../src/store/types.js';
 import { Agent, makeClient, makeCode, makeUser, oauthErrorBody, signedInAgent, startServer, tokenRequest, type TestServer } from './helpers.js';
+import { profileClaims } from './oidc-flow.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -392,7 +393,7 @@ describe('CORS (x-cors: client)', () => {
       const res = await fetch(`${t.baseUrl}/api/oauth/userinfo`, { method, headers: { Authorization: `Bearer ${token}`, Origin: SPA } });
       expect(res.status).toBe(200);
       expect(corsOf(res)).toEqual({ 'access-control-allow-origin': SPA, vary: 'Origin' });
-      expect(await res.json()).toEqual({ sub: String(user.id), preferred_username: user.name, picture: `${t.config.publicUrl}/pfp/large/${user.id}.webp`, updated_at: Math.floor(user.profileUpdatedAt / 1000) });
+      expect(await res.json()).toEqual({ sub: String(user.id), ...profileClaims(t.config.publicUrl, user) });
     }
     const preflight = await fetch(`${t.baseUrl}/api/oauth/userinfo`, {
       method: 'OPTIONS',

@@ -9,7 +9,7 @@ import { runCli } from '../src/cli/admin.js';
 import { createLogger } from '../src/log.js';
 import { CODE_KEPT_AFTER_EXPIRY_MS, purgeExpired, startPurger } from '../src/purge/purge.js';
 import { openStoreAt } from '../src/store/open.js';
-import { makeClient, makeCode, makeUser, startServer, tokenRequest, type TestClient, type TestServer } from './helpers.js';
+import { makeClient, makeCode, makeUser, oauthErrorBody, startServer, tokenRequest, type TestClient, type TestServer } from './helpers.js';
 
 let t: TestServer;
 let client: TestClient;
@@ -87,7 +87,7 @@ describe('purgeExpired', () => {
       await purgeExpired(deps(), { batchSize: 10, pauseMs: 0 });
       expect((await counts()).codes).toBe(1);
       const replay = await tokenRequest(t, params);
-      expect([replay.status, await replay.json()]).toEqual([400, { message: 'Authorization code has already been used; tokens issued from it are revoked' }]);
+      expect([replay.status, await replay.json()]).toEqual([400, oauthErrorBody('invalid_grant', 'Authorization code has already been used; tokens issued from it are revoked')]);
       const whois = await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${access_token}` } });
       expect([whois.status, await whois.json()]).toEqual([401, { message: 'Access token has been revoked' }]);
     } finally {
