@@ -6,9 +6,9 @@
  * request with client_secret_basic or client_secret_post, the ID token's checks and UserInfo.
  * Each check is named after the suite's condition and called with the suite's severity.
  */
-import net from 'node:net';
 import { createHash } from 'node:crypto';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
+import { freePort } from '../../scripts/free-port.js';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
 import { makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import type { UserRecord } from '../../src/store/types.js';
@@ -35,14 +35,6 @@ export interface Op {
   /** Sends a request addressed to the public URL to the server (the TLS terminator's part, when PUBLIC_URL is https). */
   local(url: string): string;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /**
