@@ -185,6 +185,18 @@ export function oauthErrorBody(error: string, message: string, description = mes
   return { message, error, error_description: description };
 }
 
+/** Keeps the cookies an answer sets in `jar`, as a browser does (an emptied or expired one goes). */
+export function keepCookies(jar: Map<string, string>, res: Response): void {
+  for (const line of res.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const eq = pair!.indexOf('=');
+    const name = pair!.slice(0, eq);
+    const value = pair!.slice(eq + 1);
+    if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) jar.delete(name);
+    else jar.set(name, value);
+  }
+}
+
 /** POSTs a URL-encoded token request. */
 export function tokenRequest(t: TestServer, params: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${t.baseUrl}/api/oauth/token`, {
@@ -223,14 +235,7 @@ export class Agent {
     const headers = new Headers(init.headers);
     if (this.cookies.size > 0 && !headers.has('Cookie')) headers.set('Cookie', this.cookieHeader());
     const res = await fetch(`${this.t.baseUrl}${pathAndQuery}`, { ...init, headers, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq);
-      const value = pair!.slice(eq + 1);
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    keepCookies(this.cookies, res);
     return res;
   }
 

@@ -4,7 +4,7 @@
  * after the suite's conditions, with their severities.
  */
 import type { ModuleRun } from './harness.js';
-import { checkJwks, type Op } from './relying-party.js';
+import { checkJwks, getJson, type Op } from './relying-party.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -69,20 +69,11 @@ function httpsUrl(value: unknown, member: string): string | undefined {
 
 /** GetDynamicServerConfiguration and the HTTP checks of the Config plan's configure(). */
 export async function fetchDiscovery(m: ModuleRun, op: Op, checkHttp: boolean): Promise<Record<string, unknown>> {
-  const res = await fetch(op.local(op.discoveryUrl));
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
+  const { status, type, body } = await getJson(op, op.discoveryUrl);
   m.require('GetDynamicServerConfiguration', () => (isObject(body) ? undefined : 'not a JSON object'));
   if (checkHttp) {
-    m.check('EnsureDiscoveryEndpointResponseStatusCodeIs200', 'FAILURE', () => (res.status === 200 ? undefined : `HTTP ${res.status}`));
-    m.check('CheckDiscoveryEndpointReturnedJsonContentType', 'FAILURE', () =>
-      (res.headers.get('content-type') ?? '').split(';')[0]!.trim() === 'application/json' ? undefined : String(res.headers.get('content-type')),
-    );
+    m.check('EnsureDiscoveryEndpointResponseStatusCodeIs200', 'FAILURE', () => (status === 200 ? undefined : `HTTP ${status}`));
+    m.check('CheckDiscoveryEndpointReturnedJsonContentType', 'FAILURE', () => (type.split(';')[0]!.trim() === 'application/json' ? undefined : type));
   }
   return body as Record<string, unknown>;
 }
@@ -144,8 +135,7 @@ export async function verifyDiscovery(m: ModuleRun, op: Op): Promise<void> {
   m.check('CheckDiscEndpointUserinfoEndpoint', d.userinfo_endpoint === undefined ? 'WARNING' : 'FAILURE', () => httpsUrl(d.userinfo_endpoint, 'userinfo_endpoint'));
   if (d.registration_endpoint !== undefined) m.check('CheckDiscEndpointRegistrationEndpoint', 'FAILURE', () => httpsUrl(d.registration_endpoint, 'registration_endpoint'));
   m.check('CheckJwksUri', 'FAILURE', () => httpsUrl(d.jwks_uri, 'jwks_uri'));
-  const keys = await fetch(op.local(String(d.jwks_uri)));
-  const jwks: unknown = await keys.json().catch(() => undefined);
+  const jwks = (await getJson(op, String(d.jwks_uri))).body;
   m.require('FetchServerKeys', () => (isObject(jwks) ? undefined : 'the keys are not JSON'));
   checkJwks(m, jwks, false);
   m.check('CheckDiscEndpointRequestParameterSupported', 'INFO', () => (d.request_parameter_supported === true ? undefined : 'request objects are not supported'));

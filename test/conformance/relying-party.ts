@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { freePort } from '../../scripts/free-port.js';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
-import { makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
+import { keepCookies, makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import type { UserRecord } from '../../src/store/types.js';
 import type { ModuleRun } from './harness.js';
 
@@ -76,16 +76,21 @@ export interface Server {
   jwks: JSONWebKeySet;
 }
 
-async function getJson(op: Op, url: string): Promise<{ status: number; type: string; body: unknown }> {
-  const res = await fetch(op.local(url), { headers: { Accept: 'application/json' } });
+/** An answer's status, Content-Type and body: parsed JSON, or the text when it is not JSON. */
+async function answerOf(res: Response): Promise<{ status: number; type: string; body: unknown }> {
   const text = await res.text();
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    body = undefined;
+    body = text;
   }
   return { status: res.status, type: res.headers.get('content-type') ?? '', body };
+}
+
+/** A GET for JSON (discovery, the keys), sent to the server as the public address names it. */
+export async function getJson(op: Op, url: string): Promise<{ status: number; type: string; body: unknown }> {
+  return answerOf(await fetch(op.local(url), { headers: { Accept: 'application/json' } }));
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -181,14 +186,7 @@ export class Browser {
       body = new URLSearchParams(init.form).toString();
     }
     const res = await fetch(this.op.local(url), { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq);
-      const value = pair!.slice(eq + 1);
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    keepCookies(this.cookies, res);
     return res;
   }
 }
@@ -444,15 +442,7 @@ export async function callUserInfo(op: Op, server: Server, tokens: Pick<Tokens, 
     headers.Authorization = `${tokens.tokenType} ${tokens.accessToken}`;
     if (how === 'post-header') headers['Content-Type'] = 'application/x-www-form-urlencoded';
   }
-  const res = await fetch(op.local(server.metadata.userinfo_endpoint as string), { method: how === 'get' ? 'GET' : 'POST', headers, body });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = text;
-  }
-  return { status: res.status, type: res.headers.get('content-type') ?? '', body: parsed };
+  return answerOf(await fetch(op.local(server.metadata.userinfo_endpoint as string), { method: how === 'get' ? 'GET' : 'POST', headers, body }));
 }
 
 /** The userinfo call after the token request (§2.9): its status only. */
