@@ -904,8 +904,9 @@ export interface paths {
          *     sends a person who has a second factor (an authenticator app or a passkey) to sign in
          *     again the same way, once; a person without one, or a sign-in that again reached one
          *     factor, gets a code whose ID token says `acr` `1`: the app checks `acr`. Other OpenID
-         *     Connect parameters (`display`, `ui_locales`, `login_hint`, `id_token_hint`,
-         *     `response_mode=query`) are accepted and ignored.
+         *     Connect parameters (`display`, `ui_locales`, `claims_locales`, `login_hint`,
+         *     `id_token_hint`, `claims`, `response_mode=query`) are accepted and ignored (discovery
+         *     says `claims_parameter_supported: false`).
          */
         get: operations["getAuthorize"];
         put?: never;
@@ -4090,7 +4091,7 @@ export interface operations {
                      * @example openapi: 3.0.3
                      *     info:
                      *       title: Identity and Profile Service
-                     *       version: 0.5.0
+                     *       version: 0.6.0
                      *     servers:
                      *       - url: https://id.example.com
                      */
@@ -4124,7 +4125,7 @@ export interface operations {
                      *       "openapi": "3.0.3",
                      *       "info": {
                      *         "title": "Identity and Profile Service",
-                     *         "version": "0.5.0"
+                     *         "version": "0.6.0"
                      *       },
                      *       "servers": [
                      *         {
