@@ -1,7 +1,7 @@
 import { canUseTwoFactors } from '../accounts/factors.js';
 import { Forbidden } from '../domain/errors.js';
 import { signInPolicy } from '../oauth/authorization-policy.js';
-import { AUTHORIZE_FIELDS, authorizeAddressOf, checkGrant, decide, grantErrorRedirect, resolveClient } from '../oauth/authorize.js';
+import { AUTHORIZE_FIELDS, authorizeAddressOf, checkGrant, checkRequestShape, decide, grantErrorRedirect, resolveClient } from '../oauth/authorize.js';
 import { recordConsent } from '../oauth/grants.js';
 import { parsePrompt, redirectWithIss, silentError } from '../oauth/prompt.js';
 import { INVALID_CSRF_TOKEN, sentValidCsrfToken } from '../sessions/csrf.js';
@@ -54,7 +54,8 @@ export const postAuthorize: Handler<'postAuthorize'> = async (input, ctx, deps) 
     if (verdict === 'login_required') return redirect(ctx, silentError(client, 'login_required', form.state, publicUrl), 302);
     if (verdict === 'sign_in_again') return redirectToSignInAgain(ctx, authorizeAddressOf(form), 302);
   }
-  const grant = checkGrant(form, client.app);
+  // The fields GET /oauth carried to the page, checked as GET checked them before sign-in.
+  const grant = checkRequestShape(form) ?? checkGrant(form, client.app);
   if ('error' in grant) return redirect(ctx, grantErrorRedirect(client, grant, form.state, publicUrl), 302);
   const location = await decide(deps, { client, grant, userId: user.id, authTime, amr, state: form.state, decision, issuer: publicUrl });
   if (decision === 'authorize') {

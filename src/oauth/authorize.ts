@@ -109,13 +109,12 @@ export function checkRequestShape(params: AuthorizeParams & RequestObjectParams)
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * Checks what is asked for; an error here is reported to the client by redirect. A public app
+ * Checks the scopes and PKCE parameters (the request's shape is checkRequestShape's, asked
+ * before sign-in); an error here is reported to the client by redirect. A public app
  * must send a PKCE challenge: without a secret, the verifier is what ties the code to the app
  * instance that asked for it (RFC 9700 2.1.1).
  */
 export function checkGrant(params: AuthorizeParams, app: Pick<AppRecord, 'public'>): Grant | GrantError {
-  const shape = checkRequestShape(params);
-  if (shape) return shape;
   const parsed = parseScopes(params.scope ?? '');
   if ('error' in parsed) return { error: 'invalid_scope', description: parsed.error };
   if (parsed.scopes.length === 0) return { error: 'invalid_scope', description: 'No scope requested' };

@@ -7,8 +7,8 @@
  * suite's source; docs/oauth.md#openid-conformance has the table of results.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportTable, runModule, shannonBits, type ModuleRun, type Verdict } from './harness.js';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { moduleTest, reportTable, shannonBits, type ModuleRun, type Verdict } from './harness.js';
 import {
   authorizationRequest,
   authorizationUrl,
@@ -47,16 +47,7 @@ afterAll(async () => {
   await op?.close();
 });
 
-/** One module as one test: FAILED fails it; SKIPPED marks it skipped; the rest pass and are reported. */
-function module(name: string, body: (m: ModuleRun) => Promise<void>): void {
-  it(name, async (ctx) => {
-    const verdict = await runModule(name, body);
-    verdicts.push(verdict);
-    expect(verdict.failures, `${name}: ${verdict.result}`).toEqual([]);
-    expect(verdict.result).not.toBe('FAILED');
-    if (verdict.result === 'SKIPPED') ctx.skip(verdict.skipReason);
-  });
-}
+const module = (name: string, body: (m: ModuleRun) => Promise<void>): void => moduleTest(verdicts, name, body);
 
 const seconds = (n: number): void => op.t.clock.advance(n * 1000);
 

@@ -10,6 +10,7 @@
  * A FAILED module fails its test; WARNING, REVIEW and SKIPPED pass it and are reported
  * (docs/oauth.md#openid-conformance).
  */
+import { expect, it } from 'vitest';
 
 type Severity = 'FAILURE' | 'WARNING' | 'INFO';
 export type Result = 'PASSED' | 'WARNING' | 'REVIEW' | 'SKIPPED' | 'FAILED';
@@ -127,6 +128,20 @@ export async function runModule(name: string, body: (m: ModuleRun) => Promise<vo
     skipReason: m.skipReason,
     conditions: m.log.length,
   };
+}
+
+/**
+ * One module as one test, its verdict kept in `verdicts` for the plan's report: FAILED fails the
+ * test; SKIPPED marks it skipped; PASSED, WARNING and REVIEW pass it.
+ */
+export function moduleTest(verdicts: Verdict[], name: string, body: (m: ModuleRun) => Promise<void>): void {
+  it(name, async (ctx) => {
+    const verdict = await runModule(name, body);
+    verdicts.push(verdict);
+    expect(verdict.failures, `${name}: ${verdict.result}`).toEqual([]);
+    expect(verdict.result).not.toBe('FAILED');
+    if (verdict.result === 'SKIPPED') ctx.skip(verdict.skipReason);
+  });
 }
 
 /**

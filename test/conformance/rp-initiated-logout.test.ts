@@ -9,7 +9,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allEndpointsAreHttps, fetchDiscovery } from './discovery.js';
-import { reportTable, runModule, type ModuleRun, type Verdict } from './harness.js';
+import { moduleTest, reportTable, runModule, type ModuleRun, type Verdict } from './harness.js';
 import {
   authorizationRequest,
   authorizationUrl,
@@ -41,14 +41,7 @@ afterAll(async () => {
   await https?.close();
 });
 
-function module(name: string, body: (m: ModuleRun) => Promise<void>): void {
-  it(name, async () => {
-    const verdict = await runModule(name, body);
-    verdicts.push(verdict);
-    expect(verdict.failures, `${name}: ${verdict.result}`).toEqual([]);
-    expect(verdict.result).not.toBe('FAILED');
-  });
-}
+const module = (name: string, body: (m: ModuleRun) => Promise<void>): void => moduleTest(verdicts, name, body);
 
 /**
  * CreateRandomEndSessionState: 50 letters, 10 digits and 30 punctuation characters, with `+`,
