@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { parseDatabaseUrl } from '../src/store/connection.js';
+import { parseDatabaseUrl } from '../src/domain/database.js';
 import type { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
 import { spawnService, type SpawnedService } from '../test/spawn-service.js';

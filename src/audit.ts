@@ -4,9 +4,8 @@
  * ids, names, client ids, addresses and user agents only.
  */
 import type { Logger } from 'pino';
-import type { Metrics } from './metrics/metrics.js';
 import type { Scope } from './oauth/scopes.js';
-import type { ModerationActionKind } from './store/types.js';
+import type { ModerationActionKind } from './domain/moderation.js';
 
 /** A browser request's client, as the sign-in history records it. */
 interface Client {
@@ -72,16 +71,33 @@ export type AuditFields = AuditEvents[AuditEvent];
 export type Audit = <Event extends AuditEvent>(event: Event, fields: AuditEvents[Event]) => void;
 
 /**
+ * What else happens on an audit event, after its line is written: the metrics count every event
+ * (src/http/app.ts subscribes them), and a security notice can mail the account's owner. So the
+ * trail imports none of them: each listener is handed to createAudit where the app (or the CLI)
+ * is composed. A listener runs synchronously, in the order given, so one with slow work (a mail)
+ * starts it in the background; one that throws is logged and skipped, and never fails the change
+ * the event records nor the listeners after it.
+ */
+export type AuditListener = <Event extends AuditEvent>(event: Event, fields: AuditEvents[Event]) => void;
+
+/**
  * Audit lines are `info` lines with `audit: true`, written even when LOG_LEVEL is warn or error
  * (those quiet the request log, not security events); only LOG_LEVEL=silent turns them off.
+ * Then each listener hears the event.
  */
-export function createAudit(logger: Logger, metrics?: Metrics): Audit {
+export function createAudit(logger: Logger, listeners: readonly AuditListener[] = []): Audit {
   const log = logger.child({ audit: true }, { level: logger.level === 'silent' ? 'silent' : 'info' });
   const write = (event: AuditEvent, fields: AuditFields) => log.info({ ...fields, event }, event);
-  if (!metrics) return write;
-  // Every event is counted too: code replays and failed sign-ins are metrics of their own.
+  if (listeners.length === 0) return write;
+  const heard = [...listeners];
   return (event, fields) => {
-    metrics.auditEvent(event, fields);
     write(event, fields);
+    for (const listener of heard) {
+      try {
+        listener(event, fields);
+      } catch (err) {
+        logger.error({ err, event }, 'an audit listener failed');
+      }
+    }
   };
 }

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
-import { DEFAULT_POOL_SIZE, parseDatabaseUrl, type DatabaseLocation } from './store/connection.js';
+import { DEFAULT_POOL_SIZE, parseDatabaseUrl, type DatabaseLocation } from './domain/database.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

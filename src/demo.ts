@@ -1,7 +1,7 @@
 /** Demo data for a fresh database, so `npm install && npm start` has something to try at once. */
 import sharp from 'sharp';
 import type { Config } from './config.js';
-import { hashSecret } from './oauth/secrets.js';
+import { hashSecret } from './security/secrets.js';
 import { picturesFor, setPicture } from './pictures/pictures.js';
 import type { Store } from './store/types.js';
 import { createUser } from './users/users.js';

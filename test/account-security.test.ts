@@ -8,7 +8,7 @@ import { TOTP, URI } from 'otpauth';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { upgradeRecoveryCodes } from '../src/accounts/second-factor.js';
 import type { AuditEvent, AuditFields } from '../src/audit.js';
-import { hashSecret } from '../src/oauth/secrets.js';
+import { hashSecret } from '../src/security/secrets.js';
 import { SoftAuthenticator } from './fixtures/soft-authenticator.js';
 import { Agent, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from './helpers.js';
 

@@ -1,6 +1,6 @@
 /** Sign up, sign in, sign out (postSignUp, postSignIn, postSignOut, getSignIn, getSignUp) and getSession. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../src/oauth/secrets.js';
+import { hashSecret } from '../src/security/secrets.js';
 import { Agent, makeUser, signedInAgent, startServer, type TestServer, TEST_PASSWORD } from './helpers.js';
 
 let t: TestServer;

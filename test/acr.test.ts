@@ -6,7 +6,7 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { TOTP, URI } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserRecord } from '../src/store/types.js';
+import type { UserRecord } from '../src/domain/users.js';
 import { SoftAuthenticator } from './fixtures/soft-authenticator.js';
 import { Agent, makeClient, makeCode, makeUser, signedInAgent, startServer, TEST_PASSWORD, tokenRequest, type TestClient, type TestServer } from './helpers.js';
 

@@ -17,7 +17,7 @@ import { createApi, type Api, type RegisteredHandler } from '../src/http/operati
 import { parseForm } from '../src/http/body.js';
 import { createDispatcher, type DispatchRequest } from '../src/http/dispatch.js';
 import { ApiError } from '../src/http/error-responses.js';
-import type { AppDeps } from '../src/handlers/index.js';
+import type { AppDeps } from '../src/http/handler.js';
 import { assertWithSeed, caseFor, DIFFERENTIAL_RUNS, operations, type Case } from './hostile/corpus.js';
 
 /** What became of one request. */

@@ -4,7 +4,7 @@
  * and voids the user's other links.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hashSecret } from '../src/oauth/secrets.js';
+import { hashSecret } from '../src/security/secrets.js';
 import { Agent, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from './helpers.js';
 import { linkOf, MailServer } from './mail-server.js';
 

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIZES, SIZE_NAMES } from '../src/pictures/images.js';
 import { PictureFiles, removePicture, setPicture } from '../src/pictures/pictures.js';
-import type { UserRecord } from '../src/store/types.js';
+import type { UserRecord } from '../src/domain/users.js';
 import { fixturesDir, makeUser, startServer, storedPicture, TEST_DATABASE, type TestServer } from './helpers.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';

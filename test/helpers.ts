@@ -19,7 +19,7 @@ import type { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
 import { PictureFiles } from '../src/pictures/pictures.js';
 import { SIZE_NAMES, type Size } from '../src/pictures/images.js';
-import type { UserRecord } from '../src/store/types.js';
+import type { UserRecord } from '../src/domain/users.js';
 
 /** A clock the test moves by hand; starts at the real time. */
 export class TestClock {

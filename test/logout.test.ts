@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerOAuthApp } from '../src/oauth/clients.js';
 import { Agent, makeClient, makeUser, startServer, tokenRequest, type TestClient, type TestServer } from './helpers.js';
-import type { UserRecord } from '../src/store/types.js';
+import type { UserRecord } from '../src/domain/users.js';
 
 let t: TestServer;
 beforeAll(async () => {

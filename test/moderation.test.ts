@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPicture } from '../src/pictures/pictures.js';
-import type { UserRecord } from '../src/store/types.js';
+import type { UserRecord } from '../src/domain/users.js';
 import { Agent, fixturesDir, makeClient, makeCode, makeUser, oauthErrorBody, signedInAgent, startServer, storedPictures, tokenRequest, type TestServer } from './helpers.js';
 
 let t: TestServer;

@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest';
 import type { Agent, TestServer } from './helpers.js';
-import type { UserRecord } from '../src/store/types.js';
+import type { UserRecord } from '../src/domain/users.js';
 
 /** registerApp's answer (201): client_secret only for a confidential app. */
 export interface RegisteredApp {

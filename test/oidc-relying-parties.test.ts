@@ -24,7 +24,7 @@ import { Passport, type Strategy as PassportStrategy } from 'passport';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, fixturesDir, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from './helpers.js';
 import { authorizeOverHttp, emailClaims, profileClaims, registerApp, serverSeconds, type RegisteredApp } from './oidc-flow.js';
-import type { UserRecord } from '../src/store/types.js';
+import type { UserRecord } from '../src/domain/users.js';
 
 let t: TestServer;
 let issuer: string;

@@ -6,7 +6,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, makeClient, makeUser, startServer, TEST_PASSWORD, tokenRequest, type TestClient, type TestServer } from './helpers.js';
 import { consentFields } from './oidc-flow.js';
-import type { UserRecord } from '../src/store/types.js';
+import type { UserRecord } from '../src/domain/users.js';
 
 let t: TestServer;
 beforeAll(async () => {

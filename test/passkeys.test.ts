@@ -9,7 +9,7 @@ import { passkeyAmr } from '../src/accounts/passkeys.js';
 import type { AuditEvent, AuditFields } from '../src/audit.js';
 import { RateLimited } from '../src/domain/errors.js';
 import { liftSuspension, suspendUser } from '../src/moderation/moderation.js';
-import { hashSecret } from '../src/oauth/secrets.js';
+import { hashSecret } from '../src/security/secrets.js';
 import { SoftAuthenticator } from './fixtures/soft-authenticator.js';
 import { Agent, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from './helpers.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/admin.js';
 import { registerGame } from '../src/games/games.js';
 import { registerOAuthApp } from '../src/oauth/clients.js';
-import type { UserRecord } from '../src/store/types.js';
+import type { UserRecord } from '../src/domain/users.js';
 import { Agent, makeClient, makeCode, makeUser, oauthErrorBody, signedInAgent, startServer, tokenRequest, type TestServer } from './helpers.js';
 import { profileClaims } from './oidc-flow.js';
 

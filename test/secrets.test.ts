@@ -1,6 +1,6 @@
-/** randomSecret draws from 4 KB blocks of CSPRNG output (src/oauth/secrets.ts): sizes, alphabet, no repeats across blocks. */
+/** randomSecret draws from 4 KB blocks of CSPRNG output (src/security/secrets.ts): sizes, alphabet, no repeats across blocks. */
 import { describe, expect, it } from 'vitest';
-import { randomSecret } from '../src/oauth/secrets.js';
+import { randomSecret } from '../src/security/secrets.js';
 
 describe('randomSecret', () => {
   it('gives base64url strings of the asked size, none repeated, across many 4 KB blocks', () => {

@@ -1,7 +1,8 @@
 /**
- * The security headers are computed once at start (src/security/headers.ts). What the served
- * responses carry must equal what koa-helmet, run per response in a plain Koa app with the same
- * options, sets: a header the precomputed lists drop, add or alter fails here.
+ * The security headers are computed once at start (src/http/security-headers.ts, with the options
+ * of src/security/headers.ts). What the served responses carry must equal what koa-helmet, run per
+ * response in a plain Koa app with the same options, sets: a header the precomputed lists drop,
+ * add or alter fails here.
  */
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WRITER_AUTOCHECKPOINT_PAGES } from '../src/store/checkpointer.js';
 import type { KnexStore } from '../src/store/knex-store.js';
 import { openStoreAt } from '../src/store/open.js';
-import { REDEEMED, type CodeRecord, type Redemption, type TokenRecord } from '../src/store/types.js';
+import { REDEEMED, type CodeRecord, type Redemption, type TokenRecord } from '../src/domain/apps.js';
 import { tempDir } from './helpers.js';
 
 const NOW = 1_800_000_000_000;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { Unavailable } from '../src/domain/errors.js';
 import { openStoreAt } from '../src/store/open.js';
-import { UniqueViolation } from '../src/store/types.js';
+import { UniqueViolation } from '../src/domain/errors.js';
 import { isUnavailableError, UNAVAILABLE_MESSAGE, withOutageGuard } from '../src/store/outage.js';
 
 const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });

@@ -5,24 +5,21 @@
  * the other database's pass would exercise cannot hide here.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KnexStore } from '../src/store/knex-store.js';
 import { STORE_METHODS } from '../src/store/methods.js';
 import { openStoreAt } from '../src/store/open.js';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import {
-  EXPIRED,
-  REDEEMED,
-  UniqueViolation,
-  type CodeRecord,
-  type EmailLinkRecord,
-  type NewModerationAction,
-  type SessionMeta,
-  type Store,
-  type TokenRecord,
-  type UserRecord,
-} from '../src/store/types.js';
+import { EXPIRED, REDEEMED, type CodeRecord, type TokenRecord } from '../src/domain/apps.js';
+import type { EmailLinkRecord } from '../src/domain/email-links.js';
+import { UniqueViolation } from '../src/domain/errors.js';
+import type { NewModerationAction } from '../src/domain/moderation.js';
+import type { SessionMeta } from '../src/domain/sessions.js';
+import type { UserRecord } from '../src/domain/users.js';
+import type { Store } from '../src/store/types.js';
 import { newUserRecord, publicUserRecord } from './fixtures/users.js';
 import { freshDatabase, tempDir, TEST_DATABASE, type TestDatabase } from './helpers.js';
 
@@ -71,15 +68,20 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(opened).toBeInstanceOf(KnexStore);
   });
 
-  it('opens an in-memory SQLite database as the knex store (no second connection can see it)', async () => {
+  it('opens `:memory:` as a throwaway SQLite file, removed when the store closes', async () => {
+    const before = new Set(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('idp-memory-')));
     const memory = openStoreAt(':memory:');
+    const created = fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('idp-memory-') && !before.has(name));
     try {
-      expect(memory).not.toBeInstanceOf(SqliteStore);
+      expect(memory).toBeInstanceOf(SqliteStore);
+      expect(created).toHaveLength(1);
       await memory.migrate();
-      expect(await memory.countUsers()).toBe(0);
+      const user = await memory.createUser({ name: 'memory', email: 'memory@example.com', passwordHash: 'h' }, NOW);
+      expect(await memory.getPublicUser(user.id)).toMatchObject({ id: user.id, name: 'memory' });
     } finally {
       await memory.close();
     }
+    expect(fs.existsSync(path.join(os.tmpdir(), created[0] ?? 'none'))).toBe(false);
   });
 
   it('migrates a migrated database again without change and answers a ping', async () => {

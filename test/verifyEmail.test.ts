@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditFields } from '../src/audit.js';
 import { seedDemo } from '../src/demo.js';
 import { issueCode } from '../src/oauth/codes.js';
-import { hashSecret } from '../src/oauth/secrets.js';
+import { hashSecret } from '../src/security/secrets.js';
 import { Agent, makeClient, makeUser, signedInAgent, startServer, tokenRequest, type TestServer } from './helpers.js';
 import { linkOf, MailServer } from './mail-server.js';
 

@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import Koa from 'koa';
 import serve from 'koa-static';
 import pg from 'pg';
-import { hashSecret, randomSecret } from '../../src/oauth/secrets.js';
+import { hashSecret, randomSecret } from '../../src/security/secrets.js';
 
 const [mode, portArg, target, poolArg] = process.argv.slice(2);
 

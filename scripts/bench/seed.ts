@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import cliProgress from 'cli-progress';
 import pg from 'pg';
 import sharp from 'sharp';
-import { hashSecret, randomSecret } from '../../src/oauth/secrets.js';
+import { hashSecret, randomSecret } from '../../src/security/secrets.js';
 import { PictureFiles, picturesFor, setPicture } from '../../src/pictures/pictures.js';
 import { openStoreAt } from '../../src/store/open.js';
 

@@ -2,9 +2,11 @@
 import type { Audit, AuditEvents } from '../audit.js';
 import { Conflict, RateLimited, SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import { accountKey, attempt, type Limits } from '../security/rate-limit.js';
-import type { Store, UserRecord } from '../store/types.js';
+import type { UserRecord } from '../domain/users.js';
+import type { Store } from '../store/types.js';
 import { createUser, EMAIL_TAKEN, NAME_TAKEN, normalizeEmail, type NewAccount } from '../users/users.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import { countSignInAttempt } from './sign-in-attempts.js';
 
 export interface AccountDeps {
   store: Store;
@@ -47,12 +49,7 @@ let decoyHash: Promise<string> | undefined;
  * and a burst of parallel guesses checks at most the limit.
  */
 export async function signIn(deps: AccountDeps, input: { login: string; password: string }, ip: string): Promise<UserRecord> {
-  try {
-    await deps.limits.signInIp.consume(ip);
-  } catch (err) {
-    if (err instanceof RateLimited) deps.audit?.('sign_in_failed', { ip, reason: 'rate_limited' });
-    throw err;
-  }
+  await countSignInAttempt(deps, ip);
   const login = input.login.trim();
   const user = login.includes('@') ? await deps.store.getUserByEmail(login) : await deps.store.getUserByName(login);
   // The attempted login itself is not logged: people type their password into it by mistake.

@@ -15,14 +15,19 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import type { AccountDeps } from './accounts.js';
 import { reconfirm, type Reconfirmation } from './reauth.js';
+import { countSignInAttempt } from './sign-in-attempts.js';
 import type { Config } from '../config.js';
-import { Conflict, Forbidden, InvalidInput, NotFound, RateLimited, Unauthenticated } from '../domain/errors.js';
+import { Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
 import type { Limits } from '../security/rate-limit.js';
 import { CONTROL_CHARACTER } from '../domain/text.js';
-import { UniqueViolation, type PasskeyRecord, type Store, type UserRecord } from '../store/types.js';
+import { UniqueViolation } from '../domain/errors.js';
+import type { PasskeyRecord } from '../domain/passkeys.js';
+import type { UserRecord } from '../domain/users.js';
+import type { Store } from '../store/types.js';
 
 interface PasskeyDeps {
   config: Pick<Config, 'publicUrl'>;
@@ -59,6 +64,23 @@ function userHandle(userId: number): Uint8Array<ArrayBuffer> {
 
 function passkeyView(p: PasskeyRecord): PasskeyView {
   return { id: p.id, name: p.name, created_at: p.createdAt, ...(p.lastUsedAt === null ? {} : { last_used_at: p.lastUsedAt }), synced: p.backedUp };
+}
+
+/** The browser's answer to registration options, as the contract (openapi.yaml) checked its shape. */
+type PasskeyRegistration = components['schemas']['PasskeyRegistration'];
+/** The browser's answer to authentication options, as the contract checked its shape. */
+type PasskeyAssertion = components['schemas']['PasskeyAssertion'];
+
+/*
+ * The answers as the WebAuthn library takes them. It reads the credential's ids, its type and its
+ * response, and checks the rest itself; the extensions' outputs and the attachment it never reads.
+ */
+function registrationResponse(answer: PasskeyRegistration): RegistrationResponseJSON {
+  return { id: answer.id, rawId: answer.rawId, type: answer.type, response: answer.response, clientExtensionResults: {} };
+}
+
+function authenticationResponse(answer: PasskeyAssertion): AuthenticationResponseJSON {
+  return { id: answer.id, rawId: answer.rawId, type: answer.type, response: answer.response, clientExtensionResults: {} };
 }
 
 function validName(raw: string): string {
@@ -108,7 +130,7 @@ export async function registrationOptions(
 export async function addPasskey(
   deps: PasskeyDeps,
   userId: number,
-  input: { response: RegistrationResponseJSON; name?: string | undefined; challenge: string | undefined },
+  input: { response: PasskeyRegistration; name?: string | undefined; challenge: string | undefined },
   ip: string,
 ): Promise<PasskeyView> {
   if (input.challenge === undefined) throw new InvalidInput('No passkey registration is under way (or it expired): start again');
@@ -117,7 +139,7 @@ export async function addPasskey(
   let verified;
   try {
     verified = await verifyRegistrationResponse({
-      response: input.response,
+      response: registrationResponse(input.response),
       expectedChallenge: input.challenge,
       expectedOrigin: origin,
       expectedRPID: rpID,
@@ -200,7 +222,7 @@ export async function reauthOptions(deps: Pick<PasskeyDeps, 'config' | 'store'>,
 export async function verifyPasskeyReauth(
   deps: PasskeyDeps & { limits: Pick<Limits, 'signInIp'> },
   userId: number,
-  input: { response: AuthenticationResponseJSON; challenge: string | undefined },
+  input: { response: PasskeyAssertion; challenge: string | undefined },
   ip: string,
 ): Promise<void> {
   if (input.challenge === undefined) throw new InvalidInput('No passkey confirmation is under way (or it expired): start again');
@@ -237,15 +259,10 @@ const REFUSED = 'The passkey was not accepted';
  */
 export async function verifyPasskeySignIn(
   deps: PasskeyDeps & { limits: Pick<Limits, 'signInIp'> },
-  input: { response: AuthenticationResponseJSON; challenge: string | undefined },
+  input: { response: PasskeyAssertion; challenge: string | undefined },
   ip: string,
 ): Promise<{ userId: number; amr: string[] }> {
-  try {
-    await deps.limits.signInIp.consume(ip);
-  } catch (err) {
-    if (err instanceof RateLimited) deps.audit('sign_in_failed', { ip, reason: 'rate_limited' });
-    throw err;
-  }
+  await countSignInAttempt(deps, ip);
   if (input.challenge === undefined) throw new InvalidInput('No passkey sign-in is under way (or it expired): start again');
   const passkey = await deps.store.getPasskeyByCredentialId(input.response.id);
   if (!passkey) {
@@ -262,7 +279,7 @@ export async function verifyPasskeySignIn(
   let verified;
   try {
     verified = await verifyAuthenticationResponse({
-      response: input.response,
+      response: authenticationResponse(input.response),
       expectedChallenge: input.challenge,
       expectedOrigin: origin,
       expectedRPID: rpID,

@@ -7,12 +7,14 @@
  */
 import { Forbidden, InvalidInput } from '../domain/errors.js';
 import { accountKey, attempt } from '../security/rate-limit.js';
-import type { UserRecord } from '../store/types.js';
+import type { UserRecord } from '../domain/users.js';
 import type { AccountDeps } from './accounts.js';
 import { verifyPassword } from './passwords.js';
+import { countSignInAttempt } from './sign-in-attempts.js';
 
 export async function confirmPassword(deps: AccountDeps, user: UserRecord, password: string, ip: string, wrong: string): Promise<void> {
-  await deps.limits.signInIp.consume(ip);
+  // Counted as a sign-in attempt; its refusal is the confirmation's, not audited as a failed sign-in.
+  await countSignInAttempt({ limits: deps.limits }, ip);
   await attempt(deps.limits.signInAccount, accountKey(user.id), async () => {
     if (!(await verifyPassword(password, user.passwordHash))) throw new Forbidden(wrong);
   });

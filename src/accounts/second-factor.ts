@@ -19,22 +19,30 @@ import { Secret, TOTP } from 'otpauth';
 import type { Logger } from 'pino';
 import QRCode from 'qrcode';
 import type { Audit } from '../audit.js';
+import type { Config } from '../config.js';
 import { Conflict, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
-import { hashSecret } from '../oauth/secrets.js';
+import { hashSecret } from '../security/secrets.js';
 import { accountKey, attempt } from '../security/rate-limit.js';
 import { seal, unseal } from '../security/sealed.js';
-import type { Store, UserRecord } from '../store/types.js';
+import type { UserRecord } from '../domain/users.js';
+import type { Store } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
 import { slowHash } from './passwords.js';
 import { reconfirm, type Reconfirmation } from './reauth.js';
+import { countSignInAttempt } from './sign-in-attempts.js';
 
-export interface SecondFactorDeps extends AccountDeps {
+interface SecondFactorDeps extends AccountDeps {
   audit: Audit;
   /** SESSION_SECRET's values: the first seals, any opens. */
   secrets: readonly string[];
   /** Who the authenticator app says the codes are for: PUBLIC_URL's host name. */
   issuer: string;
   logger: Pick<Logger, 'error'>;
+}
+
+/** What the second factor needs of the app's dependencies: SESSION_SECRET seals, PUBLIC_URL's host name is the issuer (no port: a colon would split the label). */
+export function secondFactorDeps(deps: Omit<SecondFactorDeps, 'secrets' | 'issuer'> & { config: Pick<Config, 'sessionSecrets' | 'publicUrl'> }): SecondFactorDeps {
+  return { ...deps, secrets: deps.config.sessionSecrets, issuer: new URL(deps.config.publicUrl).hostname };
 }
 
 const SEED_INFO = 'identity-profile-service: authenticator app seed encryption';
@@ -225,13 +233,8 @@ export class SecondStepEnded extends Unauthenticated {}
  * a right code is refused, 429); a right code gives both back. No password resets these counts.
  */
 export async function verifySecondFactor(deps: SecondFactorDeps, user: UserRecord, typed: string, ip: string, stepId: string): Promise<'otp' | 'recovery'> {
-  const failed = (reason: 'account_locked' | 'wrong_code' | 'step_exhausted' | 'rate_limited') => deps.audit('sign_in_failed', { userId: user.id, ip, reason });
-  try {
-    await deps.limits.signInIp.consume(ip);
-  } catch (err) {
-    if (err instanceof RateLimited) failed('rate_limited');
-    throw err;
-  }
+  const failed = (reason: 'account_locked' | 'wrong_code' | 'step_exhausted') => deps.audit('sign_in_failed', { userId: user.id, ip, reason });
+  await countSignInAttempt(deps, ip, user.id);
   try {
     await deps.limits.secondStepAttempt.consume(stepId);
   } catch (err) {

@@ -3,7 +3,8 @@
  * browser. Kept short (the latest KEPT_SIGN_INS) and cut to a sane length, since the address and
  * user agent come from the request.
  */
-import type { SignInRecord, SignInStore } from '../store/types.js';
+import type { SignInRecord } from '../domain/sign-ins.js';
+import type { SignInStore } from '../store/sign-ins/store.js';
 import { CONTROL_CHARACTERS } from '../domain/text.js';
 
 export const KEPT_SIGN_INS = 20;

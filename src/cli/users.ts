@@ -7,7 +7,7 @@ import { InvalidInput, NotFound, Unavailable } from '../domain/errors.js';
 import { createMailer } from '../mail/mailer.js';
 import { securityNoticeMessage } from '../mail/messages.js';
 import { hideBio, liftSuspension, removePicture, setModLevel, suspendUser } from '../moderation/moderation.js';
-import type { UserPatch } from '../store/types.js';
+import type { UserPatch } from '../domain/users.js';
 import { createUser, toPublicUser, updateUser } from '../users/users.js';
 import { int, list } from './arguments.js';
 import type { CliContext } from './context.js';

@@ -125,3 +125,13 @@ export class RateLimited extends DomainError {
 export class Unavailable extends DomainError {
   readonly kind = 'unavailable';
 }
+
+/**
+ * A unique column refused a write (a taken name or address, a registered credential, an open
+ * report): thrown by the store, answered by the domain module that knows what was taken.
+ */
+export class UniqueViolation extends Error {
+  constructor(readonly field: string) {
+    super(`${field} is already taken`);
+  }
+}

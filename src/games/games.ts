@@ -9,7 +9,12 @@ import type { Deps } from '../oauth/clients.js';
 import { webAddressProblem } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
 import { gameScopesProblem, knownScopes, type Scope } from '../oauth/scopes.js';
-import type { AppRecord, AppStore, GameStore, GameWithAuthor, UserRecord, UserStore } from '../store/types.js';
+import type { AppRecord } from '../domain/apps.js';
+import type { GameWithAuthor } from '../domain/games.js';
+import type { UserRecord } from '../domain/users.js';
+import type { AppStore } from '../store/apps/store.js';
+import type { GameStore } from '../store/games/store.js';
+import type { UserStore } from '../store/users/store.js';
 import { CONTROL_CHARACTER } from '../domain/text.js';
 
 /** The scopes the game flow may grant (a request takes some of them, in this order). */

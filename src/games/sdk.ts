@@ -9,7 +9,7 @@ import path from 'node:path';
 
 const DIR = path.join(import.meta.dirname, '..', '..', 'client', 'sdk');
 
-export interface SdkFile {
+interface SdkFile {
   type: string;
   body: string;
   etag: string;

@@ -1,8 +1,8 @@
 import { noticeSecurityChange } from '../accounts/notices.js';
 import { changePassword as change } from '../accounts/password-change.js';
 import { currentSessionIdHash } from '../sessions/session.js';
-import type { Handler } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const changePassword: Handler<'changePassword'> = async (input, ctx, deps) => {
   const { currentPassword, newPassword } = input.body;

@@ -1,6 +1,6 @@
 import { deleteApp as removeApp, ownedApp } from '../oauth/clients.js';
-import type { Handler } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const deleteApp: Handler<'deleteApp'> = async (input, ctx, deps) => {
   const userId = signedInUser(ctx).id;

@@ -1,7 +1,7 @@
 import { endSession as endThisSession, readSession } from '../sessions/session.js';
 import { endUserSession } from '../sessions/user-sessions.js';
-import type { Handler } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const endSession: Handler<'endSession'> = async (input, ctx, deps) => {
   const userId = signedInUser(ctx).id;

@@ -1,7 +1,7 @@
 import { DomainError } from '../domain/errors.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { exchangeCode } from '../oauth/token-exchange.js';
-import type { Handler, JsonBody } from './types.js';
+import type { Handler, JsonBody } from '../http/handler.js';
 
 export const exchangeToken: Handler<'exchangeToken'> = async (input, ctx, deps) => {
   // RFC 6749 5.1: token responses, errors included, must not be cached.

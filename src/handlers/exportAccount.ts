@@ -1,7 +1,7 @@
 import { exportAccount as build } from '../accounts/export.js';
 import { readSession } from '../sessions/session.js';
-import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const exportAccount: Handler<'exportAccount'> = async (_input, ctx, deps) => {
   const user = signedInUser(ctx);

@@ -1,7 +1,7 @@
 import { bioRemovalView } from '../moderation/moderation.js';
 import { toPublicUser } from '../users/users.js';
-import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const getAccount: Handler<'getAccount'> = async (_input, ctx) => {
   const user = signedInUser(ctx);

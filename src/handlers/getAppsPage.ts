@@ -1,6 +1,6 @@
 import { appsPage } from '../pages/pages.js';
-import type { Handler } from './types.js';
-import { pageContext, redirectToSignIn, sendHtml } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { pageContext, redirectToSignIn, sendHtml } from '../http/pages.js';
 
 export const getAppsPage: Handler<'getAppsPage'> = async (_input, ctx, deps) => {
   const page = await pageContext(ctx, deps);

@@ -1,6 +1,6 @@
 import { ApiError } from '../http/error-responses.js';
 import { readAsset } from '../pages/assets.js';
-import type { Handler } from './types.js';
+import type { Handler } from '../http/handler.js';
 
 export const getAsset: Handler<'getAsset'> = async (input, ctx) => {
   const asset = await readAsset(input.path.file);

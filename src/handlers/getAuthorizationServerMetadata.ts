@@ -1,5 +1,5 @@
 import { authorizationServerMetadata } from '../oauth/metadata.js';
-import type { Handler, JsonBody } from './types.js';
+import type { Handler, JsonBody } from '../http/handler.js';
 
 export const getAuthorizationServerMetadata: Handler<'getAuthorizationServerMetadata'> = async (_input, ctx, deps) => {
   ctx.set('Cache-Control', 'public, max-age=3600');

@@ -1,4 +1,4 @@
-import type { Handler } from './types.js';
+import type { Handler } from '../http/handler.js';
 
 export const getContractJson: Handler<'getContractJson'> = async (_input, ctx, deps) => {
   ctx.set('Cache-Control', 'no-cache');

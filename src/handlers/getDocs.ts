@@ -1,5 +1,5 @@
 import { DOCS_CSP } from '../docs/published.js';
-import type { Handler } from './types.js';
+import type { Handler } from '../http/handler.js';
 
 export const getDocs: Handler<'getDocs'> = async (_input, ctx, deps) => {
   ctx.set('Content-Security-Policy', DOCS_CSP);

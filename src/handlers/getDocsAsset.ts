@@ -1,5 +1,5 @@
 import { ApiError } from '../http/error-responses.js';
-import type { Handler } from './types.js';
+import type { Handler } from '../http/handler.js';
 
 export const getDocsAsset: Handler<'getDocsAsset'> = async (input, ctx, deps) => {
   const { file } = input.path;

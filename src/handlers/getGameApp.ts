@@ -1,7 +1,7 @@
 import { gameApp, gameScopes } from '../games/games.js';
 import { covers } from '../oauth/grants.js';
-import type { Handler, JsonBody } from './types.js';
-import { currentUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { currentUser } from '../http/signed-in.js';
 
 export const getGameApp: Handler<'getGameApp'> = async (input, ctx, deps) => {
   const { gameId, clientId } = input.path;

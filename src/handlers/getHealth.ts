@@ -1,5 +1,5 @@
 import { ApiError } from '../http/error-responses.js';
-import type { Handler, JsonBody } from './types.js';
+import type { Handler, JsonBody } from '../http/handler.js';
 
 export const getHealth: Handler<'getHealth'> = async (_input, ctx, deps) => {
   ctx.set('Cache-Control', 'no-store');

@@ -1,4 +1,4 @@
-import type { Handler, JsonBody } from './types.js';
+import type { Handler, JsonBody } from '../http/handler.js';
 
 export const getJwks: Handler<'getJwks'> = async (_input, ctx, deps) => {
   // Revalidated on every use: a browser app that cached the set before a rotation must see the

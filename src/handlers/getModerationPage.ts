@@ -1,7 +1,7 @@
 import { moderationPage } from '../pages/moderation.js';
 import { errorPage } from '../pages/pages.js';
-import type { Handler } from './types.js';
-import { pageContext, redirectToSignIn, sendHtml } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { pageContext, redirectToSignIn, sendHtml } from '../http/pages.js';
 
 export const getModerationPage: Handler<'getModerationPage'> = async (input, ctx, deps) => {
   const openUser = input.query.user === undefined ? undefined : Number(input.query.user);

@@ -1,8 +1,8 @@
 import { NotFound } from '../domain/errors.js';
 import { profilePage } from '../pages/moderation.js';
 import { toPublicUser } from '../users/users.js';
-import type { Handler } from './types.js';
-import { pageContext, sendHtml } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { pageContext, sendHtml } from '../http/pages.js';
 
 export const getProfilePage: Handler<'getProfilePage'> = async (input, ctx, deps) => {
   const found = await deps.store.getPublicUser(Number(input.path.id));

@@ -1,6 +1,6 @@
 import { ApiError } from '../http/error-responses.js';
 import { parameterPattern } from '../contract.js';
-import type { Handler } from './types.js';
+import type { Handler } from '../http/handler.js';
 
 /** `<id>[-<pfpTimestamp>].webp`, split by the contract's own pattern (already checked by validation; docs/decisions.md#profile-pictures). */
 const FILE = parameterPattern('getProfilePicture', 'path', 'file');

@@ -1,8 +1,7 @@
 import { resetLinkOwner } from '../accounts/email/reset.js';
 import { resetPasswordPage } from '../pages/email-pages.js';
-import { withEmailLink } from './email-link.js';
-import type { Handler } from './types.js';
-import { pageContext, sendHtml } from './web.js';
+import { pageContext, sendHtml, withEmailLink } from '../http/pages.js';
+import type { Handler } from '../http/handler.js';
 
 export const getResetPassword: Handler<'getResetPassword'> = async (input, ctx, deps) => {
   const name = await withEmailLink(ctx, deps, 'reset', () => resetLinkOwner(deps, input.query.token));

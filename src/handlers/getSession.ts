@@ -1,6 +1,6 @@
 import { csrfToken } from '../sessions/csrf.js';
-import type { Handler, JsonBody } from './types.js';
-import { currentUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { currentUser } from '../http/signed-in.js';
 
 export const getSession: Handler<'getSession'> = async (_input, ctx, deps) => {
   const user = await currentUser(ctx, deps);

@@ -1,6 +1,6 @@
 import { signInPage } from '../pages/pages.js';
-import type { Handler } from './types.js';
-import { pageContext, redirect, safeReturnTo, sendHtml } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { pageContext, redirect, safeReturnTo, sendHtml } from '../http/pages.js';
 
 export const getSignIn: Handler<'getSignIn'> = async (input, ctx, deps) => {
   const returnTo = safeReturnTo(input.query.return_to);

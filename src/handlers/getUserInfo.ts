@@ -1,6 +1,6 @@
 import { ApiError } from '../http/error-responses.js';
 import { toPublicUser } from '../users/users.js';
-import type { Handler, JsonBody } from './types.js';
+import type { Handler, JsonBody } from '../http/handler.js';
 
 export const getUserInfo: Handler<'getUserInfo'> = async (input, ctx, deps) => {
   // The contract's Id pattern admits only plain digits up to 2^53 - 1: Number() is exact here

@@ -1,16 +1,6 @@
-import { authenticateBearer, requireScope } from '../oauth/bearer.js';
+import { requireScope } from '../oauth/bearer.js';
 import { toIdentity } from '../users/users.js';
-import type { Handler, JsonBody, SecurityHandler } from './types.js';
-
-/**
- * Security handler of the bearerAuth scheme: resolves the token and its user, or throws
- * Unauthenticated (a 401 with a Bearer challenge).
- */
-export const bearerAuth: SecurityHandler = async (_c, ctx, deps) => {
-  const found = await authenticateBearer(deps.store, ctx.get('Authorization') || undefined, deps.now());
-  ctx.state.bearer = found;
-  return found;
-};
+import type { Handler, JsonBody } from '../http/handler.js';
 
 export const getWhois: Handler<'getWhois'> = async (_input, ctx) => {
   const found = ctx.state.bearer;

@@ -1,27 +1,35 @@
-import type { Context as OpContext } from 'openapi-backend';
+/**
+ * The registry of handlers: one per operationId of openapi.yaml, each in its own file
+ * (src/handlers/<operationId>.ts; test/handlers-layout.test.ts checks the folder), bound to its
+ * operation by src/http/operations.ts.
+ */
 import type { operations } from '../../generated/api.js';
+import type { Handler } from '../http/handler.js';
 import { exchangeToken } from './exchangeToken.js';
 import { revokeToken } from './revokeToken.js';
 import { introspectToken } from './introspectToken.js';
 import { getAuthorizationServerMetadata } from './getAuthorizationServerMetadata.js';
 import { getOpenIdConfiguration } from './getOpenIdConfiguration.js';
 import { getJwks } from './getJwks.js';
-import { getOidcUserInfo, postOidcUserInfo } from './getOidcUserInfo.js';
-import { confirmLogout, getLogout, postLogout } from './logout.js';
-import { getContractJson } from './getContractJson.js';
+import { getOidcUserInfo } from './getOidcUserInfo.js';
+import { postOidcUserInfo } from './postOidcUserInfo.js';
+import { getLogout } from './getLogout.js';
+import { postLogout } from './postLogout.js';
+import { confirmLogout } from './confirmLogout.js';
+import { getWhois } from './getWhois.js';
+import { getUserInfo } from './getUserInfo.js';
+import { getProfilePicture } from './getProfilePicture.js';
+import { getHealth } from './getHealth.js';
 import { getContractYaml } from './getContractYaml.js';
+import { getContractJson } from './getContractJson.js';
 import { getDocs } from './getDocs.js';
 import { getDocsAsset } from './getDocsAsset.js';
-import { getHealth } from './getHealth.js';
-import { getProfilePicture } from './getProfilePicture.js';
-import { getUserInfo } from './getUserInfo.js';
-import { bearerAuth, getWhois } from './getWhois.js';
 import { getHome } from './getHome.js';
 import { getAsset } from './getAsset.js';
 import { getSignIn } from './getSignIn.js';
 import { postSignIn } from './postSignIn.js';
-import { getSignInSecondStep, postSignInSecondStep } from './signInSecondStep.js';
-import { confirmTotpSetup, disableTotp, getSecondFactor, replaceRecoveryCodes, startTotpSetup } from './secondFactor.js';
+import { getSignInSecondStep } from './getSignInSecondStep.js';
+import { postSignInSecondStep } from './postSignInSecondStep.js';
 import { getSignUp } from './getSignUp.js';
 import { postSignUp } from './postSignUp.js';
 import { postSignOut } from './postSignOut.js';
@@ -31,20 +39,8 @@ import { getGamesPage } from './getGamesPage.js';
 import { getPlayPage } from './getPlayPage.js';
 import { getProfilePage } from './getProfilePage.js';
 import { getModerationPage } from './getModerationPage.js';
-import {
-  closeReport,
-  findModerationUsers,
-  getModerationUser,
-  hideBio,
-  liftSuspension,
-  listModerationActions,
-  listReports,
-  removePicture,
-  reportUser,
-  setModLevel,
-  suspendUser,
-} from './moderation.js';
-import { getGameSdk, getGameSdkTypes } from './getGameSdk.js';
+import { getGameSdk } from './getGameSdk.js';
+import { getGameSdkTypes } from './getGameSdkTypes.js';
 import { getAuthorize } from './getAuthorize.js';
 import { postAuthorize } from './postAuthorize.js';
 import { getSession } from './getSession.js';
@@ -64,6 +60,11 @@ import { issueGameCode } from './issueGameCode.js';
 import { listGrants } from './listGrants.js';
 import { revokeGrant } from './revokeGrant.js';
 import { changePassword } from './changePassword.js';
+import { getSecondFactor } from './getSecondFactor.js';
+import { startTotpSetup } from './startTotpSetup.js';
+import { confirmTotpSetup } from './confirmTotpSetup.js';
+import { disableTotp } from './disableTotp.js';
+import { replaceRecoveryCodes } from './replaceRecoveryCodes.js';
 import { listSessions } from './listSessions.js';
 import { endSession } from './endSession.js';
 import { signOutEverywhere } from './signOutEverywhere.js';
@@ -76,21 +77,26 @@ import { getForgotPassword } from './getForgotPassword.js';
 import { postForgotPassword } from './postForgotPassword.js';
 import { getResetPassword } from './getResetPassword.js';
 import { postResetPassword } from './postResetPassword.js';
-import {
-  addPasskey,
-  listPasskeys,
-  passkeyReauthOptions,
-  passkeyRegistrationOptions,
-  passkeySignInOptions,
-  reauthWithPasskey,
-  removePasskey,
-  renamePasskey,
-  signInWithPasskey,
-} from './passkeys.js';
-import { csrf, session } from '../http/security-schemes.js';
-import type { Handler, SecurityHandler } from './types.js';
-
-export type { AppDeps } from './types.js';
+import { passkeyRegistrationOptions } from './passkeyRegistrationOptions.js';
+import { addPasskey } from './addPasskey.js';
+import { listPasskeys } from './listPasskeys.js';
+import { renamePasskey } from './renamePasskey.js';
+import { removePasskey } from './removePasskey.js';
+import { passkeyReauthOptions } from './passkeyReauthOptions.js';
+import { reauthWithPasskey } from './reauthWithPasskey.js';
+import { passkeySignInOptions } from './passkeySignInOptions.js';
+import { signInWithPasskey } from './signInWithPasskey.js';
+import { reportUser } from './reportUser.js';
+import { listReports } from './listReports.js';
+import { closeReport } from './closeReport.js';
+import { findModerationUsers } from './findModerationUsers.js';
+import { getModerationUser } from './getModerationUser.js';
+import { suspendUser } from './suspendUser.js';
+import { liftSuspension } from './liftSuspension.js';
+import { hideBio } from './hideBio.js';
+import { removePicture } from './removePicture.js';
+import { setModLevel } from './setModLevel.js';
+import { listModerationActions } from './listModerationActions.js';
 
 /** One handler per operationId; the compiler refuses a map that misses or invents an operation. */
 export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
@@ -187,19 +193,3 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   setModLevel,
   listModerationActions,
 };
-
-/**
- * The request's parts, as src/http/dispatch.ts (or openapi-backend) left them on its context once
- * validated against the operation's contract entry. They become the handler's HandlerInput where
- * src/http/operations.ts binds each handler to its operationId: that binding is what types them.
- */
-export function handlerInput(c: OpContext): Record<'path' | 'query' | 'headers' | 'body', unknown> {
-  return { path: c.request.params, query: c.request.query, headers: c.request.headers, body: c.request.requestBody };
-}
-
-/**
- * One handler per security scheme that needs one. clientBasic has none: the token, revocation and
- * introspection endpoints authenticate the client themselves (src/oauth/clients.ts), since the
- * credentials may come in the body instead.
- */
-export const securityHandlers = { bearerAuth, session, csrf } satisfies Record<string, SecurityHandler>;

@@ -1,5 +1,5 @@
 import { introspectAccessToken } from '../oauth/revocation.js';
-import type { Handler, JsonBody } from './types.js';
+import type { Handler, JsonBody } from '../http/handler.js';
 
 export const introspectToken: Handler<'introspectToken'> = async (input, ctx, deps) => {
   // RFC 7662 4: an answer about a token's state must not be served from a cache.

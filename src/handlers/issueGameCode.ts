@@ -1,8 +1,8 @@
 import { gameScopes, issueGameCode as issue } from '../games/games.js';
 import { recordConsent, useRememberedGrant } from '../oauth/grants.js';
 import { sessionAmr, sessionAuthTime } from '../sessions/session.js';
-import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const issueGameCode: Handler<'issueGameCode'> = async (input, ctx, deps) => {
   const gameId = Number(input.path.gameId);

@@ -1,6 +1,6 @@
 import { appView } from '../oauth/clients.js';
-import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const listApps: Handler<'listApps'> = async (_input, ctx, deps) => {
   const apps = await deps.store.listAppsByOwner(signedInUser(ctx).id);

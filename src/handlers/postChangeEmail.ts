@@ -1,9 +1,10 @@
 import { requestEmailChange } from '../accounts/email/change.js';
 import { emailChangeRequestedPage } from '../pages/email-pages.js';
-import { renderAccountPage } from './getAccountPage.js';
-import type { Handler } from './types.js';
-import { pageContext, sendHtml, signedInUser } from './web.js';
+import { renderAccountPage } from '../http/account-page.js';
 import { httpErrorOf } from '../http/error-responses.js';
+import type { Handler } from '../http/handler.js';
+import { pageContext, sendHtml } from '../http/pages.js';
+import { signedInUser } from '../http/signed-in.js';
 
 /**
  * A refusal (wrong password, the same or a taken or invalid address, too many tries) answers the

@@ -1,7 +1,7 @@
 import { requestPasswordReset } from '../accounts/email/reset.js';
 import { forgotPasswordPage, forgotPasswordSentPage } from '../pages/email-pages.js';
-import type { Handler } from './types.js';
-import { formAction, pageContext, sendHtml } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { formAction, pageContext, sendHtml } from '../http/pages.js';
 
 export const postForgotPassword: Handler<'postForgotPassword'> = async (input, ctx, deps) => {
   const login = input.body.login;

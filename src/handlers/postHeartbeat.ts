@@ -1,6 +1,6 @@
 import { heartbeat } from '../accounts/accounts.js';
-import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const postHeartbeat: Handler<'postHeartbeat'> = async (_input, ctx, deps) => {
   const { addedMinutes, user } = await heartbeat(deps, signedInUser(ctx).id);

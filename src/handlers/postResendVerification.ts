@@ -1,7 +1,8 @@
 import { resendVerification } from '../accounts/email/verification.js';
 import { verificationSentPage } from '../pages/email-pages.js';
-import type { Handler } from './types.js';
-import { pageContext, safeReturnTo, sendHtml, signedInUser } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { pageContext, safeReturnTo, sendHtml } from '../http/pages.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const postResendVerification: Handler<'postResendVerification'> = async (input, ctx, deps) => {
   const user = signedInUser(ctx);

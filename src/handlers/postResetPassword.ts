@@ -1,9 +1,8 @@
 import { resetLinkOwner, resetPassword } from '../accounts/email/reset.js';
 import { passwordResetDonePage, resetPasswordPage } from '../pages/email-pages.js';
 import { endSession } from '../sessions/session.js';
-import { withEmailLink } from './email-link.js';
-import type { Handler } from './types.js';
-import { formAction, pageContext, sendHtml } from './web.js';
+import { formAction, pageContext, sendHtml, withEmailLink } from '../http/pages.js';
+import type { Handler } from '../http/handler.js';
 
 export const postResetPassword: Handler<'postResetPassword'> = async (input, ctx, deps) => {
   const { token, password } = input.body;

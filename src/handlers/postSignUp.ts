@@ -3,8 +3,8 @@ import { mailAfterSignUp } from '../accounts/email/verification.js';
 import { signUpPage, signUpSentPage } from '../pages/pages.js';
 import { csrfToken } from '../sessions/csrf.js';
 import { normalizeEmail } from '../users/users.js';
-import type { Handler } from './types.js';
-import { formAction, safeReturnTo, sendHtml } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { formAction, safeReturnTo, sendHtml } from '../http/pages.js';
 
 /**
  * Sign-up answers the same page whether the address was new or already registered (which only

@@ -1,6 +1,6 @@
 import { appView, registerOAuthApp } from '../oauth/clients.js';
-import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const registerApp: Handler<'registerApp'> = async (input, ctx, deps) => {
   const { name, redirect_uris, post_logout_redirect_uris } = input.body;

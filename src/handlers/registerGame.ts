@@ -1,6 +1,6 @@
 import { gameView, registerGame as createGame } from '../games/games.js';
-import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const registerGame: Handler<'registerGame'> = async (input, ctx, deps) => {
   const { title, url } = input.body;

@@ -1,7 +1,7 @@
 import { removePicture } from '../pictures/pictures.js';
 import { toPublicUser } from '../users/users.js';
-import type { Handler, JsonBody } from './types.js';
-import { changeOwnAccount, signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { changeOwnAccount, signedInUser } from '../http/signed-in.js';
 
 export const removeAccountPicture: Handler<'removeAccountPicture'> = async (_input, ctx, deps) => {
   const user = signedInUser(ctx);

@@ -1,6 +1,6 @@
 import { revokeGrant as revoke } from '../oauth/grants.js';
-import type { Handler } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const revokeGrant: Handler<'revokeGrant'> = async (input, ctx, deps) => {
   await revoke(deps, signedInUser(ctx).id, input.path.clientId);

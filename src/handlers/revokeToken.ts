@@ -1,5 +1,5 @@
 import { revokeAccessToken } from '../oauth/revocation.js';
-import type { Handler } from './types.js';
+import type { Handler } from '../http/handler.js';
 
 export const revokeToken: Handler<'revokeToken'> = async (input, ctx, deps) => {
   ctx.set('Cache-Control', 'no-store');

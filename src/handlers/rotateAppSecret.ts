@@ -1,6 +1,6 @@
 import { ownedApp, rotateSecret } from '../oauth/clients.js';
-import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const rotateAppSecret: Handler<'rotateAppSecret'> = async (input, ctx, deps) => {
   const userId = signedInUser(ctx).id;

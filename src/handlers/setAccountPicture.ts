@@ -3,8 +3,8 @@ import { readFilePart } from '../http/multipart.js';
 import { MAX_UPLOAD_BYTES } from '../pictures/images.js';
 import { setPicture } from '../pictures/pictures.js';
 import { toPublicUser } from '../users/users.js';
-import type { Handler, JsonBody } from './types.js';
-import { changeOwnAccount, signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { changeOwnAccount, signedInUser } from '../http/signed-in.js';
 
 export const setAccountPicture: Handler<'setAccountPicture'> = async (_input, ctx, deps) => {
   const user = signedInUser(ctx);

@@ -1,6 +1,6 @@
 import { endSession } from '../sessions/session.js';
-import type { Handler } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const signOutEverywhere: Handler<'signOutEverywhere'> = async (_input, ctx, deps) => {
   const userId = signedInUser(ctx).id;

@@ -1,6 +1,6 @@
 import { toPublicUser, updateUser } from '../users/users.js';
-import type { Handler, JsonBody } from './types.js';
-import { signedInUser } from './web.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
 
 export const updateAccount: Handler<'updateAccount'> = async (input, ctx, deps) => {
   const change = input.body;

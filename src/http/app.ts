@@ -9,10 +9,10 @@ import { createDispatcher } from './dispatch.js';
 import type { Config } from '../config.js';
 import { createPublication } from '../docs/published.js';
 import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './error-responses.js';
-import { createAudit } from '../audit.js';
+import { createAudit, type AuditListener } from '../audit.js';
 import { KeyRing } from '../oauth/keys.js';
 import { createMailer } from '../mail/mailer.js';
-import type { AppDeps } from '../handlers/index.js';
+import type { AppDeps } from './handler.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { errorPage, notFoundPage } from '../pages/pages.js';
 import type { PageUser } from '../pages/html.js';
@@ -21,7 +21,7 @@ import { picturesFor } from '../pictures/pictures.js';
 import { clientCors, clientPreflight } from './client-cors.js';
 import { MAX_REQUEST_TARGET } from './client-errors.js';
 import { noRoutePolicy, policyOf } from './policy.js';
-import { securityHeaders, staticCorsHeaders } from '../security/headers.js';
+import { securityHeaders, staticCorsHeaders } from './security-headers.js';
 import { compileSerializers, serializeBody } from './serializers.js';
 import { trustedProxy } from '../security/proxy.js';
 import { observeRequests } from './observability.js';
@@ -54,6 +54,15 @@ export interface App {
   deps: AppDeps;
 }
 
+/**
+ * Who hears the audit events besides the log (src/audit.ts): the metrics count every event (code
+ * replays and failed sign-ins have series of their own).
+ */
+function auditListeners(options: AppOptions): AuditListener[] {
+  const metrics = options.metrics;
+  return metrics ? [(event, fields) => metrics.auditEvent(event, fields)] : [];
+}
+
 export async function createApp(options: AppOptions): Promise<App> {
   const deps: AppDeps = {
     config: options.config,
@@ -64,7 +73,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     defaults: new DefaultPictures(),
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
     limits: storeLimits(options.store, options.limits, options.metrics && ((limit) => options.metrics!.rateLimited(limit))),
-    audit: createAudit(options.logger, options.metrics),
+    audit: createAudit(options.logger, auditListeners(options)),
     metrics: options.metrics,
     mailer: createMailer(options.config, options.logger),
     keys: new KeyRing(options.store, options.config.sessionSecrets, options.now ?? Date.now, options.logger),

@@ -16,7 +16,7 @@ import type Koa from 'koa';
 import type { Context as OpContext, Operation } from 'openapi-backend';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Api } from './operations.js';
-import type { AppDeps } from '../handlers/index.js';
+import type { AppDeps } from './handler.js';
 import { templatePattern } from './routing.js';
 
 export interface DispatchRequest {

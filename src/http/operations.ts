@@ -6,10 +6,12 @@ import { OpenAPIBackend, type Context as OpContext, type Operation } from 'opena
 import type { ErrorObject } from 'ajv';
 import { CONTRACT_PATH } from '../contract.js';
 import { ApiError, httpErrorOf } from './error-responses.js';
-import { handlerInput, operationHandlers, securityHandlers, type AppDeps } from '../handlers/index.js';
+import { operationHandlers } from '../handlers/index.js';
+import { handlerInput, type AppDeps } from './handler.js';
 import type Koa from 'koa';
 import { precompileRouting } from './routing.js';
-import { signedOutIfAccountGone } from '../handlers/web.js';
+import { securityHandlers } from './security-schemes.js';
+import { signedOutIfAccountGone } from './signed-in.js';
 
 export const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -101,9 +103,14 @@ export async function createApi(options: ApiOptions = {}): Promise<Api> {
     validate: true,
     coerceTypes: true,
     quick: false,
+    // openapi-backend makes an Ajv per operation and context; each would compile JSON Schema's
+    // meta-schema to check the contract's schemas again (2 s of a 3 s start, every instance and
+    // every test server). The contract is checked where it is written: `npm run lint:contract`,
+    // and Ajv's strict mode still refuses an unknown keyword when it compiles a schema.
+    ajvOpts: { validateSchema: false },
   });
 
-  // Handlers take their typed input (src/handlers/types.ts), made here from the context the
+  // Handlers take their typed input (src/http/handler.ts), made here from the context the
   // dispatcher (or openapi-backend's own handleRequest) validated.
   const adapted = Object.fromEntries(
     Object.entries(operationHandlers).map(([operationId, handler]): [string, RegisteredHandler] => [

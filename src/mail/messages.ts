@@ -4,7 +4,7 @@
  * no other account's data).
  */
 import type { paths } from '../../generated/api.js';
-import { html } from '../pages/html.js';
+import { html } from '../domain/html.js';
 import type { MailKind, MailMessage } from './mailer.js';
 
 /**

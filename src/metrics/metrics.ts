@@ -16,7 +16,10 @@ export interface Metrics {
   request(operationId: string, status: number, seconds: number): void;
   /** A token exchange: 'issued', or the refusal's reason (invalid_grant, invalid_client, ...). */
   tokenExchange(outcome: string): void;
-  /** An audit event (counted by event; replays and failed sign-ins also have their own series). */
+  /**
+   * An audit event (counted by event; replays and failed sign-ins also have their own series): a
+   * listener of the audit trail (src/http/app.ts subscribes it), so the trail never imports metrics.
+   */
   auditEvent(event: AuditEvent, fields: AuditFields): void;
   /** A request refused by a rate limit. */
   rateLimited(limit: string): void;

@@ -9,26 +9,17 @@ import type { Audit } from '../audit.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
 import { removePicture as removePictureFiles, type PictureStore } from '../pictures/pictures.js';
 import { accountKey, type Limiter } from '../security/rate-limit.js';
-import {
-  UniqueViolation,
-  type ModerationActionKind,
-  type ModerationActionRecord,
-  type NewModerationAction,
-  type ReportOutcome,
-  type ReportReason,
-  type ReportRecord,
-  type Store,
-  type SuspensionRecord,
-  type UserName,
-  type UserRecord,
-} from '../store/types.js';
+import { UniqueViolation } from '../domain/errors.js';
+import type { ModerationActionKind, ModerationActionRecord, NewModerationAction, ReportOutcome, ReportReason, ReportRecord } from '../domain/moderation.js';
+import type { SuspensionRecord, UserName, UserRecord } from '../domain/users.js';
+import type { Store } from '../store/types.js';
 import { toPublicUser } from '../users/users.js';
 
 type Schemas = components['schemas'];
 type ReportView = Schemas['Report'];
 type ModerationActionView = Schemas['ModerationAction'];
 type AccountModerationActionView = Schemas['AccountModerationAction'];
-export type ModerationUserView = Schemas['ModerationUser'];
+type ModerationUserView = Schemas['ModerationUser'];
 type SuspensionView = Schemas['Suspension'];
 type BioRemovalView = Schemas['BioRemoval'];
 

@@ -1,12 +1,29 @@
 /**
- * Whether the session's sign-in is good enough for an authorization request, or the person must
- * sign in again first (OpenID Connect Core 3.1.2.1: `prompt=login`, `max_age`, `acr_values`):
+ * The authorization decision of the traditional flow (RFC 6749 4.1.1, OpenID Connect Core 3.1.2.1),
+ * as named steps: what an authorization request gets (answerAuthorizationRequest: GET /oauth, and
+ * POST /oauth without a `decision`), and what the consent page's decision gets (answerConsent).
+ *
+ * Its sign-in policy (signInPolicy): whether the session's sign-in is good enough for the request,
+ * or the person must sign in again first (Core 3.1.2.1: `prompt=login`, `max_age`, `acr_values`):
  * a list of named checks, each small and alone. GET /oauth asks it before the consent page or a
  * remembered consent's code, POST /oauth before the code of Authorize, so neither way to a code
  * skips it (docs/oauth.md#the-sign-in-policy-of-oauth).
+ *
+ * What the session holds is read through an AuthorizationSession the HTTP shell gives
+ * (src/http/authorization.ts), each part only when the decision comes to it.
  */
+import type { operations } from '../../generated/api.js';
+import { canUseTwoFactors } from '../accounts/factors.js';
+import type { Audit } from '../audit.js';
+import type { Config } from '../config.js';
+import type { UserRecord } from '../domain/users.js';
+import { AUTHORIZE_FIELDS, checkGrant, checkRequestShape, decide, grantErrorRedirect, resolveClient, type ResolvedClient } from './authorize.js';
 import { asksForTwoFactors } from './claims.js';
-import type { Prompt } from './prompt.js';
+import type { Deps } from './clients.js';
+import { issueCode } from './codes.js';
+import { recordConsent, useRememberedGrant } from './grants.js';
+import { parsePrompt, redirectWithIss, silentError, type Prompt } from './prompt.js';
+import type { Scope } from './scopes.js';
 
 /** What the policy looks at: the request's parameters and the session's sign-in, as plain values. */
 export interface SignInFacts {
@@ -52,4 +69,180 @@ export async function signInPolicy(facts: SignInFacts): Promise<Verdict> {
     if (await check(facts)) return facts.prompt.none ? 'login_required' : 'sign_in_again';
   }
   return 'proceed';
+}
+
+/** The request's parameters, as `GET /oauth` declares them (POST /oauth sends the same as a form). */
+export type AuthorizationRequest = NonNullable<operations['getAuthorize']['parameters']['query']>;
+
+/** What the decision needs of the app: the store, the clock, the audit trail and PUBLIC_URL (the issuer). */
+type AuthorizationDeps = Deps & { audit: Audit; config: Pick<Config, 'publicUrl'> };
+
+/**
+ * The session, as the decision asks it, in this order: who is signed in (asked once the request
+ * is known to be well formed), then when and how they signed in.
+ */
+interface SignedInSession {
+  signedInUser(): Promise<Pick<UserRecord, 'id' | 'emailVerifiedAt'> | undefined>;
+  /** When the person signed in (auth_time, ms); undefined for a session that never recorded it. */
+  authTime(): number | undefined;
+  /** How they signed in (RFC 8176 values). */
+  amr(): readonly string[];
+}
+
+/** The session of an authorization request (GET /oauth, or POST /oauth without a decision). */
+export interface AuthorizationSession extends SignedInSession {
+  /** Takes the sign-in this very request led to, if it did (it counts once: takeFreshSignIn in src/sessions/session.ts). */
+  takeFreshSignIn(now: number): boolean;
+  /** Notes, for the consent page's decision, that the fresh sign-in made at `signedInAt` stands behind the page shown for `clientId`. */
+  noteSignInBehindConsent(signedInAt: number, clientId: string): void;
+}
+
+/** The session of the consent page's decision (POST /oauth with `decision`). */
+export interface ConsentSession extends SignedInSession {
+  /** Takes what GET /oauth noted (noteSignInBehindConsent) when it showed the page for `clientId`: whether it counts. */
+  takeSignInBehindConsent(now: number, clientId: string): boolean;
+}
+
+/** Where the request goes: back to the client (a code or an error), to sign in (again), or to the consent page. */
+export type AuthorizationAnswer =
+  | { to: 'client'; location: string }
+  | { to: 'sign_in' }
+  | { to: 'sign_in_again' }
+  | {
+      to: 'consent';
+      client: ResolvedClient;
+      scopes: Scope[];
+      /** The request's parameters, carried by the page's form to the decision (AUTHORIZE_FIELDS). */
+      fields: Record<string, string>;
+      /**
+       * The email scope is asked of a person whose address is not verified: the page says so before
+       * they try (the rule is where codes are issued, src/oauth/codes.ts).
+       */
+      emailNotVerified: boolean;
+    };
+
+/** The answers that are a redirect: every one but the consent page. */
+type RedirectAnswer = Exclude<AuthorizationAnswer, { to: 'consent' }>;
+
+const toClient = (location: string): RedirectAnswer => ({ to: 'client', location });
+
+/** The sign-in policy's verdict as an answer: undefined to go on. */
+function verdictAnswer(verdict: Verdict, client: ResolvedClient, state: string | undefined, issuer: string): RedirectAnswer | undefined {
+  if (verdict === 'login_required') return toClient(silentError(client, 'login_required', state, issuer));
+  if (verdict === 'sign_in_again') return { to: 'sign_in_again' };
+  return undefined;
+}
+
+/** The request's parameters the consent page's form carries back to POST /oauth. */
+function formFields(params: AuthorizationRequest): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const name of AUTHORIZE_FIELDS) if (params[name] !== undefined) fields[name] = params[name];
+  return fields;
+}
+
+/**
+ * Answers an authorization request, in this order: the client and its redirect URI (a 400 error
+ * page when wrong, never a redirect); `prompt`; the request's shape, refused before anyone signs
+ * in; who is signed in (`prompt=none` refuses to ask); the sign-in policy; the grant (scopes,
+ * PKCE); a remembered consent, which gets its code without the page; else the consent page.
+ */
+export async function answerAuthorizationRequest(deps: AuthorizationDeps, params: AuthorizationRequest, session: AuthorizationSession): Promise<AuthorizationAnswer> {
+  const client = await resolveClient(deps.store, params);
+  const issuer = deps.config.publicUrl;
+  const prompt = parsePrompt(params.prompt);
+  if ('error' in prompt) return toClient(redirectWithIss(client, { error: prompt.error, error_description: prompt.description }, params.state, issuer));
+  // A request this service never answers with a code is refused before anyone signs in.
+  const shape = checkRequestShape(params);
+  if (shape) return toClient(grantErrorRedirect(client, shape, params.state, issuer));
+  const user = await session.signedInUser();
+  if (!user) return prompt.none ? toClient(silentError(client, 'login_required', params.state, issuer)) : { to: 'sign_in' };
+  // The sign-in this request may have led to is taken here once, so the request goes on after it
+  // whatever it reached: no loop (docs/oauth.md#how-the-person-signed-in-amr-and-acr).
+  const now = deps.now();
+  const authTime = session.authTime() ?? now;
+  const amr = session.amr();
+  const freshSignIn = session.takeFreshSignIn(now);
+  const verdict = await signInPolicy({
+    prompt,
+    maxAge: params.max_age,
+    acrValues: params.acr_values,
+    authTime,
+    amr,
+    now,
+    freshSignIn,
+    canUseTwoFactors: () => canUseTwoFactors(deps.store, user.id),
+  });
+  const again = verdictAnswer(verdict, client, params.state, issuer);
+  if (again) return again;
+  const grant = checkGrant(params, client.app);
+  if ('error' in grant) return toClient(grantErrorRedirect(client, grant, params.state, issuer));
+
+  // Remembered consent: an app already granted these scopes gets its code without the page.
+  const ask = { userId: user.id, clientId: client.app.clientId, scopes: grant.scopes };
+  if (!prompt.consent && (await useRememberedGrant(deps, ask))) {
+    const { code } = await issueCode(deps, {
+      ...ask,
+      scope: grant.scopes.join(' '),
+      redirectUri: client.redirectUri,
+      codeChallenge: grant.codeChallenge,
+      nonce: grant.nonce,
+      authTime,
+      amr,
+    });
+    return toClient(redirectWithIss(client, { code }, params.state, issuer));
+  }
+  if (prompt.none) return toClient(silentError(client, 'consent_required', params.state, issuer));
+
+  const fields = formFields(params);
+  // The decision is asked the same policy, with the same fields; the sign-in just taken must
+  // count there too, and only the session can say so (takeSignInBehindConsent).
+  if (freshSignIn) session.noteSignInBehindConsent(authTime, client.app.clientId);
+  return { to: 'consent', client, scopes: grant.scopes, fields, emailNotVerified: grant.scopes.includes('email') && user.emailVerifiedAt === null };
+}
+
+/**
+ * Answers the consent page's decision: Authorize gets a code (and the consent is remembered),
+ * Cancel `access_denied`. Authorize is asked the sign-in policy GET /oauth asked before the page,
+ * with the fields the page carried: whoever holds the session and its CSRF token gets no code by
+ * posting here directly with prompt=login, max_age or acr_values. The sign-in GET took as fresh
+ * counts only through what GET noted in the session (docs/oauth.md#the-sign-in-policy-of-oauth).
+ * Cancel is never held back: declining needs no proof of who one is.
+ */
+export async function answerConsent(
+  deps: AuthorizationDeps,
+  form: AuthorizationRequest & { decision: 'authorize' | 'cancel' },
+  session: ConsentSession,
+): Promise<RedirectAnswer> {
+  const decision = form.decision;
+  const client = await resolveClient(deps.store, form);
+  const issuer = deps.config.publicUrl;
+  const user = await session.signedInUser();
+  if (!user) return { to: 'sign_in' };
+  const prompt = parsePrompt(form.prompt);
+  if ('error' in prompt) return toClient(redirectWithIss(client, { error: prompt.error, error_description: prompt.description }, form.state, issuer));
+  const now = deps.now();
+  const authTime = session.authTime() ?? now;
+  const amr = session.amr();
+  if (decision === 'authorize') {
+    const verdict = await signInPolicy({
+      prompt,
+      maxAge: form.max_age,
+      acrValues: form.acr_values,
+      authTime,
+      amr,
+      now,
+      freshSignIn: session.takeSignInBehindConsent(now, client.app.clientId),
+      canUseTwoFactors: () => canUseTwoFactors(deps.store, user.id),
+    });
+    const again = verdictAnswer(verdict, client, form.state, issuer);
+    if (again) return again;
+  }
+  // The fields GET /oauth carried to the page, checked as GET checked them before sign-in.
+  const grant = checkRequestShape(form) ?? checkGrant(form, client.app);
+  if ('error' in grant) return toClient(grantErrorRedirect(client, grant, form.state, issuer));
+  const location = await decide(deps, { client, grant, userId: user.id, authTime, amr, state: form.state, decision, issuer });
+  if (decision === 'authorize') {
+    await recordConsent(deps, { userId: user.id, clientId: client.app.clientId, scopes: grant.scopes, flow: 'traditional' });
+  }
+  return toClient(location);
 }

@@ -5,7 +5,9 @@ import { InvalidInput } from '../domain/errors.js';
  * errors go back to the client's redirect_uri with the state.
  */
 import type { operations } from '../../generated/api.js';
-import type { AppRecord, Store, UserRecord } from '../store/types.js';
+import type { AppRecord } from '../domain/apps.js';
+import type { UserRecord } from '../domain/users.js';
+import type { Store } from '../store/types.js';
 import { PUBLIC_CLIENT_NEEDS_PKCE, redirectUriMatches, type Deps } from './clients.js';
 import { issueCode } from './codes.js';
 import { parseScopes, type Scope } from './scopes.js';

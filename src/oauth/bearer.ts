@@ -1,7 +1,8 @@
 import { Forbidden, Unauthenticated } from '../domain/errors.js';
-import type { AppStore, TokenWithUser } from '../store/types.js';
+import type { TokenWithUser } from '../domain/apps.js';
+import type { AppStore } from '../store/apps/store.js';
 import type { Scope } from './scopes.js';
-import { hashSecret } from './secrets.js';
+import { hashSecret } from '../security/secrets.js';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 

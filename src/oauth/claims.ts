@@ -3,7 +3,7 @@
  * endpoint say about a user, by scope. One function for both, so they never disagree.
  */
 import type { components } from '../../generated/api.js';
-import type { UserRecord } from '../store/types.js';
+import type { UserRecord } from '../domain/users.js';
 import { ID_TOKEN_TTL_SECONDS } from './keys.js';
 import type { Scope } from './scopes.js';
 

@@ -1,8 +1,10 @@
 import { InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
-import type { AppRecord, Store } from '../store/types.js';
-import { CLIENT_ID_BYTES, CLIENT_SECRET_BYTES, digestsEqual, hashSecret, randomSecret } from './secrets.js';
+import type { AppRecord } from '../domain/apps.js';
+import type { Store } from '../store/types.js';
+import { digestsEqual, hashSecret, randomSecret } from '../security/secrets.js';
+import { CLIENT_ID_BYTES, CLIENT_SECRET_BYTES } from './secrets.js';
 import { CONTROL_CHARACTER, CONTROL_OR_SPACE } from '../domain/text.js';
 
 export interface Deps {

@@ -2,7 +2,8 @@ import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
 import { refuseSuspended } from '../moderation/moderation.js';
 import { PUBLIC_CLIENT_NEEDS_PKCE, redirectUriMatches, type Deps } from './clients.js';
 import { parseScopes, type Scope } from './scopes.js';
-import { CODE_BYTES, hashSecret, randomSecret } from './secrets.js';
+import { hashSecret, randomSecret } from '../security/secrets.js';
+import { CODE_BYTES } from './secrets.js';
 
 /** Authorization codes live five minutes (docs/decisions.md#authorization-codes). */
 const CODE_TTL_MS = 5 * 60 * 1000;

@@ -6,7 +6,8 @@
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import { NotFound } from '../domain/errors.js';
-import type { GrantRecord, GrantStore, GrantWithApp } from '../store/types.js';
+import type { GrantRecord, GrantWithApp } from '../domain/grants.js';
+import type { GrantStore } from '../store/grants/store.js';
 import { knownScopes, type Scope } from './scopes.js';
 
 interface GrantDeps {

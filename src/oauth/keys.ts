@@ -21,7 +21,8 @@ import type { Logger } from 'pino';
 import type { components } from '../../generated/api.js';
 import { InvalidInput } from '../domain/errors.js';
 import { seal, unseal } from '../security/sealed.js';
-import type { SigningKeyRecord, SigningKeyStore } from '../store/types.js';
+import type { SigningKeyRecord } from '../domain/signing-keys.js';
+import type { SigningKeyStore } from '../store/signing-keys/store.js';
 
 /** ID tokens live as long as access tokens: 600 seconds. */
 export const ID_TOKEN_TTL_SECONDS = 600;

@@ -5,7 +5,9 @@
  */
 import { compactVerify, createLocalJWKSet } from 'jose';
 import { InvalidInput } from '../domain/errors.js';
-import type { AppRecord, AppStore } from '../store/types.js';
+import type { AppRecord } from '../domain/apps.js';
+import type { Config } from '../config.js';
+import type { AppStore } from '../store/apps/store.js';
 import type { KeyRing } from './keys.js';
 
 export interface LogoutParams {
@@ -32,7 +34,8 @@ const BAD_HINT = 'The id_token_hint is not an ID token this service issued';
 interface Deps {
   store: AppStore;
   keys: KeyRing;
-  issuer: string;
+  /** PUBLIC_URL: the issuer of the ID tokens a hint must be. */
+  config: Pick<Config, 'publicUrl'>;
 }
 
 /** The hint's audience and subject, once its signature is one of the published keys' (expired hints count). */
@@ -46,7 +49,7 @@ async function readHint(deps: Deps, hint: string): Promise<{ clientId: string; u
   }
   const aud = Array.isArray(payload.aud) ? (payload.aud[0] as unknown) : payload.aud;
   const userId = Number(payload.sub);
-  if (payload.iss !== deps.issuer || typeof aud !== 'string' || !Number.isSafeInteger(userId)) throw new InvalidInput(BAD_HINT);
+  if (payload.iss !== deps.config.publicUrl || typeof aud !== 'string' || !Number.isSafeInteger(userId)) throw new InvalidInput(BAD_HINT);
   return { clientId: aud, userId };
 }
 
@@ -65,4 +68,21 @@ export async function resolveLogout(deps: Deps, params: LogoutParams): Promise<L
   const target = new URL(uri);
   if (params.state !== undefined) target.searchParams.set('state', params.state);
   return { app, hintUserId: hint?.userId, redirectTo: target.toString() };
+}
+
+/**
+ * What the logout does, given who is signed in (`signedInUserId`):
+ * - `end_now`: a valid hint that names the signed-in person, or anyone while nobody is signed in:
+ *   no one else's session is at stake, and the hint, an ID token this service gave the app,
+ *   vouches for the app's request. It goes on at once.
+ * - Otherwise a page asks first, signed in or not, and only its answer redirects: a link alone
+ *   signs nobody out, and sends no visitor on to whatever address an app registered (any
+ *   signed-in person may register one; docs/oauth.md#signing-out-rp-initiated-logout):
+ *   `confirm` ("Sign out?") for a signed-in person, `continue` for a visitor the app sends on.
+ * - `end_signed_out`: signed out, with nowhere to send the browser: nothing to end and nothing to ask.
+ */
+export function logoutStep(request: LogoutRequest, signedInUserId: number | undefined): 'end_now' | 'confirm' | 'continue' | 'end_signed_out' {
+  if (request.hintUserId !== undefined && (signedInUserId === undefined || request.hintUserId === signedInUserId)) return 'end_now';
+  if (signedInUserId !== undefined) return 'confirm';
+  return request.redirectTo === undefined ? 'end_signed_out' : 'continue';
 }

@@ -1,9 +1,9 @@
 /** RFC 7009 token revocation and RFC 7662 introspection: what a client may do with a token it holds. */
 import { Forbidden, InvalidInput } from '../domain/errors.js';
-import type { AppRecord, TokenWithUser } from '../store/types.js';
+import type { AppRecord, TokenWithUser } from '../domain/apps.js';
 import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
 import { seconds } from './claims.js';
-import { hashSecret } from './secrets.js';
+import { hashSecret } from '../security/secrets.js';
 
 interface TokenReferenceParams extends ClientAuthParams {
   token?: string;

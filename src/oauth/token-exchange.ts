@@ -1,9 +1,10 @@
 import { InvalidGrant, InvalidInput, UnsupportedGrantType } from '../domain/errors.js';
-import type { CodeRecord } from '../store/types.js';
+import type { CodeRecord } from '../domain/apps.js';
 import { idTokenClaims } from './claims.js';
 import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
 import type { KeyRing } from './keys.js';
-import { hashSecret, randomSecret, s256, TOKEN_BYTES } from './secrets.js';
+import { hashSecret, randomSecret } from '../security/secrets.js';
+import { s256, TOKEN_BYTES } from './secrets.js';
 
 /** Access tokens live 600 seconds (the interface's expires_in; docs/decisions.md#token-endpoint). */
 export const TOKEN_TTL_SECONDS = 600;

@@ -6,7 +6,7 @@
  * scope lets an app do is the consent page's SCOPE_DESCRIPTIONS, rendered into a <template>.
  */
 import { SCOPE_DESCRIPTIONS, SCOPES } from '../oauth/scopes.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../domain/html.js';
 import { passkeysSection } from './passkeys.js';
 import { resultSlot } from './result-slot.js';
 

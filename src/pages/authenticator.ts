@@ -2,7 +2,8 @@
  * The authenticator app: its part of the account page's security sections (script:
  * assets/authenticator.js) and the second step of sign-in (docs/account.md#authenticator-app-and-recovery-codes).
  */
-import { html, layout, type PageUser, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../domain/html.js';
+import { layout, type PageUser } from './html.js';
 
 /** The account page's "Authenticator app" section; `enabled` as the page is served (the script takes it from there). */
 export function authenticatorSection(o: { enabled: boolean; recoveryCodesLeft: number }): SafeHtml {

@@ -2,7 +2,8 @@
  * The pages of issue 14 (verified addresses, password reset, change of address), and the sections
  * it adds to the account and consent pages, kept here so those pages change in one place each.
  */
-import { html, layout, type PageUser, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../domain/html.js';
+import { layout, type PageUser } from './html.js';
 import { resultSlot } from './result-slot.js';
 
 interface Common {

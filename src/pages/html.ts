@@ -1,36 +1,5 @@
-/** A tagged template that escapes every interpolated value, and the common page layout. */
-
-/** Markup that is already safe (made by `html`); anything else is escaped when interpolated. */
-export class SafeHtml {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value;
-  }
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
-/** What a page may interpolate: text, numbers, markup, lists of them; null, undefined and false show nothing. */
-type Interpolated = SafeHtml | string | number | boolean | null | undefined | readonly Interpolated[];
-
-function render(value: Interpolated): string {
-  if (value instanceof SafeHtml) return value.value;
-  if (Array.isArray(value)) return value.map(render).join('');
-  if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(String(value));
-}
-
-export function html(strings: TemplateStringsArray, ...values: Interpolated[]): SafeHtml {
-  let out = strings[0] ?? '';
-  values.forEach((value, i) => {
-    out += render(value) + (strings[i + 1] ?? '');
-  });
-  return new SafeHtml(out);
-}
+/** The common page layout, written with the escaping template of src/domain/html.ts. */
+import { html, type SafeHtml } from '../domain/html.js';
 
 export interface PageUser {
   id: number;

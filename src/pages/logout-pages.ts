@@ -1,5 +1,6 @@
-/** The pages of OpenID Connect RP-initiated logout (src/handlers/logout.ts). */
-import { html, layout, type PageUser } from './html.js';
+/** The pages of OpenID Connect RP-initiated logout (src/http/logout.ts). */
+import { html } from '../domain/html.js';
+import { layout, type PageUser } from './html.js';
 
 interface Common {
   user: PageUser | undefined;

@@ -5,7 +5,8 @@
  */
 import type { components } from '../../generated/api.js';
 import type { PublicUser } from '../users/users.js';
-import { html, layout, type PageUser, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../domain/html.js';
+import { layout, type PageUser } from './html.js';
 
 type ReportReason = components['schemas']['ReportReason'];
 type ReportOutcome = components['schemas']['ReportOutcome'];

@@ -1,8 +1,9 @@
 /** The server-rendered pages. Every value is escaped by `html`; scripts are files in assets/. */
 import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../oauth/scopes.js';
-import type { SignInRecord } from '../store/types.js';
+import type { SignInRecord } from '../domain/sign-ins.js';
 import { accountControlSections } from './account-control.js';
-import { html, layout, type PageUser, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../domain/html.js';
+import { layout, type PageUser } from './html.js';
 import { PASSKEY_SCRIPTS } from './passkeys.js';
 import { resultSlot } from './result-slot.js';
 import { signInsSection } from './sign-ins.js';

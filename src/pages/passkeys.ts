@@ -2,7 +2,7 @@
  * The account page's "Passkeys" section (part of its security area, after "Change password"):
  * the account's passkeys, filled in and managed by assets/passkeys.js through the JSON API.
  */
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../domain/html.js';
 import { resultSlot } from './result-slot.js';
 
 /** The scripts the section needs, in order: the vendored WebAuthn library, then its own. */

@@ -5,7 +5,7 @@
  * field names in its aria-describedby). assets/common.js `idp.said`/`idp.refused` fill them in; a page served
  * with a refusal (`error`) has it in place already.
  */
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml } from '../domain/html.js';
 
 export function resultSlot(id: string, error?: string): SafeHtml {
   return html`<div class="result" id="${id}"><p role="status" class="ok" id="${id}-status"></p><p role="alert" class="error" id="${id}-error">${error ?? ''}</p></div>`;

@@ -1,6 +1,6 @@
 /** The account page's "Recent sign-ins" section: the user's own latest sign-ins. */
-import type { SignInRecord } from '../store/types.js';
-import { html, type SafeHtml } from './html.js';
+import type { SignInRecord } from '../domain/sign-ins.js';
+import { html, type SafeHtml } from '../domain/html.js';
 
 /**
  * A UTC time a person reads at a glance (the server does not know the reader's time zone);

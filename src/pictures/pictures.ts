@@ -4,8 +4,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { Metrics } from '../metrics/metrics.js';
-import type { DatabaseLocation } from '../store/connection.js';
-import type { PictureRowStore, UserStore } from '../store/types.js';
+import type { DatabaseLocation } from '../domain/database.js';
+import type { PictureRowStore } from '../store/pictures/store.js';
+import type { UserStore } from '../store/users/store.js';
 import { encodePicture, SIZE_NAMES, type Encoded, type Size } from './images.js';
 
 /** A full disk, or the user's quota used up. */

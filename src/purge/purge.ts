@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { TOKEN_TTL_SECONDS } from '../oauth/token-exchange.js';
-import type { PurgeCounts, PurgeStore } from '../store/types.js';
+import type { PurgeCounts, PurgeStore } from '../store/purge/store.js';
 
 interface PurgeDeps {
   store: PurgeStore;

@@ -9,7 +9,7 @@
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { RateLimited } from '../domain/errors.js';
-import type { RateLimitStore } from '../store/types.js';
+import type { RateLimitStore } from '../store/rate-limits/store.js';
 import { addressGroup } from './addresses.js';
 
 export interface Limiter {

@@ -5,8 +5,9 @@
  */
 import type Koa from 'koa';
 import createSession from 'koa-session';
-import { hashSecret, randomSecret } from '../oauth/secrets.js';
-import type { SessionMeta, SessionStore } from '../store/types.js';
+import { hashSecret, randomSecret } from '../security/secrets.js';
+import type { SessionMeta } from '../domain/sessions.js';
+import type { SessionStore } from '../store/sessions/store.js';
 
 const SESSION_COOKIE = 'idp.sid';
 const SESSION_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
@@ -44,7 +45,7 @@ interface SessionData {
    */
   passkeyChallenges?: Partial<Record<PasskeyCeremony, { challenge: string; expiresAt: number }>>;
   /**
-   * A sign-in half done: the password was right, the second step (src/handlers/signInSecondStep.ts)
+   * A sign-in half done: the password was right, the second step (src/handlers/postSignInSecondStep.ts)
    * is still owed. It gives no access: `userId` stays unset until the second step is done.
    */
   secondStep?: SecondStep;

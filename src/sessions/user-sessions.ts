@@ -1,7 +1,8 @@
 /** A user's signed-in sessions as the account page lists and ends them, by public id only. */
 import type { components } from '../../generated/api.js';
 import { NotFound } from '../domain/errors.js';
-import type { SessionMeta, SessionStore } from '../store/types.js';
+import type { SessionMeta } from '../domain/sessions.js';
+import type { SessionStore } from '../store/sessions/store.js';
 
 type UserSessionView = components['schemas']['UserSession'];
 

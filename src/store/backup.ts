@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Conflict, InvalidInput, NotFound, Unavailable } from '../domain/errors.js';
-import type { DatabaseLocation } from './connection.js';
+import type { DatabaseLocation } from '../domain/database.js';
 
 interface BackupResult {
   /** The copy, as an absolute path. */

@@ -1,31 +1,13 @@
 /**
- * Which database DATABASE_URL names, and how knex connects to it. The URL is parsed here only:
- * config.ts keeps the result (Config.database), and everything after asks its dialect.
+ * How knex (and the hot paths' pg pool) connects to the database DATABASE_URL names. The URL is
+ * parsed in src/domain/database.ts only: config.ts keeps the result (Config.database), and
+ * everything after asks its dialect.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type pg from 'pg';
-
-/**
- * A parsed DATABASE_URL. `file` is a SQLite file path, or SQLite's own `:memory:` for a database
- * that lives only as long as its one connection.
- */
-export type DatabaseLocation = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; poolSize?: number };
-
-/**
- * The most connections each of an instance's two PostgreSQL pools opens (DATABASE_POOL_SIZE):
- * knex's, and the hot paths' prepared statements' (docs/performance.md#pool-size).
- */
-export const DEFAULT_POOL_SIZE = 10;
-
-export type Dialect = DatabaseLocation['dialect'];
-
-/** `postgres://` or `postgresql://` is PostgreSQL; anything else names a SQLite file (a path, `file:<path>`, `sqlite:<path>` or `:memory:`). */
-export function parseDatabaseUrl(url: string): DatabaseLocation {
-  if (/^postgres(ql)?:\/\//.test(url)) return { dialect: 'postgres', url };
-  return { dialect: 'sqlite', file: url.replace(/^file:(\/\/)?/, '').replace(/^sqlite:(\/\/)?/, '') };
-}
+import { DEFAULT_POOL_SIZE, type DatabaseLocation } from '../domain/database.js';
 
 /** Bounds on PostgreSQL calls during an outage: connecting, waiting for the pool, one statement. */
 const PG_CONNECT_TIMEOUT_MS = 3_000;

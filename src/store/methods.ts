@@ -2,9 +2,9 @@ import type { Store } from './types.js';
 
 /**
  * Every method of the Store interface, by name, grouped by the aggregate interface that declares
- * it (types.ts). The store suite (test/store.test.ts) fails when one
- * of them is not called on both databases, and the compiler fails when this list and the interface
- * differ: a method added to Store must be added here, and then to the suite.
+ * it (src/store/<aggregate>/store.ts). The store suite (test/store.test.ts) fails when one of them
+ * is not called on both databases, and the compiler fails when this list and the interface differ:
+ * a method added to Store must be added here, and then to the suite.
  */
 export const STORE_METHODS = [
   // StoreLifecycle
@@ -87,7 +87,7 @@ export const STORE_METHODS = [
   'renamePasskey',
   'deletePasskey',
   'recordPasskeyUse',
-  // SecondFactorStore
+  // AuthenticatorAppStore
   'getTotp',
   'savePendingTotp',
   'confirmTotp',

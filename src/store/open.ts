@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import knexFactory from 'knex';
-import { knexConfig, parseDatabaseUrl, type DatabaseLocation } from './connection.js';
-import { KnexStore } from './knex-store.js';
+import { parseDatabaseUrl, type DatabaseLocation } from '../domain/database.js';
+import { knexConfig } from './connection.js';
+import type { KnexStore } from './knex-store.js';
 import { withOutageGuard } from './outage.js';
 import { PostgresStore } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -8,21 +12,26 @@ import { SqliteStore } from './sqlite-store.js';
 /**
  * The store for a database (Config.database, or a DATABASE_URL as scripts and tests give it), one
  * implementation per database (docs/decisions.md#one-data-path-per-database): PostgreSQL gets
- * PostgresStore, a SQLite file gets SqliteStore (both extend KnexStore). A `:memory:` database
- * lives on knex's single connection, where no second reader can see it, so it gets KnexStore
- * itself; it is for throwaway runs only.
+ * PostgresStore, a SQLite file SqliteStore (both extend KnexStore). `:memory:` asks for a
+ * throwaway database: a SQLite file in a fresh temporary directory, removed when the store closes,
+ * so it runs the same code as any SQLite file (an in-memory database would live on one connection,
+ * where SqliteStore's second, read-only connection could not see it).
  *
  * Each is returned behind the outage guard (src/store/outage.ts): a database that cannot be
  * reached surfaces as Unavailable from every method.
  */
 export function openStoreAt(database: DatabaseLocation | string): KnexStore {
   const location = typeof database === 'string' ? parseDatabaseUrl(database) : database;
-  const knex = knexFactory(knexConfig(location));
-  const store =
-    location.dialect === 'postgres'
-      ? new PostgresStore(knex, location)
-      : location.file !== ':memory:'
-        ? new SqliteStore(knex, location.file)
-        : new KnexStore(knex, location.dialect);
-  return withOutageGuard(store, () => store.errorListener);
+  let store: KnexStore;
+  if (location.dialect === 'postgres') {
+    store = new PostgresStore(knexFactory(knexConfig(location)), location);
+  } else if (location.file === ':memory:') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'idp-memory-'));
+    const file = path.join(dir, 'service.sqlite');
+    store = new SqliteStore(knexFactory(knexConfig({ dialect: 'sqlite', file })), file, () => fs.rmSync(dir, { recursive: true, force: true }));
+  } else {
+    store = new SqliteStore(knexFactory(knexConfig(location)), location.file);
+  }
+  const opened = store;
+  return withOutageGuard(opened, () => opened.errorListener);
 }

@@ -6,7 +6,8 @@
  * Every other database error (a bug) passes through unchanged.
  */
 import { Unavailable } from '../domain/errors.js';
-import { UniqueViolation, type DatabaseErrorListener } from './types.js';
+import { UniqueViolation } from '../domain/errors.js';
+import type { DatabaseErrorListener } from './types.js';
 
 export const UNAVAILABLE_MESSAGE = 'The database is unavailable; try again shortly';
 

@@ -1,25 +1,13 @@
 import type { Knex } from 'knex';
-import { pgPoolConfig, type DatabaseLocation } from './connection.js';
+import type { DatabaseLocation } from '../domain/database.js';
+import { pgPoolConfig } from './connection.js';
 import { KnexStore } from './knex-store.js';
 import { PgStatements, type Statement } from './pg-statements.js';
-import {
-  APP_COLUMNS,
-  CODE_COLUMNS,
-  isRowId,
-  isRowKey,
-  num,
-  numOrNull,
-  PUBLIC_USER_COLUMNS,
-  TOKEN_WITH_USER_COLUMNS,
-  toApp,
-  toCode,
-  toPublicUserRecord,
-  toTokenWithUser,
-  toUser,
-  USER_COLUMNS,
-  type Row,
-} from './rows.js';
-import { EXPIRED, REDEEMED, type AppRecord, type CodeRecord, type PublicUserRecord, type Redemption, type TokenRecord, type TokenWithUser, type UserRecord } from './types.js';
+import { APP_COLUMNS, CODE_COLUMNS, TOKEN_WITH_USER_COLUMNS, toApp, toCode, toTokenWithUser } from './apps/rows.js';
+import { isRowId, isRowKey, num, numOrNull, type Row } from './rows.js';
+import { PUBLIC_USER_COLUMNS, toPublicUserRecord, toUser, USER_COLUMNS } from './users/rows.js';
+import { EXPIRED, REDEEMED, type AppRecord, type CodeRecord, type Redemption, type TokenRecord, type TokenWithUser } from '../domain/apps.js';
+import type { PublicUserRecord, UserRecord } from '../domain/users.js';
 
 const statement = (name: string, text: string): Statement => ({ name: `idp_${name}`, text });
 

@@ -3,21 +3,11 @@ import type { Knex } from 'knex';
 import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES, type Checkpointer } from './checkpointer.js';
 import { KnexStore } from './knex-store.js';
 import { isUnavailableError } from './outage.js';
-import {
-  isRowId,
-  isRowKey,
-  numOrNull,
-  PUBLIC_USER_COLUMNS,
-  TOKEN_WITH_USER_COLUMNS,
-  toApp,
-  toCode,
-  tokenRow,
-  toPublicUserRecord,
-  toTokenWithUser,
-  toUser,
-  type Row,
-} from './rows.js';
-import { EXPIRED, REDEEMED, type AppRecord, type CodeRecord, type PublicUserRecord, type Redemption, type TokenRecord, type TokenWithUser, type UserRecord } from './types.js';
+import { TOKEN_WITH_USER_COLUMNS, toApp, toCode, tokenRow, toTokenWithUser } from './apps/rows.js';
+import { isRowId, isRowKey, numOrNull, type Row } from './rows.js';
+import { PUBLIC_USER_COLUMNS, toPublicUserRecord, toUser } from './users/rows.js';
+import { EXPIRED, REDEEMED, type AppRecord, type CodeRecord, type Redemption, type TokenRecord, type TokenWithUser } from '../domain/apps.js';
+import type { PublicUserRecord, UserRecord } from '../domain/users.js';
 
 interface QueuedWrite {
   write: () => unknown;
@@ -189,6 +179,8 @@ export class SqliteStore extends KnexStore {
   constructor(
     knex: Knex,
     private readonly file: string,
+    /** Called once the store is closed (a throwaway database's temporary directory goes: open.ts). */
+    private readonly afterClose?: () => void,
   ) {
     super(knex, 'sqlite');
   }
@@ -254,6 +246,7 @@ export class SqliteStore extends KnexStore {
     await this.checkpointer?.stop();
     this.checkpointer = undefined;
     await super.close();
+    this.afterClose?.();
   }
 
   override async getUser(id: number): Promise<UserRecord | undefined> {

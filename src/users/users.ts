@@ -1,7 +1,9 @@
 import { Conflict, InvalidInput, NotFound } from '../domain/errors.js';
 import { hashPassword } from '../accounts/passwords.js';
 import type { components } from '../../generated/api.js';
-import { UniqueViolation, type PublicUserRecord, type UserPatch, type UserRecord, type UserStore } from '../store/types.js';
+import { UniqueViolation } from '../domain/errors.js';
+import type { PublicUserRecord, UserPatch, UserRecord } from '../domain/users.js';
+import type { UserStore } from '../store/users/store.js';
 
 export type PublicUser = components['schemas']['PublicUser'];
 type Identity = components['schemas']['Identity'];

@@ -4,7 +4,7 @@
  */
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import sharp from 'sharp';
 import { SCOPE_DESCRIPTIONS } from '../../src/oauth/scopes.js';
 import { makeClient, makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';

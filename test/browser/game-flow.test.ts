@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerGame } from '../../src/games/games.js';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import { makeClient, makeUser, startServer, tokenRequest, type TestClient, type TestServer, TEST_PASSWORD } from '../helpers.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
 

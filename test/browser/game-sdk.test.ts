@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as GameSdk from '../../client/sdk/game.js';
 import { registerGame } from '../../src/games/games.js';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import { makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import { hasChromium, launchChromium } from './chromium.js';
 

@@ -7,7 +7,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import { Agent, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
 

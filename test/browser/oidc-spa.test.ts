@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/admin.js';
 import { Agent, makeUser, startServer, tempDir, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import { emailClaims, profileClaims, registerApp, serverSeconds, type RegisteredApp } from '../oidc-flow.js';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');

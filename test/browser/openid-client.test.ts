@@ -11,7 +11,7 @@ import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeUser, startServer, TEST_PASSWORD, type TestClient, type TestServer } from '../helpers.js';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import { hasChromium, launchChromium } from './chromium.js';
 
 let t: TestServer;

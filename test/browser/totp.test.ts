@@ -6,7 +6,7 @@
 import { TOTP, URI } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import { makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import { hasChromium, launchChromium } from './chromium.js';
 

@@ -243,19 +243,29 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     const link = await consentLink(false);
     const framer = http.createServer((_req, res) => {
       res.setHeader('Content-Type', 'text/html');
-      res.end(`<!doctype html><iframe id="f" src="${link.replace(/"/g, '&quot;')}"></iframe>`);
+      res.end(`<!doctype html><iframe id="f" onload="this.dataset.loaded = 'yes'" src="${link.replace(/"/g, '&quot;')}"></iframe>`);
     });
     await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve));
     try {
       const tab = await context.newPage();
+      const consent = tab.waitForResponse((response) => response.url() === link);
       await tab.goto(`http://127.0.0.1:${(framer.address() as AddressInfo).port}/`);
-      await tab.waitForTimeout(500);
+      // The consent page itself was served (signed in, the form in it) with the headers that refuse framing...
+      const response = await consent;
+      expect(response.status()).toBe(200);
+      expect(response.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(response.headers()['x-frame-options']).toBe('DENY');
+      // (the same request outside a frame, with the same cookies, is the consent form)
+      expect(await (await context.request.get(link)).text()).toContain('id="authorize"');
+      // ...and once the frame has loaded, Chromium shows its error page there instead: no consent form.
+      await tab.waitForFunction(() => (document.getElementById('f') as HTMLIFrameElement).dataset.loaded === 'yes');
       const framed = tab.frames().find((f) => f !== tab.mainFrame());
-      // Chromium replaces a refused frame with an error page: no consent form is in it.
-      expect(await framed?.$('#authorize').catch(() => null)).toBeFalsy();
+      expect(framed).toBeDefined();
+      expect(await framed!.$('#authorize')).toBeNull();
       await tab.close();
     } finally {
       framer.close();
     }
   });
+
 });

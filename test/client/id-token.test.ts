@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdentityClient, IdTokenError, type IdTokenErrorCode } from '../../client/index.js';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import { makeClient, makeCode, makeUser, startServer, type TestClient, type TestServer } from '../helpers.js';
 
 let t: TestServer;

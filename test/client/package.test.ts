@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import { makeClient, makeCode, makeUser, startServer, type TestClient, type TestServer } from '../helpers.js';
 
 const root = path.resolve(import.meta.dirname, '../..');

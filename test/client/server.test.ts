@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { createIdentityClient } from '../../client/index.js';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
 import { setPicture } from '../../src/pictures/pictures.js';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import { makeClient, makeCode, makeUser, startServer } from '../helpers.js';
 import { clientSuite } from './suite.js';
 import type { TargetUser } from './targets.js';

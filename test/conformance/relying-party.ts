@@ -11,7 +11,7 @@ import { compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKe
 import { freePort } from '../../scripts/free-port.js';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
 import { keepCookies, makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
-import type { UserRecord } from '../../src/store/types.js';
+import type { UserRecord } from '../../src/domain/users.js';
 import type { ModuleRun } from './harness.js';
 
 /** The suite's own address for the module (base_url): the RP's redirect and post-logout URIs live under it. */

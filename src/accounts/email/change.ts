@@ -7,7 +7,7 @@ import { verifyPassword } from '../passwords.js';
 import { Conflict, Forbidden, InvalidInput } from '../../domain/errors.js';
 import { accountKey } from '../../security/rate-limit.js';
 import { changeNoticeMessage, changeVerificationMessage } from '../../mail/messages.js';
-import type { UserRecord } from '../../store/types.js';
+import type { UserRecord } from '../../domain/users.js';
 import { normalizeEmail } from '../../users/users.js';
 import { mailNewLink, type EmailDeps } from './links.js';
 

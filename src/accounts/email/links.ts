@@ -7,9 +7,10 @@ import type { Audit } from '../../audit.js';
 import type { Config } from '../../config.js';
 import { InvalidInput, RateLimited } from '../../domain/errors.js';
 import type { Mailer } from '../../mail/mailer.js';
-import { hashSecret, randomSecret } from '../../oauth/secrets.js';
+import { hashSecret, randomSecret } from '../../security/secrets.js';
 import { accountKey, type Limits } from '../../security/rate-limit.js';
-import type { EmailLinkPurpose, EmailLinkRecord, Store } from '../../store/types.js';
+import type { EmailLinkPurpose, EmailLinkRecord } from '../../domain/email-links.js';
+import type { Store } from '../../store/types.js';
 
 export interface EmailDeps {
   store: Store;

@@ -7,8 +7,9 @@ import type { SignUpOutcome } from '../accounts.js';
 import { Conflict, InvalidInput } from '../../domain/errors.js';
 import { accountKey } from '../../security/rate-limit.js';
 import { signUpAttemptMessage, verificationMessage } from '../../mail/messages.js';
-import { hashSecret } from '../../oauth/secrets.js';
-import { UniqueViolation, type UserRecord } from '../../store/types.js';
+import { hashSecret } from '../../security/secrets.js';
+import { UniqueViolation } from '../../domain/errors.js';
+import type { UserRecord } from '../../domain/users.js';
 import { failedRedemption, mailNewLink, mailResetLinkWithinLimit, usableLink, type EmailDeps } from './links.js';
 
 /** Mails a new verification link for the user's current address; throws Unavailable when the mail cannot go. */

@@ -1,0 +1,107 @@
+// The layers `npm run lint` holds (`npm run lint:layers`: depcruise over src/, client/ and scripts/).
+// docs/development.md#how-the-code-is-laid-out describes them; test/layers.test.ts proves each
+// rule fails on a probe import. Type-only imports count (tsPreCompilationDeps): an `import type`
+// is still a dependency in meaning, and leaving them out would let a cycle or a wrong-way edge
+// hide behind one; the tree has none, so no rule needs an exception for types.
+//
+// "The domain layer" below is everything in src/ but the HTTP shell and its callers: src/http/,
+// src/handlers/, src/pages/ (HTML for the handlers), src/cli/, src/server.ts and src/docs/.
+
+/** The outer layers: they may import the domain, never the other way round. */
+const SHELL = '^src/(http|handlers|pages|cli|docs)/|^src/server[.]ts$';
+
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment:
+        'A cycle means neither module can be understood, tested or loaded first without the other ' +
+        '(and under ESM one of them sees the other half-initialised). Type-only imports count.',
+      severity: 'error',
+      from: { path: '^(src|client|scripts)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-unresolvable',
+      comment:
+        'Every relative import resolves to a file: otherwise the other rules pass vacuously (an import ' +
+        'the resolver cannot follow is an edge no rule sees).',
+      severity: 'error',
+      from: { path: '^(src|client|scripts)/' },
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'store-imports-store-and-domain',
+      comment:
+        'The store is persistence only: it speaks the domain\'s vocabulary (src/domain/) and knows ' +
+        'nothing of OAuth, accounts, HTTP or configuration (npm packages and node builtins are fine).',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^(src|test|scripts|client|generated)/', pathNot: '^src/(store|domain)/' },
+    },
+    {
+      name: 'domain-imports-domain',
+      comment:
+        'src/domain/ is the shared vocabulary (record types, typed errors, text rules, the escaping ' +
+        'HTML template, the database location): everything may import it, so it imports nothing of ' +
+        'the project but itself.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^(src|test|scripts|client|generated)/', pathNot: '^src/domain/' },
+    },
+    {
+      name: 'config-imports-domain',
+      comment:
+        'src/config.ts is read by every layer (the store included), so it depends on none of them: ' +
+        'what it shares with one (the database location) lives in src/domain/.',
+      severity: 'error',
+      from: { path: '^src/config[.]ts$' },
+      to: { path: '^(src|test|scripts|client|generated)/', pathNot: '^src/domain/' },
+    },
+    {
+      name: 'domain-not-to-shell',
+      comment:
+        'Domain modules are plain functions over injected dependencies: they never reach up into the ' +
+        'HTTP shell, the handlers or the pages (those call them, and a side effect they need is ' +
+        'injected or subscribes to the audit events instead).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: SHELL },
+      to: { path: '^src/(http|handlers|pages)/' },
+    },
+    {
+      name: 'handlers-not-to-handlers',
+      comment:
+        'One file per operationId, each thin: what two handlers share belongs in the domain or in ' +
+        'src/http/ (Handler<Op> and AppDeps are in src/http/handler.ts), not in a third handler. The ' +
+        'one exception: src/handlers/index.ts, the table that imports every handler.',
+      severity: 'error',
+      from: { path: '^src/handlers/', pathNot: '^src/handlers/index[.]ts$' },
+      to: { path: '^src/handlers/' },
+    },
+    {
+      name: 'src-not-to-test-or-scripts',
+      comment: 'What ships (src/) never depends on the tests or the scripts, which are not built or deployed.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|scripts)/' },
+    },
+    {
+      name: 'client-self-contained',
+      comment:
+        'The client package (client/package.json) ships client/ and the generated contract types only ' +
+        '(client/tsconfig.build.json): an import of src/ would not be in the package.',
+      severity: 'error',
+      from: { path: '^client/' },
+      to: { path: '^(src|test|scripts)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Browser scripts served as files (never imported), and build output.
+    exclude: { path: '^(src/pages/assets|client/dist|client/sdk|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Only what the rules above need is derived (no metrics, no orphans): faster.
+    skipAnalysisNotInRules: true,
+  },
+};

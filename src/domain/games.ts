@@ -1,0 +1,16 @@
+/** Games: the records the domain, the store and the pages share. */
+export interface GameRecord {
+  id: number;
+  authorId: number;
+  title: string;
+  /** Where the game is hosted: the play page frames this address. */
+  url: string;
+  createdAt: number;
+}
+
+export type NewGame = Omit<GameRecord, 'id'>;
+
+/** A game with its author's name, as lists and pages show it. */
+export interface GameWithAuthor extends GameRecord {
+  authorName: string;
+}

@@ -1,0 +1,8 @@
+/** The sign-in history: the records the domain, the store and the pages share. */
+/** One sign-in of a user, as the account page lists them. */
+export interface SignInRecord {
+  /** ms since epoch */
+  at: number;
+  ip: string;
+  userAgent: string;
+}

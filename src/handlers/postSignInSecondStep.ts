@@ -1,0 +1,30 @@
+/** The code of the second step of sign-in (getSignInSecondStep.ts), and the sign-in it completes. */
+import { SecondStepEnded } from '../accounts/second-factor.js';
+import { signInSecondStep } from '../accounts/sign-in.js';
+import type { Handler } from '../http/handler.js';
+import { formAction, redirect } from '../http/pages.js';
+import { beginSignedInSession } from '../http/signed-in.js';
+import { signInSecondStepPage } from '../pages/authenticator.js';
+import { csrfToken } from '../sessions/csrf.js';
+import { endSecondStep, pendingSecondStep } from '../sessions/session.js';
+
+export const postSignInSecondStep: Handler<'postSignInSecondStep'> = async (input, ctx, deps) => {
+  const typed = input.body.otp;
+  await formAction(
+    ctx,
+    async () => {
+      const step = pendingSecondStep(ctx, deps.now());
+      let signedIn;
+      try {
+        signedIn = await signInSecondStep(deps, step, typed, ctx.ip);
+      } catch (err) {
+        // Too many wrong codes for this step: the password is asked again.
+        if (err instanceof SecondStepEnded) endSecondStep(ctx);
+        throw err;
+      }
+      await beginSignedInSession(ctx, deps, signedIn, step?.returnTo);
+      redirect(ctx, step?.returnTo ?? '/account', 303);
+    },
+    (error) => signInSecondStepPage({ user: undefined, csrfToken: csrfToken(ctx), error, typed }),
+  );
+};

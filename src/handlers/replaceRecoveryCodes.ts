@@ -1,0 +1,16 @@
+/** The account's authenticator app and recovery codes (src/accounts/second-factor.ts). */
+import { noticeSecurityChange } from '../accounts/notices.js';
+import { replaceRecoveryCodes as replaceCodes, secondFactorDeps } from '../accounts/second-factor.js';
+import type { Handler, JsonBody } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
+import { passkeyConfirmedAt } from '../sessions/session.js';
+
+export const replaceRecoveryCodes: Handler<'replaceRecoveryCodes'> = async (input, ctx, deps) => {
+  const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
+  const user = signedInUser(ctx);
+  const recoveryCodes = await replaceCodes(secondFactorDeps(deps), user, proof, ctx.ip);
+  noticeSecurityChange(deps, user.id, 'recovery_codes_replaced');
+  const body: JsonBody<'replaceRecoveryCodes', 200> = { recoveryCodes };
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+};

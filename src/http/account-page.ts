@@ -1,0 +1,20 @@
+/** The account page, as getAccountPage shows it and postChangeEmail shows it again with a refusal. */
+import type Koa from 'koa';
+import { secondFactorStatus } from '../accounts/second-factor.js';
+import { recentSignIns } from '../accounts/sign-ins.js';
+import type { UserRecord } from '../domain/users.js';
+import { authenticatorSection } from '../pages/authenticator.js';
+import { accountEmailSection, type EmailChangeRefusal } from '../pages/email-pages.js';
+import { accountPage } from '../pages/pages.js';
+import type { AppDeps } from './handler.js';
+import { pageContext } from './pages.js';
+
+/** The account page of `record`; `emailRefusal`: why a change of address was refused, shown beside its form. */
+export async function renderAccountPage(ctx: Koa.Context, deps: AppDeps, record: UserRecord, emailRefusal?: EmailChangeRefusal): Promise<string> {
+  const page = await pageContext(ctx, deps);
+  const user = { id: record.id, name: record.name, modLevel: record.modLevel };
+  const emailSection = accountEmailSection({ csrfToken: page.csrfToken, email: record.email, verified: record.emailVerifiedAt !== null, refusal: emailRefusal });
+  const signIns = await recentSignIns(deps.store, record.id);
+  const securitySections = authenticatorSection(await secondFactorStatus(deps, record.id));
+  return accountPage({ ...page, user, emailSection, signIns, securitySections });
+}

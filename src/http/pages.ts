@@ -1,0 +1,95 @@
+/**
+ * What the HTML pages' handlers share: the layout's context (the signed-in user, the CSRF token),
+ * HTML responses, redirects (to sign in, and back after it), a form's action, and an email link's
+ * page.
+ */
+import type Koa from 'koa';
+import { InvalidInput } from '../domain/errors.js';
+import type { UserRecord } from '../domain/users.js';
+import { emailLinkProblemPage } from '../pages/email-pages.js';
+import type { PageUser } from '../pages/html.js';
+import { csrfToken, existingCsrfToken } from '../sessions/csrf.js';
+import { httpErrorOf } from './error-responses.js';
+import type { AppDeps } from './handler.js';
+import { currentUser } from './signed-in.js';
+
+/**
+ * What every page's layout needs. A signed-in session always has a CSRF secret; for a visitor
+ * one is made (in a signed cookie, never a session row) only by pages with a form (`withForm`).
+ */
+export async function pageContext(
+  ctx: Koa.Context,
+  deps: AppDeps,
+  withForm = false,
+): Promise<{ user: PageUser | undefined; record: UserRecord | undefined; csrfToken: string }> {
+  const record = await currentUser(ctx, deps);
+  const token = withForm || record ? csrfToken(ctx) : existingCsrfToken(ctx);
+  return { record, user: record && { id: record.id, name: record.name, modLevel: record.modLevel }, csrfToken: token };
+}
+
+export function sendHtml(ctx: Koa.Context, page: string, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  // Pages carry CSRF tokens and personal data: never cached.
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = page;
+}
+
+export function redirect(ctx: Koa.Context, location: string, status: 302 | 303): void {
+  ctx.status = status;
+  ctx.redirect(location);
+}
+
+/**
+ * The longest `return_to` followed: it holds the longest authorization request the contract allows
+ * (authorizeAddress in src/handlers/getAuthorize.ts); a longer one is ignored, like any other
+ * unusable one. The sign-in address that carries it still fits MAX_REQUEST_TARGET
+ * (src/http/client-errors.ts; test/request-limits.test.ts checks both).
+ */
+export const RETURN_TO_MAX = 64 * 1024;
+
+/** Only paths on this service, and not over RETURN_TO_MAX, are followed after sign-in (no open redirect). */
+export function safeReturnTo(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || raw.length > RETURN_TO_MAX || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\')) return undefined;
+  return raw;
+}
+
+export function redirectToSignIn(ctx: Koa.Context, returnTo: string, status: 302 | 303): void {
+  redirect(ctx, `/signin?return_to=${encodeURIComponent(returnTo)}`, status);
+}
+
+/** To the sign-in form even when signed in (`prompt=login`), then back to `returnTo`. */
+export function redirectToSignInAgain(ctx: Koa.Context, returnTo: string, status: 302 | 303): void {
+  redirect(ctx, `/signin?prompt=login&return_to=${encodeURIComponent(returnTo)}`, status);
+}
+
+/**
+ * Runs a form's action; an expected failure (below 500) shows the form again with
+ * its reason and status instead of the generic error page.
+ */
+export async function formAction(ctx: Koa.Context, action: () => Promise<void>, showForm: (error: string) => string): Promise<void> {
+  try {
+    await action();
+  } catch (err) {
+    const expected = httpErrorOf(err);
+    if (!expected || expected.status >= 500) throw err;
+    ctx.set(expected.headers);
+    sendHtml(ctx, showForm(expected.message), expected.status);
+  }
+}
+
+/**
+ * The link pages' one answer to a link that cannot be used: runs `open` (what a link's page does
+ * with it); when the link cannot be used (InvalidInput), answers 400 with the page that says why
+ * and offers a new link, and resolves undefined.
+ */
+export async function withEmailLink<T>(ctx: Koa.Context, deps: AppDeps, purpose: 'reset' | 'verify', open: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await open();
+  } catch (err) {
+    if (!(err instanceof InvalidInput)) throw err;
+    const page = await pageContext(ctx, deps);
+    sendHtml(ctx, emailLinkProblemPage({ ...page, message: err.message, purpose }), 400);
+    return undefined;
+  }
+}

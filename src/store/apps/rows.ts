@@ -1,0 +1,100 @@
+/** Rows of the apps tables as records (src/domain/apps.ts), and records as rows. */
+import type { AppRecord, CodeRecord, TokenRecord, TokenWithUser } from '../../domain/apps.js';
+import { type Row, num, numOrNull, scopesOf } from '../rows.js';
+
+/** Every apps column toApp reads. */
+export const APP_COLUMNS = ['client_id', 'secret_hash', 'public', 'owner_id', 'name', 'redirect_uris', 'post_logout_redirect_uris', 'created_at'];
+
+export function toApp(r: Row): AppRecord {
+  return {
+    clientId: String(r.client_id),
+    secretHash: (r.secret_hash as string | null) ?? null,
+    // SQLite has no boolean: 0 or 1.
+    public: r.public === true || r.public === 1,
+    ownerId: num(r.owner_id),
+    name: String(r.name),
+    redirectUris: JSON.parse(String(r.redirect_uris)) as string[],
+    postLogoutRedirectUris: JSON.parse(String(r.post_logout_redirect_uris)) as string[],
+    createdAt: num(r.created_at),
+  };
+}
+
+/** Every auth_codes column toCode reads. */
+export const CODE_COLUMNS = [
+  'code_hash',
+  'client_id',
+  'user_id',
+  'scopes',
+  'redirect_uri',
+  'code_challenge',
+  'nonce',
+  'auth_time',
+  'amr',
+  'expires_at',
+  'used_at',
+  'created_at',
+];
+
+export function toCode(r: Row): CodeRecord {
+  return {
+    codeHash: String(r.code_hash),
+    clientId: String(r.client_id),
+    userId: num(r.user_id),
+    scopes: scopesOf(r.scopes),
+    redirectUri: (r.redirect_uri as string | null) ?? null,
+    codeChallenge: (r.code_challenge as string | null) ?? null,
+    nonce: (r.nonce as string | null) ?? null,
+    authTime: num(r.auth_time ?? r.created_at),
+    amr: typeof r.amr === 'string' ? r.amr.split(' ').filter((v) => v !== '') : null,
+    expiresAt: num(r.expires_at),
+    usedAt: numOrNull(r.used_at),
+    createdAt: num(r.created_at),
+  };
+}
+
+/** The access_tokens row of a token, as both stores insert it (named for SqliteStore's `@column` parameters). */
+export function tokenRow(t: TokenRecord): Row {
+  return {
+    token_hash: t.tokenHash,
+    client_id: t.clientId,
+    user_id: t.userId,
+    scopes: t.scopes.join(' '),
+    code_hash: t.codeHash,
+    expires_at: t.expiresAt,
+    revoked_at: t.revokedAt,
+    created_at: t.createdAt,
+  };
+}
+
+/** What whois reads (access_tokens as t, users as u): the token's columns it checks and the user's it answers with. */
+export const TOKEN_WITH_USER_COLUMNS = [
+  't.client_id',
+  't.user_id',
+  't.scopes',
+  't.expires_at',
+  't.revoked_at',
+  't.created_at',
+  'u.name as user_name',
+  'u.email as user_email',
+  'u.pfp_timestamp as user_pfp_timestamp',
+];
+
+/** A row of TOKEN_WITH_USER_COLUMNS. */
+export function toTokenWithUser(row: Row): TokenWithUser {
+  return {
+    token: {
+      clientId: String(row.client_id),
+      userId: num(row.user_id),
+      scopes: scopesOf(row.scopes),
+      expiresAt: num(row.expires_at),
+      revokedAt: numOrNull(row.revoked_at),
+      createdAt: num(row.created_at),
+    },
+    user: {
+      id: num(row.user_id),
+      name: String(row.user_name),
+      email: String(row.user_email),
+      pfpTimestamp: numOrNull(row.user_pfp_timestamp),
+    },
+  };
+}

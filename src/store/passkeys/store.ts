@@ -1,0 +1,21 @@
+import type { NewPasskey, PasskeyRecord, PasskeyUse } from '../../domain/passkeys.js';
+
+/** Each user's passkeys (WebAuthn credentials). */
+export interface PasskeyStore {
+  /** Throws UniqueViolation('credential') when the credential id is registered already (to anyone). */
+  createPasskey(passkey: NewPasskey): Promise<PasskeyRecord>;
+  /** A user's passkeys, oldest first. */
+  listPasskeys(userId: number): Promise<PasskeyRecord[]>;
+  /** A passkey by its credential id (whoever's it is). */
+  getPasskeyByCredentialId(credentialId: string): Promise<PasskeyRecord | undefined>;
+  /** Renames one of the user's passkeys; undefined when the user has no passkey with this id. */
+  renamePasskey(userId: number, id: number, name: string): Promise<PasskeyRecord | undefined>;
+  /** Deletes one of the user's passkeys; false when the user has no passkey with this id. */
+  deletePasskey(userId: number, id: number): Promise<boolean>;
+  /**
+   * Records a sign-in with the passkey: its counter, backup flags and last use, only if the
+   * counter still allows it (WebAuthn's rule: the new counter is above the stored one, or both are
+   * 0), checked in the same statement so two uses cannot both pass. Returns whether it was written.
+   */
+  recordPasskeyUse(id: number, use: PasskeyUse, now: number): Promise<boolean>;
+}

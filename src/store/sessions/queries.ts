@@ -1,0 +1,52 @@
+import type { SessionMeta } from '../../domain/sessions.js';
+import { Queries } from '../queries.js';
+import { type Row, isRowId, isRowKey } from '../rows.js';
+import { toSessionMeta } from './rows.js';
+
+/** SessionStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
+export abstract class SessionsQueries extends Queries {
+  async getSession(idHash: string, now: number): Promise<string | undefined> {
+    if (!isRowKey(idHash)) return undefined;
+    const row = await this.knex('sessions').where({ id_hash: idHash }).where('expires_at', '>', now).first<Row | undefined>('data');
+    return row ? String(row.data) : undefined;
+  }
+
+  async setSession(idHash: string, data: string, expiresAt: number, userId: number | null, meta?: SessionMeta | null): Promise<void> {
+    const row: Row = { id_hash: idHash, data, expires_at: expiresAt, user_id: userId };
+    if (meta) {
+      Object.assign(row, { public_id: meta.publicId, started_at: meta.startedAt, last_seen_at: meta.lastSeenAt, user_agent: meta.userAgent });
+    } else {
+      Object.assign(row, { public_id: null, started_at: null, last_seen_at: null, user_agent: null });
+    }
+    await this.knex('sessions').insert(row).onConflict('id_hash').merge();
+  }
+
+  async listUserSessions(userId: number, now: number): Promise<SessionMeta[]> {
+    if (!isRowId(userId)) return [];
+    const rows = await this.knex('sessions')
+      .where({ user_id: userId })
+      .where('expires_at', '>', now)
+      .whereNotNull('public_id')
+      .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'public_id' }])
+      .select<Row[]>('public_id', 'started_at', 'last_seen_at', 'user_agent');
+    return rows.map(toSessionMeta);
+  }
+
+  async deleteUserSession(userId: number, publicId: string): Promise<boolean> {
+    if (!isRowId(userId) || !isRowKey(publicId)) return false;
+    return (await this.knex('sessions').where({ user_id: userId, public_id: publicId }).delete()) === 1;
+  }
+
+  async deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number> {
+    if (!isRowId(userId)) return 0;
+    const query = this.knex('sessions').where({ user_id: userId });
+    // A hash no session can have excepts none.
+    if (exceptIdHash !== undefined && isRowKey(exceptIdHash)) query.whereNot({ id_hash: exceptIdHash });
+    return query.delete();
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    if (!isRowKey(idHash)) return;
+    await this.knex('sessions').where({ id_hash: idHash }).delete();
+  }
+}
