@@ -4,8 +4,8 @@
  */
 import type { components } from '../../generated/api.js';
 import type { UserRecord } from '../domain/users.js';
-import { ID_TOKEN_TTL_SECONDS } from './keys.js';
 import type { Scope } from './scopes.js';
+import { LIFETIMES } from '../domain/lifetimes.js';
 
 /** The user fields the claims are made of. */
 type ClaimsUser = Pick<UserRecord, 'id' | 'name' | 'email' | 'emailVerifiedAt' | 'pfpTimestamp' | 'profileUpdatedAt'>;
@@ -80,7 +80,7 @@ export function idTokenClaims(input: {
     iss: input.issuer,
     sub,
     aud: input.clientId,
-    exp: iat + ID_TOKEN_TTL_SECONDS,
+    exp: iat + LIFETIMES.idToken / 1000,
     iat,
     auth_time: seconds(input.authTime),
     ...(input.amr === null ? {} : { amr: [...input.amr], acr: acrOf(input.amr) }),

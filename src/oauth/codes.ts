@@ -4,9 +4,8 @@ import { PUBLIC_CLIENT_NEEDS_PKCE, redirectUriMatches, type Deps } from './clien
 import { parseScopes, type Scope } from './scopes.js';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import { CODE_BYTES } from './secrets.js';
+import { LIFETIMES } from '../domain/lifetimes.js';
 
-/** Authorization codes live five minutes (docs/decisions.md#authorization-codes). */
-const CODE_TTL_MS = 5 * 60 * 1000;
 const EMAIL_NOT_VERIFIED = 'The email scope needs a verified email address, and this user has not verified theirs yet';
 /** An S256 challenge is the base64url SHA-256 of the verifier: exactly 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -67,7 +66,7 @@ export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: s
     nonce: req.nonce ?? null,
     authTime: req.authTime ?? now,
     amr: req.amr === undefined ? null : [...req.amr],
-    expiresAt: now + CODE_TTL_MS,
+    expiresAt: now + LIFETIMES.authorizationCode,
     usedAt: null,
     createdAt: now,
   });

@@ -23,16 +23,16 @@ import { InvalidInput } from '../domain/errors.js';
 import { seal, unseal } from '../security/sealed.js';
 import type { SigningKeyRecord } from '../domain/signing-keys.js';
 import type { SigningKeyStore } from '../store/signing-keys/store.js';
+import { LIFETIMES } from '../domain/lifetimes.js';
 
-/** ID tokens live as long as access tokens: 600 seconds. */
-export const ID_TOKEN_TTL_SECONDS = 600;
 /** How long an instance keeps signing with the key it last read before it reads the keys again. */
 const SIGNING_KEY_CACHE_MS = 30_000;
 /**
- * How long a retired key stays in the JWKS: an ID token lives 10 minutes, an instance may sign
- * with a retired key for up to SIGNING_KEY_CACHE_MS more, and clocks differ; 15 minutes covers all.
+ * How long a retired key stays in the JWKS (LIFETIMES.retiredSigningKey): an ID token lives 10
+ * minutes, an instance may sign with a retired key for up to SIGNING_KEY_CACHE_MS more, and clocks
+ * differ; 15 minutes covers all.
  */
-export const RETIRED_KEY_KEPT_MS = 15 * 60_000;
+export const RETIRED_KEY_KEPT_MS = LIFETIMES.retiredSigningKey;
 
 const ALG = 'RS256';
 const KEY_ENCRYPTION_INFO = 'identity-profile-service: ID token signing key encryption';

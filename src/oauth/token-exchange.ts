@@ -5,9 +5,13 @@ import { authenticateClientRequest, type ClientAuthParams, type Deps } from './c
 import type { KeyRing } from './keys.js';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import { s256, TOKEN_BYTES } from './secrets.js';
+import { LIFETIMES } from '../domain/lifetimes.js';
 
-/** Access tokens live 600 seconds (the interface's expires_in; docs/decisions.md#token-endpoint). */
-export const TOKEN_TTL_SECONDS = 600;
+/**
+ * An access token's `expires_in`, fixed at 600 by the interface (docs/decisions.md#token-endpoint):
+ * LIFETIMES.accessToken in seconds (test/docs/lifetimes.test.ts checks that they agree).
+ */
+export const EXPIRES_IN_SECONDS = 600;
 
 interface TokenParams extends ClientAuthParams {
   grant_type?: string;
@@ -79,7 +83,7 @@ export async function exchangeCode(
     userId: code.userId,
     scopes: code.scopes,
     codeHash,
-    expiresAt: now + TOKEN_TTL_SECONDS * 1000,
+    expiresAt: now + LIFETIMES.accessToken,
     revokedAt: null,
     createdAt: now,
   });
@@ -87,7 +91,7 @@ export async function exchangeCode(
   // and the store has revoked what the first one got.
   if (redemption.outcome === 'expired') throw new InvalidGrant('Authorization code has expired');
   if (redemption.outcome === 'replayed') return refuseReplay(deps, code, redemption.revokedTokens);
-  const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_TTL_SECONDS };
+  const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: EXPIRES_IN_SECONDS };
   if (code.scopes.includes('openid')) result.id_token = await idToken(deps, code, now);
   return result;
 }

@@ -3,8 +3,8 @@
  * the live data instead of growing by every exchange forever.
  */
 import type { Logger } from 'pino';
-import { TOKEN_TTL_SECONDS } from '../oauth/token-exchange.js';
 import type { PurgeCounts, PurgeStore } from '../store/purge/store.js';
+import { LIFETIMES } from '../domain/lifetimes.js';
 
 interface PurgeDeps {
   store: PurgeStore;
@@ -32,10 +32,10 @@ const REST_FACTOR = 3;
 /**
  * A code row must outlive every token issued from it: a replayed code revokes those tokens
  * (RFC 6749 4.1.2), which needs the code row to recognise the replay. A code is redeemed before
- * it expires and its token lives TOKEN_TTL_SECONDS, so no token of a code outlives
- * `code.expiresAt + TOKEN_TTL`.
+ * it expires and its token lives LIFETIMES.accessToken, so no token of a code outlives
+ * `code.expiresAt + LIFETIMES.accessToken`.
  */
-export const CODE_KEPT_AFTER_EXPIRY_MS = TOKEN_TTL_SECONDS * 1000;
+export const CODE_KEPT_AFTER_EXPIRY_MS = LIFETIMES.accessToken;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

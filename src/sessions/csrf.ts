@@ -9,12 +9,12 @@
 import Tokens from 'csrf';
 import type Koa from 'koa';
 import { readSession } from './session.js';
+import { LIFETIMES } from '../domain/lifetimes.js';
 
 const tokens = new Tokens();
 
 /** The visitor's CSRF secret while no session row exists; signed with the session keys. */
 const CSRF_COOKIE = 'idp.csrf';
-const CSRF_COOKIE_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
 
 export function newCsrfSecret(): string {
   return tokens.secretSync();
@@ -39,7 +39,7 @@ export function csrfToken(ctx: Koa.Context): string {
   let secret = currentSecret(ctx);
   if (!secret) {
     secret = newCsrfSecret();
-    ctx.cookies.set(CSRF_COOKIE, secret, { signed: true, httpOnly: true, sameSite: 'lax', maxAge: CSRF_COOKIE_MAX_AGE_MS, overwrite: true });
+    ctx.cookies.set(CSRF_COOKIE, secret, { signed: true, httpOnly: true, sameSite: 'lax', maxAge: LIFETIMES.session, overwrite: true });
   }
   return tokens.create(secret);
 }

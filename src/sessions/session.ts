@@ -8,9 +8,9 @@ import createSession from 'koa-session';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import type { SessionMeta } from '../domain/sessions.js';
 import type { SessionStore } from '../store/sessions/store.js';
+import { LIFETIMES } from '../domain/lifetimes.js';
 
 const SESSION_COOKIE = 'idp.sid';
-const SESSION_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
 
 /** What this service keeps in a session. */
 interface SessionData {
@@ -73,9 +73,6 @@ interface SecondStep {
   id?: string;
 }
 
-/** How long the second step of a sign-in may wait after the password. */
-const SECOND_STEP_MS = 5 * 60 * 1000;
-
 /**
  * How stale "last seen" may get before a request writes it again: a session row is written at
  * most once per this interval for it, not on every request.
@@ -97,7 +94,7 @@ export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
   return createSession(
     {
       key: SESSION_COOKIE,
-      maxAge: SESSION_MAX_AGE_MS,
+      maxAge: LIFETIMES.session,
       httpOnly: true,
       sameSite: 'lax',
       signed: true,
@@ -153,16 +150,13 @@ export async function startUserSession(
   await session.regenerate();
 }
 
-/** How long a WebAuthn challenge may be answered. */
-const PASSKEY_CHALLENGE_MS = 5 * 60 * 1000;
-
 /**
  * Keeps the challenge of a passkey ceremony in the session (in the database, so any instance can
  * check the answer), replacing an earlier one of the same ceremony.
  */
 export function putPasskeyChallenge(ctx: Koa.Context, ceremony: PasskeyCeremony, challenge: string, now: number): void {
   const session = sessionOf(ctx);
-  session.passkeyChallenges = { ...session.passkeyChallenges, [ceremony]: { challenge, expiresAt: now + PASSKEY_CHALLENGE_MS } };
+  session.passkeyChallenges = { ...session.passkeyChallenges, [ceremony]: { challenge, expiresAt: now + LIFETIMES.passkeyChallenge } };
 }
 
 /** Takes the ceremony's challenge out of the session: undefined when there is none or it expired. */
@@ -199,7 +193,7 @@ export async function startSecondStep(ctx: Koa.Context, step: Omit<SecondStep, '
 /** The second step this session owes, if one is owed and not expired, with the id its attempts count by. */
 export function pendingSecondStep(ctx: Koa.Context, now: number): (SecondStep & { id: string }) | undefined {
   const step = sessionOf(ctx).secondStep;
-  if (!step || now - step.at >= SECOND_STEP_MS || now < step.at) return undefined;
+  if (!step || now - step.at >= LIFETIMES.secondStep || now < step.at) return undefined;
   return { ...step, id: step.id ?? `${step.userId}:${step.at}` };
 }
 
@@ -207,9 +201,6 @@ export function pendingSecondStep(ctx: Koa.Context, now: number): (SecondStep & 
 export function endSecondStep(ctx: Koa.Context): void {
   delete sessionOf(ctx).secondStep;
 }
-
-/** How long a sign-in counts as the fresh one an authorization request asked for. */
-const FRESH_SIGN_IN_MS = 10 * 60 * 1000;
 
 /**
  * Whether the session signed in, within the last 10 minutes, on its way to exactly `address`
@@ -221,7 +212,7 @@ export function takeFreshSignIn(ctx: Koa.Context, now: number, address: string):
   const fresh = session.freshSignIn;
   if (fresh === undefined) return false;
   delete session.freshSignIn;
-  return fresh.for === address && now - fresh.at < FRESH_SIGN_IN_MS;
+  return fresh.for === address && now - fresh.at < LIFETIMES.freshSignIn;
 }
 
 /**
@@ -242,7 +233,7 @@ export function takeSignInBehindConsent(ctx: Koa.Context, now: number, clientId:
   const noted = session.signInBehindConsent;
   if (noted === undefined) return false;
   delete session.signInBehindConsent;
-  return noted.clientId === clientId && noted.at === session.meta?.startedAt && now >= noted.at && now - noted.at < FRESH_SIGN_IN_MS;
+  return noted.clientId === clientId && noted.at === session.meta?.startedAt && now >= noted.at && now - noted.at < LIFETIMES.freshSignIn;
 }
 
 /** When the person signed in to this session (OpenID Connect's auth_time), if it is signed in. */

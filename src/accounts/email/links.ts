@@ -11,6 +11,7 @@ import { hashSecret, randomSecret } from '../../security/secrets.js';
 import { accountKey, type Limits } from '../../security/rate-limit.js';
 import type { EmailLinkPurpose, EmailLinkRecord } from '../../domain/email-links.js';
 import type { Store } from '../../store/types.js';
+import { LIFETIMES } from '../../domain/lifetimes.js';
 
 export interface EmailDeps {
   store: Store;
@@ -21,9 +22,12 @@ export interface EmailDeps {
   config: Pick<Config, 'publicUrl'>;
 }
 
-const HOUR_MS = 60 * 60 * 1000;
-/** Verification and change-of-address links live 24 hours, reset links 1 hour (issue 14). */
-const LINK_TTL_MS: Record<EmailLinkPurpose, number> = { verify: 24 * HOUR_MS, change: 24 * HOUR_MS, reset: HOUR_MS };
+/** How long a link lives, by what it is for (docs/decisions.md#lifetimes). */
+const LINK_TTL_MS: Record<EmailLinkPurpose, number> = {
+  verify: LIFETIMES.verificationLink,
+  change: LIFETIMES.addressChangeLink,
+  reset: LIFETIMES.passwordResetLink,
+};
 const LINK_BYTES = 32;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
