@@ -1,9 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The suites left out of `npm run test:fast`: browsers, Prism, real service processes, two
- * instances at once, picture bombs, a PostgreSQL outage, a full disk, proxies, key rotation and
- * the client package (npm pack and install).
+ * The suites left out of `npm run test:fast`: browsers, Prism, real service and CLI processes,
+ * two instances at once, picture bombs, a PostgreSQL outage, a full disk, proxies, key rotation and
+ * the client package (npm pack and install). A test that starts a real process goes in a file of
+ * its own, listed here.
  * `vitest run` runs both projects, every file once.
  */
 const SLOW = [
@@ -12,13 +13,15 @@ const SLOW = [
   'test/client/mock.test.ts',
   'test/server.test.ts',
   'test/example.test.ts',
-  'test/concurrency.test.ts',
-  'test/hostile-pictures.test.ts',
-  'test/database-outage.test.ts',
-  'test/picture-disk-full.test.ts',
-  'test/trust-proxy.test.ts',
-  'test/session-keys.test.ts',
-  'test/oidc-key-rotation.test.ts',
+  'test/cli/npm-script.test.ts',
+  'test/mail/server-process.test.ts',
+  'test/store/concurrency.test.ts',
+  'test/hostile/pictures.test.ts',
+  'test/store/database-outage.test.ts',
+  'test/pictures/disk-full.test.ts',
+  'test/security/trust-proxy.test.ts',
+  'test/sessions/session-keys.test.ts',
+  'test/oauth/signing-key-rotation.test.ts',
   'test/client/package.test.ts',
 ];
 

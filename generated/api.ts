@@ -1281,7 +1281,7 @@ export interface paths {
          * @description Switches on the setup `POST /api/account/totp` started, given a current code of the app,
          *     and answers ten single-use recovery codes, shown this once (only keyed hashes of them are
          *     kept). From then on signing in asks for a code after the password, and every other session
-         *     of the account is signed out (`endedSessions` says how many): they were signed in without
+         *     of the account is signed out (`ended_sessions` says how many): they were signed in without
          *     the code. A wrong code is 400 and counts against the account (429 once over the limit,
          *     docs/decisions.md#rate-limits). 409 when no setup is waiting. Requires the session cookie
          *     and the CSRF token.
@@ -2561,23 +2561,23 @@ export interface components {
             /** @description Whether signing in asks for a code of an authenticator app after the password. */
             enabled: boolean;
             /** @description Unused recovery codes (0 while no app is switched on). */
-            recoveryCodesLeft: number;
+            recovery_codes_left: number;
         };
         TotpSetup: {
             /** @description The `otpauth://totp/...` URI to add to an authenticator app (it holds the secret). */
             uri: string;
             /** @description A QR code of `uri`, as an SVG image in a `data:` URL. */
-            qrImage: string;
+            qr_image: string;
         };
         TotpSwitchedOn: {
-            recoveryCodes: components["schemas"]["RecoveryCodeList"];
+            recovery_codes: components["schemas"]["RecoveryCodeList"];
             /** @description How many other sessions of the account were signed out (every one but the one that switched the app on). */
-            endedSessions: number;
+            ended_sessions: number;
         };
         /** @description Ten single-use codes that stand in for a code of the authenticator app at sign-in; shown only now. */
         RecoveryCodeList: string[];
         RecoveryCodes: {
-            recoveryCodes: components["schemas"]["RecoveryCodeList"];
+            recovery_codes: components["schemas"]["RecoveryCodeList"];
         };
         /** @description The password asked again before a factor change; it may be left out while a passkey confirmation of this session (`POST /api/account/reauth/passkey`, 5 minutes) stands in for it. */
         PasswordConfirmation: {
@@ -5543,15 +5543,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "currentPassword": "correct horse battery",
-                 *       "newPassword": "staple battery horse correct"
+                 *       "current_password": "correct horse battery",
+                 *       "new_password": "staple battery horse correct"
                  *     }
                  */
                 "application/json": {
                     /** @description The password the user signs in with now. */
-                    currentPassword: string;
+                    current_password: string;
                     /** @description The new password, 8 to 256 characters. */
-                    newPassword: string;
+                    new_password: string;
                 };
             };
         };
@@ -5610,7 +5610,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "enabled": true,
-                     *       "recoveryCodesLeft": 9
+                     *       "recovery_codes_left": 9
                      *     }
                      */
                     "application/json": components["schemas"]["SecondFactorStatus"];
@@ -5646,7 +5646,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "uri": "otpauth://totp/localhost%3A3000:ada_l?issuer=localhost%3A3000&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30",
-                     *       "qrImage": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
+                     *       "qr_image": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                      *     }
                      */
                     "application/json": components["schemas"]["TotpSetup"];
@@ -5776,7 +5776,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "recoveryCodes": [
+                     *       "recovery_codes": [
                      *         "k7m2p-x9qrt",
                      *         "a3bcd-efgh4",
                      *         "mn5pq-rs6tu",
@@ -5788,7 +5788,7 @@ export interface operations {
                      *         "mn5pq-rs2tu",
                      *         "vw3xy-z4a5b"
                      *       ],
-                     *       "endedSessions": 2
+                     *       "ended_sessions": 2
                      *     }
                      */
                     "application/json": components["schemas"]["TotpSwitchedOn"];
@@ -5855,7 +5855,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "recoveryCodes": [
+                     *       "recovery_codes": [
                      *         "k7m2p-x9qrt",
                      *         "a3bcd-efgh4",
                      *         "mn5pq-rs6tu",

@@ -16,7 +16,7 @@ import sharp from 'sharp';
 const dir = path.resolve(import.meta.dirname, '..', 'test', 'fixtures');
 const MAX_BYTES = 200 * 1024;
 
-/** Photo geometry (test/pictures.test.ts checks the crop against these numbers). */
+/** Photo geometry (test/pictures/pictures.test.ts checks the crop against these numbers). */
 const PHOTO = { width: 640, height: 480, thirdLeft: 213, thirdRight: 427 } as const;
 
 function photoPixels(): Buffer {

@@ -34,9 +34,12 @@ export interface AuditEvents {
   passkey_added: { userId: number; passkeyId: number; ip: string };
   passkey_removed: { userId: number; passkeyId: number; ip: string };
   password_changed: { userId: number; endedSessions: number };
+  /** The authenticator app switched on or off, or its recovery codes replaced (the public name says "second factor"). */
   second_factor_changed:
     | { userId: number; change: 'totp_enabled'; endedSessions: number }
     | { userId: number; change: 'totp_disabled' | 'recovery_codes_replaced' };
+  /** A recovery code was taken at the second step of a sign-in (each works once). */
+  recovery_code_used: { userId: number; ip: string };
   /** The signed-in person confirmed who they are with a passkey (it stands in for the password for 5 minutes). */
   passkey_confirmed: { userId: number; ip: string };
   /** An operator removed every factor of the account (`admin user factors --reset`). */
@@ -71,10 +74,10 @@ export type AuditFields = AuditEvents[AuditEvent];
 export type Audit = <Event extends AuditEvent>(event: Event, fields: AuditEvents[Event]) => void;
 
 /**
- * What else happens on an audit event, after its line is written: the metrics count every event
- * (src/http/app.ts subscribes them), and a security notice can mail the account's owner. So the
- * trail imports none of them: each listener is handed to createAudit where the app (or the CLI)
- * is composed. A listener runs synchronously, in the order given, so one with slow work (a mail)
+ * What else happens on an audit event, after its line is written: the metrics count every event,
+ * and the security notices (src/accounts/notices.ts) mail the account's owner of a change to how
+ * it signs in. So the trail imports none of them: each listener is handed to createAudit where
+ * the app (src/http/app.ts) or the CLI (src/cli/context.ts) is composed. A listener runs synchronously, in the order given, so one with slow work (a mail)
  * starts it in the background; one that throws is logged and skipped, and never fails the change
  * the event records nor the listeners after it.
  */

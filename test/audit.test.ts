@@ -5,6 +5,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEPT_SIGN_INS } from '../src/accounts/sign-ins.js';
+import { createAudit } from '../src/audit.js';
 import { Agent, makeUser, startServer, tokenRequest, type TestServer, TEST_PASSWORD } from './helpers.js';
 
 const lines: string[] = [];
@@ -132,3 +133,23 @@ describe('sign-in records', () => {
   });
 });
 
+describe('listeners of the audit trail', () => {
+  it('hear each event after its line, in order; one that throws is logged and skipped, and never fails the event', () => {
+    const written: Line[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void written.push(JSON.parse(line) as Line) });
+    const heard: string[] = [];
+    const audit = createAudit(logger, [
+      (event) => heard.push(`first ${event} after ${written.length} lines`),
+      () => {
+        throw new Error('a listener that fails');
+      },
+      (event) => heard.push(`last ${event}`),
+    ]);
+    expect(() => audit('email_verified', { userId: 7 })).not.toThrow();
+    expect(heard).toEqual(['first email_verified after 1 lines', 'last email_verified']);
+    expect(written.map((l) => [l.msg, l.event])).toEqual([
+      ['email_verified', 'email_verified'],
+      ['an audit listener failed', 'email_verified'],
+    ]);
+  });
+});

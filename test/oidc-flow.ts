@@ -1,5 +1,5 @@
 /**
- * What the relying-party suites share (test/oidc-relying-parties.test.ts,
+ * What the relying-party suites share (test/oauth/relying-parties.test.ts,
  * test/browser/oidc-spa.test.ts): registering an app through the JSON API as its developer would,
  * the consent step of the traditional flow driven over HTTP, and the claims this service puts in
  * ID tokens and UserInfo answers.

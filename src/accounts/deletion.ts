@@ -9,7 +9,7 @@ import { InvalidInput, NotFound, SIGN_IN_FIRST, Unauthenticated } from '../domai
 import type { PictureStore } from '../pictures/pictures.js';
 import type { Store } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
-import { confirmPassword } from './reauth.js';
+import { confirmPassword } from './confirmation.js';
 
 interface DeletionDeps {
   store: Store;

@@ -6,6 +6,7 @@ import type { Audit } from '../audit.js';
 import { NotFound } from '../domain/errors.js';
 import type { Store } from '../store/types.js';
 import { listPasskeys } from './passkeys.js';
+import { authenticatorAppOn, isAuthenticatorAppOn } from './second-factor.js';
 
 /** The authenticator app as the export and the CLI show it: never its seed or a code. */
 interface AuthenticatorAppView {
@@ -16,9 +17,9 @@ interface AuthenticatorAppView {
 }
 
 export async function authenticatorAppView(store: Pick<Store, 'getTotp' | 'countRecoveryCodes'>, userId: number): Promise<AuthenticatorAppView> {
-  const totp = await store.getTotp(userId);
-  if (!totp || totp.confirmedAt === null) return { enabled: false, recovery_codes_left: 0 };
-  return { enabled: true, since: totp.confirmedAt, recovery_codes_left: await store.countRecoveryCodes(userId) };
+  const app = await store.getTotp(userId);
+  if (!isAuthenticatorAppOn(app)) return { enabled: false, recovery_codes_left: 0 };
+  return { enabled: true, since: app.confirmedAt, recovery_codes_left: await store.countRecoveryCodes(userId) };
 }
 
 /**
@@ -26,8 +27,7 @@ export async function authenticatorAppView(store: Pick<Store, 'getTotp' | 'count
  * (what `acr_values=2` may send them to sign in again for, src/oauth/authorization-policy.ts).
  */
 export async function canUseTwoFactors(store: Pick<Store, 'getTotp' | 'listPasskeys'>, userId: number): Promise<boolean> {
-  const totp = await store.getTotp(userId);
-  return (totp !== undefined && totp.confirmedAt !== null) || (await store.listPasskeys(userId)).length > 0;
+  return (await authenticatorAppOn(store, userId)) || (await store.listPasskeys(userId)).length > 0;
 }
 
 /** Every factor of the user: passkeys (names and dates) and the authenticator app. 404 for no such user. */

@@ -18,7 +18,7 @@ import {
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import type { AccountDeps } from './accounts.js';
-import { reconfirm, type Reconfirmation } from './reauth.js';
+import { confirmPasswordOrPasskey, type Confirmation } from './confirmation.js';
 import { countSignInAttempt } from './sign-in-attempts.js';
 import type { Config } from '../config.js';
 import { Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
@@ -97,7 +97,7 @@ export async function listPasskeys(store: Pick<Store, 'listPasskeys'>, userId: n
 
 /**
  * Options for navigator.credentials.create(): a discoverable credential is preferred, as is user
- * verification. Only once the person confirmed who they are (`reconfirm`: the password, or a
+ * verification. Only once the person confirmed who they are (`confirmPasswordOrPasskey`: the password, or a
  * passkey confirmation of this session within 5 minutes): a passkey signs in without the password
  * and without the authenticator app, so a stolen session alone must not add one. The challenge
  * these options carry is the only way to addPasskey, so the confirmation covers the whole ceremony.
@@ -105,10 +105,10 @@ export async function listPasskeys(store: Pick<Store, 'listPasskeys'>, userId: n
 export async function registrationOptions(
   deps: AccountDeps & Pick<PasskeyDeps, 'config'>,
   user: UserRecord,
-  proof: Reconfirmation,
+  proof: Confirmation,
   ip: string,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  await reconfirm(deps, user, proof, ip);
+  await confirmPasswordOrPasskey(deps, user, proof, ip);
   const existing = await deps.store.listPasskeys(user.id);
   return generateRegistrationOptions({
     rpName: RP_NAME,
@@ -179,18 +179,18 @@ export async function renamePasskey(store: Pick<Store, 'renamePasskey'>, userId:
 }
 
 /**
- * Removes one of the user's passkeys, once the person confirmed who they are (`reconfirm`), as
+ * Removes one of the user's passkeys, once the person confirmed who they are (`confirmPasswordOrPasskey`), as
  * for every factor change: a stolen session alone must not take a way in from its owner.
  */
 export async function removePasskey(
   deps: AccountDeps & Pick<PasskeyDeps, 'audit'>,
   user: UserRecord,
   id: number,
-  proof: Reconfirmation,
+  proof: Confirmation,
   ip: string,
 ): Promise<void> {
   if (!(await deps.store.listPasskeys(user.id)).some((p) => p.id === id)) throw new NotFound('Passkey not found');
-  await reconfirm(deps, user, proof, ip);
+  await confirmPasswordOrPasskey(deps, user, proof, ip);
   if (!(await deps.store.deletePasskey(user.id, id))) throw new NotFound('Passkey not found');
   deps.audit('passkey_removed', { userId: user.id, passkeyId: id, ip });
 }
@@ -204,7 +204,7 @@ export function authenticationOptions(deps: Pick<PasskeyDeps, 'config'>): Promis
  * Options for confirming who the signed-in person is with one of the account's passkeys (before a
  * factor change): the account's passkeys are the allowed ones. 409 when it has none.
  */
-export async function reauthOptions(deps: Pick<PasskeyDeps, 'config' | 'store'>, userId: number): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export async function passkeyConfirmationOptions(deps: Pick<PasskeyDeps, 'config' | 'store'>, userId: number): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const passkeys = await deps.store.listPasskeys(userId);
   if (passkeys.length === 0) throw new Conflict('This account has no passkey; confirm with your password');
   return generateAuthenticationOptions({
@@ -219,7 +219,7 @@ export async function reauthOptions(deps: Pick<PasskeyDeps, 'config' | 'store'>,
  * counted), and the passkey must be one of this user's. Refusals are 403, not 401: the session
  * stays signed in.
  */
-export async function verifyPasskeyReauth(
+export async function verifyPasskeyConfirmation(
   deps: PasskeyDeps & { limits: Pick<Limits, 'signInIp'> },
   userId: number,
   input: { response: PasskeyAssertion; challenge: string | undefined },

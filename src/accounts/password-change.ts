@@ -1,5 +1,5 @@
 /**
- * Changing a password while signed in: the current password is required (src/accounts/reauth.ts),
+ * Changing a password while signed in: the current password is required (src/accounts/confirmation.ts),
  * and every other session of the user ends, since whoever else held one may be the reason for the
  * change. The session that made the change stays signed in.
  */
@@ -8,7 +8,7 @@ import { SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import { checkNewPassword } from '../users/users.js';
 import type { AccountDeps } from './accounts.js';
 import { hashPassword } from './passwords.js';
-import { confirmPassword } from './reauth.js';
+import { confirmPassword } from './confirmation.js';
 
 export async function changePassword(
   deps: AccountDeps & { audit: Audit },

@@ -1,6 +1,7 @@
 /**
- * The authenticator app (TOTP, RFC 6238: SHA-1, 6 digits, 30 seconds, by otpauth) and its
- * recovery codes, as a second factor of sign-in (docs/account.md#authenticator-app-and-recovery-codes).
+ * The second factor of sign-in, what the second step asks: a code of the authenticator app (TOTP,
+ * RFC 6238: SHA-1, 6 digits, 30 seconds, by otpauth) or one of its recovery codes; switching the
+ * app on and off, and replacing the codes (docs/account.md#authenticator-app-and-recovery-codes).
  *
  * - The seed is kept only sealed (src/security/sealed.ts), while the setup waits for its first
  *   code as after: the database alone gives no one the codes.
@@ -24,11 +25,12 @@ import { Conflict, InvalidInput, RateLimited, Unauthenticated, Unavailable } fro
 import { hashSecret } from '../security/secrets.js';
 import { accountKey, attempt } from '../security/rate-limit.js';
 import { seal, unseal } from '../security/sealed.js';
+import type { TotpRecord } from '../domain/authenticator-app.js';
 import type { UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
 import { slowHash } from './passwords.js';
-import { reconfirm, type Reconfirmation } from './reauth.js';
+import { confirmPasswordOrPasskey, type Confirmation } from './confirmation.js';
 import { countSignInAttempt } from './sign-in-attempts.js';
 
 interface SecondFactorDeps extends AccountDeps {
@@ -40,7 +42,7 @@ interface SecondFactorDeps extends AccountDeps {
   logger: Pick<Logger, 'error'>;
 }
 
-/** What the second factor needs of the app's dependencies: SESSION_SECRET seals, PUBLIC_URL's host name is the issuer (no port: a colon would split the label). */
+/** What the second factor needs of the service's dependencies: SESSION_SECRET seals, PUBLIC_URL's host name is the issuer (no port: a colon would split the label). */
 export function secondFactorDeps(deps: Omit<SecondFactorDeps, 'secrets' | 'issuer'> & { config: Pick<Config, 'sessionSecrets' | 'publicUrl'> }): SecondFactorDeps {
   return { ...deps, secrets: deps.config.sessionSecrets, issuer: new URL(deps.config.publicUrl).hostname };
 }
@@ -107,21 +109,28 @@ export async function upgradeRecoveryCodes(store: Pick<Store, 'listLegacyRecover
   return rewritten;
 }
 
-/** Whether the user signs in with a second step (an authenticator app switched on). */
-export async function hasSecondFactor(deps: Pick<AccountDeps, 'store'>, userId: number): Promise<boolean> {
-  const totp = await deps.store.getTotp(userId);
-  return totp !== undefined && totp.confirmedAt !== null;
+/**
+ * The one rule of "the authenticator app is on": its setup took a first valid code. A setup still
+ * waiting for one is off (it asks nothing at sign-in, and has no recovery codes).
+ */
+export function isAuthenticatorAppOn(app: TotpRecord | undefined): app is TotpRecord & { confirmedAt: number } {
+  return app !== undefined && app.confirmedAt !== null;
 }
 
-interface SecondFactorStatus {
+/** Whether the user's authenticator app is on: then a right password owes a second step. */
+export async function authenticatorAppOn(store: Pick<Store, 'getTotp'>, userId: number): Promise<boolean> {
+  return isAuthenticatorAppOn(await store.getTotp(userId));
+}
+
+interface AuthenticatorAppStatus {
   enabled: boolean;
   /** Unused recovery codes (0 while switched off). */
   recoveryCodesLeft: number;
 }
 
-export async function secondFactorStatus(deps: Pick<AccountDeps, 'store'>, userId: number): Promise<SecondFactorStatus> {
-  const enabled = await hasSecondFactor(deps, userId);
-  return { enabled, recoveryCodesLeft: enabled ? await deps.store.countRecoveryCodes(userId) : 0 };
+export async function authenticatorAppStatus(store: Pick<Store, 'getTotp' | 'countRecoveryCodes'>, userId: number): Promise<AuthenticatorAppStatus> {
+  const enabled = await authenticatorAppOn(store, userId);
+  return { enabled, recoveryCodesLeft: enabled ? await store.countRecoveryCodes(userId) : 0 };
 }
 
 const ALREADY_ON = 'An authenticator app is already switched on; switch it off first';
@@ -132,9 +141,9 @@ const ALREADY_ON = 'An authenticator app is already switched on; switch it off f
  * own phone on the account): a new seed, kept sealed until the first code confirms it. Returns the
  * otpauth:// URI and a QR code of it (an SVG data: URL).
  */
-export async function startTotpSetup(deps: SecondFactorDeps, user: UserRecord, proof: Reconfirmation, ip: string): Promise<{ uri: string; qrImage: string }> {
-  if (await hasSecondFactor(deps, user.id)) throw new Conflict(ALREADY_ON);
-  await reconfirm(deps, user, proof, ip);
+export async function startTotpSetup(deps: SecondFactorDeps, user: UserRecord, proof: Confirmation, ip: string): Promise<{ uri: string; qrImage: string }> {
+  if (await authenticatorAppOn(deps.store, user.id)) throw new Conflict(ALREADY_ON);
+  await confirmPasswordOrPasskey(deps, user, proof, ip);
   const seed = new Secret({ size: 20 }).base32;
   const saved = await deps.store.savePendingTotp(user.id, await seal(deps.secrets[0]!, SEED_INFO, seed), deps.now());
   if (!saved) throw new Conflict(ALREADY_ON);
@@ -170,7 +179,7 @@ const SIX_DIGITS = /^\d{6}$/;
 /**
  * Switches the pending setup on with its first valid code; returns the recovery codes (shown
  * once). Every other session of the account ends (all but `keepSessionIdHash`): they were signed
- * in without the factor, and the person who just asked for it expects every way in to need it.
+ * in without the app, and the person who just asked for it expects every way in to need it.
  * Wrong codes count per account under a key of their own (a setup's guesses open nothing).
  */
 export async function confirmTotpSetup(
@@ -181,7 +190,7 @@ export async function confirmTotpSetup(
   keepSessionIdHash: string | undefined,
 ): Promise<{ recoveryCodes: string[]; endedSessions: number }> {
   const pending = await deps.store.getTotp(user.id);
-  if (!pending || pending.confirmedAt !== null) throw new Conflict('Start setting up an authenticator app first');
+  if (!pending || isAuthenticatorAppOn(pending)) throw new Conflict('Start setting up an authenticator app first');
   await deps.limits.signInIp.consume(ip);
   const step = await attempt(deps.limits.secondStepAccount, `setup:${user.id}`, async () => {
     const typed = code.replace(/\s/g, '');
@@ -200,17 +209,17 @@ export async function confirmTotpSetup(
 }
 
 /** Switches the authenticator app off (the password or a passkey again first); its recovery codes go too. */
-export async function disableTotp(deps: SecondFactorDeps, user: UserRecord, proof: Reconfirmation, ip: string): Promise<void> {
-  if (!(await hasSecondFactor(deps, user.id))) throw new Conflict('No authenticator app is switched on');
-  await reconfirm(deps, user, proof, ip);
+export async function disableTotp(deps: SecondFactorDeps, user: UserRecord, proof: Confirmation, ip: string): Promise<void> {
+  if (!(await authenticatorAppOn(deps.store, user.id))) throw new Conflict('No authenticator app is switched on');
+  await confirmPasswordOrPasskey(deps, user, proof, ip);
   await deps.store.deleteTotp(user.id);
   deps.audit('second_factor_changed', { userId: user.id, change: 'totp_disabled' });
 }
 
 /** A new set of recovery codes (the password or a passkey again first); the old set stops working. */
-export async function replaceRecoveryCodes(deps: SecondFactorDeps, user: UserRecord, proof: Reconfirmation, ip: string): Promise<string[]> {
-  if (!(await hasSecondFactor(deps, user.id))) throw new Conflict('Switch on an authenticator app first');
-  await reconfirm(deps, user, proof, ip);
+export async function replaceRecoveryCodes(deps: SecondFactorDeps, user: UserRecord, proof: Confirmation, ip: string): Promise<string[]> {
+  if (!(await authenticatorAppOn(deps.store, user.id))) throw new Conflict('Switch on an authenticator app first');
+  await confirmPasswordOrPasskey(deps, user, proof, ip);
   const { codes, hashes } = await newRecoveryCodes();
   await deps.store.replaceRecoveryCodes(user.id, hashes, deps.now());
   deps.audit('second_factor_changed', { userId: user.id, change: 'recovery_codes_replaced' });
@@ -231,6 +240,7 @@ export class SecondStepEnded extends Unauthenticated {}
  * before it is checked, against this owed step (`stepId`: over its limit the step ends,
  * SecondStepEnded, and the password is asked again) and against the account (over its limit even
  * a right code is refused, 429); a right code gives both back. No password resets these counts.
+ * A recovery code taken is audited (`recovery_code_used`).
  */
 export async function verifySecondFactor(deps: SecondFactorDeps, user: UserRecord, typed: string, ip: string, stepId: string): Promise<'otp' | 'recovery'> {
   const failed = (reason: 'account_locked' | 'wrong_code' | 'step_exhausted') => deps.audit('sign_in_failed', { userId: user.id, ip, reason });
@@ -245,6 +255,7 @@ export async function verifySecondFactor(deps: SecondFactorDeps, user: UserRecor
   try {
     const used = await attempt(deps.limits.secondStepAccount, accountKey(user.id), () => checkSecondFactor(deps, user, typed));
     await deps.limits.secondStepAttempt.refund(stepId);
+    if (used === 'recovery') deps.audit('recovery_code_used', { userId: user.id, ip });
     return used;
   } catch (err) {
     if (err instanceof RateLimited) failed('account_locked');
@@ -257,8 +268,8 @@ export async function verifySecondFactor(deps: SecondFactorDeps, user: UserRecor
 async function checkSecondFactor(deps: SecondFactorDeps, user: UserRecord, typed: string): Promise<'otp' | 'recovery'> {
   const compact = typed.replace(/\s/g, '');
   if (SIX_DIGITS.test(compact)) {
-    const totp = await deps.store.getTotp(user.id);
-    const step = totp && totp.confirmedAt !== null ? stepOf(totpOf(deps, user.name, await openSeed(deps, user.id, totp.secretJwe, () => new Unavailable(SEED_UNREADABLE))), compact, deps.now()) : undefined;
+    const app = await deps.store.getTotp(user.id);
+    const step = isAuthenticatorAppOn(app) ? stepOf(totpOf(deps, user.name, await openSeed(deps, user.id, app.secretJwe, () => new Unavailable(SEED_UNREADABLE))), compact, deps.now()) : undefined;
     if (step !== undefined && (await deps.store.useTotpStep(user.id, step))) return 'otp';
   } else if (normalRecoveryCode(compact).length === RECOVERY_LENGTH) {
     const sha256 = hashSecret(normalRecoveryCode(compact));

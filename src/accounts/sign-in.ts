@@ -10,12 +10,11 @@ import { Unauthenticated } from '../domain/errors.js';
 import type { UserRecord } from '../domain/users.js';
 import { refuseSuspended } from '../moderation/moderation.js';
 import { signIn } from './accounts.js';
-import { noticeSecurityChange } from './notices.js';
 import { verifyPasskeySignIn } from './passkeys.js';
-import { hasSecondFactor, secondFactorDeps, verifySecondFactor } from './second-factor.js';
+import { authenticatorAppOn, secondFactorDeps, verifySecondFactor } from './second-factor.js';
 
-/** What signing in needs: the store, clock, limits and audit trail, SESSION_SECRET and PUBLIC_URL, the mailer (notices). */
-type SignInDeps = Parameters<typeof secondFactorDeps>[0] & Parameters<typeof verifyPasskeySignIn>[0] & Parameters<typeof noticeSecurityChange>[0];
+/** What signing in needs: the store, clock, limits and audit trail, SESSION_SECRET and PUBLIC_URL. */
+type SignInDeps = Parameters<typeof secondFactorDeps>[0] & Parameters<typeof verifyPasskeySignIn>[0];
 
 /** Signed in: who, and how. */
 export interface SignedIn {
@@ -43,7 +42,7 @@ function admitted(deps: Pick<SignInDeps, 'now'>, user: UserRecord, amr: readonly
 /** The name (or email) and password; an authenticator app switched on: the password alone does not sign in. */
 export async function signInWithPassword(deps: SignInDeps, input: { login: string; password: string }, ip: string): Promise<SignedIn | OwesSecondStep> {
   const user = await signIn(deps, input, ip);
-  if (await hasSecondFactor(deps, user.id)) {
+  if (await authenticatorAppOn(deps.store, user.id)) {
     refuseSuspended(user, deps.now());
     return { owesSecondStep: user };
   }
@@ -62,13 +61,12 @@ export async function signInWithPasskey(deps: SignInDeps, input: Parameters<type
 /**
  * The code of the second step `step` owes (none: it expired or was never started): an
  * authenticator code or a recovery code (src/accounts/second-factor.ts verifySecondFactor; over
- * the step's limit it throws SecondStepEnded, and the password is asked again). Using a recovery
- * code is told to the owner.
+ * the step's limit it throws SecondStepEnded, and the password is asked again). A recovery code
+ * used is audited (`recovery_code_used`), and so told to the owner (src/accounts/notices.ts).
  */
 export async function signInSecondStep(deps: SignInDeps, step: OwedStep | undefined, typed: string, ip: string): Promise<SignedIn> {
   const user = step && (await deps.store.getUser(step.userId));
   if (!step || !user) throw new Unauthenticated('This sign-in took too long or was not started: start over with your password');
-  const used = await verifySecondFactor(secondFactorDeps(deps), user, typed, ip, step.id);
-  if (used === 'recovery') noticeSecurityChange(deps, user.id, 'recovery_code_used');
+  await verifySecondFactor(secondFactorDeps(deps), user, typed, ip, step.id);
   return admitted(deps, user, ['pwd', 'otp', 'mfa']);
 }

@@ -4,7 +4,11 @@
  * and no database, and `backup` never opens the store.
  */
 import { pino, type Logger } from 'pino';
+import { securityNotices } from '../accounts/notices.js';
+import { createAudit, type Audit } from '../audit.js';
 import { loadConfig, type Config } from '../config.js';
+import { createMailer, type Mailer } from '../mail/mailer.js';
+import type { SecurityChange } from '../mail/messages.js';
 import { picturesFor, type PictureStore } from '../pictures/pictures.js';
 import { openStoreAt } from '../store/open.js';
 import type { Store } from '../store/types.js';
@@ -29,13 +33,30 @@ export interface CliContext {
   print(value: unknown): void;
   /** Log lines (audit lines included) at LOG_LEVEL, on stderr: stdout carries only the answer. */
   logger(): Logger;
+  /**
+   * The audit trail of the command's changes, as the server's: its lines on stderr, and the
+   * security notices (src/accounts/notices.ts) mailed in the background, which close() waits for.
+   */
+  audit(): Audit;
+  /** The security notices mailed so far, once every mail started has been handed over (or failed, logged). */
+  noticesSent(): Promise<readonly SentNotice[]>;
+}
+
+/** A security notice the mailer took: to whom, of what. */
+interface SentNotice {
+  userId: number;
+  change: SecurityChange;
 }
 
 export function createCliContext(io: CliIo): CliContext & { close(): Promise<void> } {
   const now = io.now ?? Date.now;
   let config: Config | undefined;
   let store: Store | undefined;
+  let mailer: Mailer | undefined;
+  let audit: Audit | undefined;
+  const sent: SentNotice[] = [];
   const getConfig = (): Config => (config ??= loadConfig(io.env));
+  const logger = () => pino({ level: getConfig().logLevel }, { write: (line: string) => io.stderr(line) });
   const getStore = async (): Promise<Store> => {
     if (!store) {
       const opened = openStoreAt(getConfig().database);
@@ -45,14 +66,29 @@ export function createCliContext(io: CliIo): CliContext & { close(): Promise<voi
     }
     return store;
   };
+  // As the server composes it (src/http/app.ts): each line written, then the security notices.
+  const composeAudit = (): Audit => {
+    const log = logger();
+    mailer = createMailer(getConfig(), log);
+    const users = { getUser: async (id: number) => (await getStore()).getUser(id) };
+    const notices = securityNotices({ store: users, mailer, config: getConfig(), told: (userId, change) => sent.push({ userId, change }) });
+    return createAudit(log, [notices]);
+  };
   return {
     config: getConfig,
     store: getStore,
     deps: async () => ({ store: await getStore(), now }),
     pictures: async () => picturesFor(getConfig(), await getStore(), now),
     print: (value) => io.stdout(`${JSON.stringify(value)}\n`),
-    logger: () => pino({ level: getConfig().logLevel }, { write: (line: string) => io.stderr(line) }),
+    logger,
+    audit: () => (audit ??= composeAudit()),
+    noticesSent: async () => {
+      await mailer?.idle();
+      return sent;
+    },
     close: async () => {
+      // The notices read the store: they are out before it closes.
+      await mailer?.idle();
       await store?.close();
     },
   };

@@ -1,13 +1,12 @@
 /** `reports list` and `moderation actions`: the queue and the record, as the moderators' API gives them. */
 import type { Command } from 'commander';
-import { createAudit } from '../audit.js';
 import { listModerationActions, reportQueue, type ModerationDeps } from '../moderation/moderation.js';
 import { int } from './arguments.js';
 import type { CliContext } from './context.js';
 
 /** What the moderation functions take; the audit lines go to stderr (stdout carries only the answer). */
 export async function moderationDeps(cli: CliContext): Promise<ModerationDeps> {
-  return { ...(await cli.deps()), audit: createAudit(cli.logger()) };
+  return { ...(await cli.deps()), audit: cli.audit() };
 }
 
 export function moderationCommands(program: Command, cli: CliContext): void {

@@ -1,6 +1,5 @@
 /** Passkeys (docs/account.md#passkeys): over src/accounts/passkeys.ts. */
 import { addPasskey as add } from '../accounts/passkeys.js';
-import { noticeSecurityChange } from '../accounts/notices.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
 import { takePasskeyChallenge } from '../sessions/session.js';
@@ -10,7 +9,6 @@ export const addPasskey: Handler<'addPasskey'> = async (input, ctx, deps) => {
   const userId = signedInUser(ctx).id;
   // The contract checks the answer's shape; the WebAuthn library checks the rest.
   const body: JsonBody<'addPasskey', 201> = await add(deps, userId, { response: input.body.credential, name: input.body.name, challenge }, ctx.ip);
-  noticeSecurityChange(deps, userId, 'passkey_added');
   ctx.status = 201;
   ctx.body = body;
 };

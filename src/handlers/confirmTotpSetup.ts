@@ -1,5 +1,4 @@
 /** The account's authenticator app and recovery codes (src/accounts/second-factor.ts). */
-import { noticeSecurityChange } from '../accounts/notices.js';
 import { confirmTotpSetup as confirmSetup, secondFactorDeps } from '../accounts/second-factor.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
@@ -8,8 +7,7 @@ import { currentSessionIdHash } from '../sessions/session.js';
 export const confirmTotpSetup: Handler<'confirmTotpSetup'> = async (input, ctx, deps) => {
   const user = signedInUser(ctx);
   const { recoveryCodes, endedSessions } = await confirmSetup(secondFactorDeps(deps), user, input.body.code, ctx.ip, currentSessionIdHash(ctx));
-  noticeSecurityChange(deps, user.id, 'totp_enabled');
-  const body: JsonBody<'confirmTotpSetup', 200> = { recoveryCodes, endedSessions };
+  const body: JsonBody<'confirmTotpSetup', 200> = { recovery_codes: recoveryCodes, ended_sessions: endedSessions };
   ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
 };

@@ -1,5 +1,4 @@
 /** The account's authenticator app and recovery codes (src/accounts/second-factor.ts). */
-import { noticeSecurityChange } from '../accounts/notices.js';
 import { disableTotp as disable, secondFactorDeps } from '../accounts/second-factor.js';
 import type { Handler } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
@@ -8,6 +7,5 @@ import { passkeyConfirmedAt } from '../sessions/session.js';
 export const disableTotp: Handler<'disableTotp'> = async (input, ctx, deps) => {
   const user = signedInUser(ctx);
   await disable(secondFactorDeps(deps), user, { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) }, ctx.ip);
-  noticeSecurityChange(deps, user.id, 'totp_disabled');
   ctx.status = 204;
 };

@@ -1,6 +1,6 @@
 /**
  * The registry of handlers: one per operationId of openapi.yaml, each in its own file
- * (src/handlers/<operationId>.ts; test/handlers-layout.test.ts checks the folder), bound to its
+ * (src/handlers/<operationId>.ts; test/handlers/layout.test.ts checks the folder), bound to its
  * operation by src/http/operations.ts.
  */
 import type { operations } from '../../generated/api.js';

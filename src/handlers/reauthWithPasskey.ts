@@ -1,12 +1,12 @@
 /** Passkeys (docs/account.md#passkeys): over src/accounts/passkeys.ts. */
-import { verifyPasskeyReauth } from '../accounts/passkeys.js';
+import { verifyPasskeyConfirmation } from '../accounts/passkeys.js';
 import type { Handler } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
 import { notePasskeyConfirmation, takePasskeyChallenge } from '../sessions/session.js';
 
 export const reauthWithPasskey: Handler<'reauthWithPasskey'> = async (input, ctx, deps) => {
-  const challenge = takePasskeyChallenge(ctx, 'reauth', deps.now());
-  await verifyPasskeyReauth(deps, signedInUser(ctx).id, { response: input.body.credential, challenge }, ctx.ip);
+  const challenge = takePasskeyChallenge(ctx, 'confirm', deps.now());
+  await verifyPasskeyConfirmation(deps, signedInUser(ctx).id, { response: input.body.credential, challenge }, ctx.ip);
   notePasskeyConfirmation(ctx, deps.now());
   ctx.status = 204;
 };

@@ -1,6 +1,5 @@
 /** Passkeys (docs/account.md#passkeys): over src/accounts/passkeys.ts. */
 import { removePasskey as remove } from '../accounts/passkeys.js';
-import { noticeSecurityChange } from '../accounts/notices.js';
 import type { Handler } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
 import { passkeyConfirmedAt } from '../sessions/session.js';
@@ -9,6 +8,5 @@ export const removePasskey: Handler<'removePasskey'> = async (input, ctx, deps) 
   const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
   const user = signedInUser(ctx);
   await remove(deps, user, Number(input.path.passkeyId), proof, ctx.ip);
-  noticeSecurityChange(deps, user.id, 'passkey_removed');
   ctx.status = 204;
 };

@@ -1,5 +1,4 @@
 /** The account's authenticator app and recovery codes (src/accounts/second-factor.ts). */
-import { noticeSecurityChange } from '../accounts/notices.js';
 import { replaceRecoveryCodes as replaceCodes, secondFactorDeps } from '../accounts/second-factor.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
@@ -9,8 +8,7 @@ export const replaceRecoveryCodes: Handler<'replaceRecoveryCodes'> = async (inpu
   const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
   const user = signedInUser(ctx);
   const recoveryCodes = await replaceCodes(secondFactorDeps(deps), user, proof, ctx.ip);
-  noticeSecurityChange(deps, user.id, 'recovery_codes_replaced');
-  const body: JsonBody<'replaceRecoveryCodes', 200> = { recoveryCodes };
+  const body: JsonBody<'replaceRecoveryCodes', 200> = { recovery_codes: recoveryCodes };
   ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
 };

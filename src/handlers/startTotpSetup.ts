@@ -6,7 +6,8 @@ import { passkeyConfirmedAt } from '../sessions/session.js';
 
 export const startTotpSetup: Handler<'startTotpSetup'> = async (input, ctx, deps) => {
   const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
-  const body: JsonBody<'startTotpSetup', 200> = await startSetup(secondFactorDeps(deps), signedInUser(ctx), proof, ctx.ip);
+  const { uri, qrImage } = await startSetup(secondFactorDeps(deps), signedInUser(ctx), proof, ctx.ip);
+  const body: JsonBody<'startTotpSetup', 200> = { uri, qr_image: qrImage };
   ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
 };

@@ -1,6 +1,6 @@
 /** The account page, as getAccountPage shows it and postChangeEmail shows it again with a refusal. */
 import type Koa from 'koa';
-import { secondFactorStatus } from '../accounts/second-factor.js';
+import { authenticatorAppStatus } from '../accounts/second-factor.js';
 import { recentSignIns } from '../accounts/sign-ins.js';
 import type { UserRecord } from '../domain/users.js';
 import { authenticatorSection } from '../pages/authenticator.js';
@@ -15,6 +15,6 @@ export async function renderAccountPage(ctx: Koa.Context, deps: AppDeps, record:
   const user = { id: record.id, name: record.name, modLevel: record.modLevel };
   const emailSection = accountEmailSection({ csrfToken: page.csrfToken, email: record.email, verified: record.emailVerifiedAt !== null, refusal: emailRefusal });
   const signIns = await recentSignIns(deps.store, record.id);
-  const securitySections = authenticatorSection(await secondFactorStatus(deps, record.id));
+  const securitySections = authenticatorSection(await authenticatorAppStatus(deps.store, record.id));
   return accountPage({ ...page, user, emailSection, signIns, securitySections });
 }

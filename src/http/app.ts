@@ -9,9 +9,10 @@ import { createDispatcher } from './dispatch.js';
 import type { Config } from '../config.js';
 import { createPublication } from '../docs/published.js';
 import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './error-responses.js';
+import { securityNotices } from '../accounts/notices.js';
 import { createAudit, type AuditListener } from '../audit.js';
 import { KeyRing } from '../oauth/keys.js';
-import { createMailer } from '../mail/mailer.js';
+import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { AppDeps } from './handler.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { errorPage, notFoundPage } from '../pages/pages.js';
@@ -56,14 +57,17 @@ export interface App {
 
 /**
  * Who hears the audit events besides the log (src/audit.ts): the metrics count every event (code
- * replays and failed sign-ins have series of their own).
+ * replays and failed sign-ins have series of their own), and the security notices mail the owner
+ * of an account whose way of signing in changed (src/accounts/notices.ts).
  */
-function auditListeners(options: AppOptions): AuditListener[] {
+function auditListeners(options: AppOptions, mailer: Mailer): AuditListener[] {
+  const notices = securityNotices({ store: options.store, mailer, config: options.config });
   const metrics = options.metrics;
-  return metrics ? [(event, fields) => metrics.auditEvent(event, fields)] : [];
+  return metrics ? [(event, fields) => metrics.auditEvent(event, fields), notices] : [notices];
 }
 
 export async function createApp(options: AppOptions): Promise<App> {
+  const mailer = createMailer(options.config, options.logger);
   const deps: AppDeps = {
     config: options.config,
     store: options.store,
@@ -73,9 +77,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     defaults: new DefaultPictures(),
     publication: createPublication(CONTRACT_PATH, options.config.publicUrl),
     limits: storeLimits(options.store, options.limits, options.metrics && ((limit) => options.metrics!.rateLimited(limit))),
-    audit: createAudit(options.logger, auditListeners(options)),
+    audit: createAudit(options.logger, auditListeners(options, mailer)),
     metrics: options.metrics,
-    mailer: createMailer(options.config, options.logger),
+    mailer,
     keys: new KeyRing(options.store, options.config.sessionSecrets, options.now ?? Date.now, options.logger),
     readiness: { shuttingDown: false },
   };

@@ -96,7 +96,27 @@ function requiresSession(operation: Operation): boolean {
   return requirements.length > 0 && requirements.every((r) => 'session' in r);
 }
 
-export async function createApi(options: ApiOptions = {}): Promise<Api> {
+/** The service's own API, once init() has run: see createApi. */
+let serviceApi: Promise<Api> | undefined;
+
+/**
+ * openapi-backend over the contract, with the service's handlers (or, for the differential test,
+ * the ones `options` gives). Without options the API is the same for every app of a process:
+ * nothing in it belongs to one app, as each handler gets its app's deps with the call
+ * (src/http/dispatch.ts), and it is not changed after init(). So it is built once per process:
+ * a deployment runs one app per process, the test harness one per test file and more, and
+ * compiling every operation's validators (about 0.7 s) once is most of what a test server costs.
+ */
+export function createApi(options: ApiOptions = {}): Promise<Api> {
+  if (options.operationHandler || options.securityHandlers || options.precompiledRouting !== undefined) return buildApi(options);
+  serviceApi ??= buildApi({}).catch((err: unknown) => {
+    serviceApi = undefined;
+    throw err;
+  });
+  return serviceApi;
+}
+
+async function buildApi(options: ApiOptions): Promise<Api> {
   const api = new OpenAPIBackend({
     definition: CONTRACT_PATH,
     strict: true,

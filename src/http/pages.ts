@@ -44,7 +44,7 @@ export function redirect(ctx: Koa.Context, location: string, status: 302 | 303):
  * The longest `return_to` followed: it holds the longest authorization request the contract allows
  * (authorizeAddress in src/handlers/getAuthorize.ts); a longer one is ignored, like any other
  * unusable one. The sign-in address that carries it still fits MAX_REQUEST_TARGET
- * (src/http/client-errors.ts; test/request-limits.test.ts checks both).
+ * (src/http/client-errors.ts; test/http/request-limits.test.ts checks both).
  */
 export const RETURN_TO_MAX = 64 * 1024;
 

@@ -58,7 +58,7 @@ const promptLogin: Check = (f) => f.prompt.login;
 /** `max_age`: the session's sign-in is older than the app accepts. */
 const signInOlderThanMaxAge: Check = (f) => f.maxAge !== undefined && f.now - f.authTime > Number(f.maxAge) * 1000;
 
-/** `acr_values` asking for two factors of a one-factor sign-in, from a person who has a second factor. */
+/** `acr_values` asking for two factors of a one-factor sign-in, from a person who can use two (a passkey with user verification, or the authenticator app). */
 const twoFactorsWanted: Check = async (f) => asksForTwoFactors(f.acrValues) && !f.amr.includes('mfa') && (await f.canUseTwoFactors());
 
 const CHECKS: readonly Check[] = [promptLogin, signInOlderThanMaxAge, twoFactorsWanted];

@@ -19,8 +19,8 @@ export function accountControlSections(o: { userName: string; afterPassword?: Sa
 ${resultSlot('grants-result')}</section>
 <section id="password" class="card"><h2>Change password</h2>
 <form id="password-form" class="stack">
-<label>Current password <input type="password" id="current-password" name="currentPassword" autocomplete="current-password" required maxlength="256"></label>
-<label>New password <small>at least 8 characters</small> <input type="password" id="new-password" name="newPassword" autocomplete="new-password" required minlength="8" maxlength="256"></label>
+<label>Current password <input type="password" id="current-password" name="current_password" autocomplete="current-password" required maxlength="256"></label>
+<label>New password <small>at least 8 characters</small> <input type="password" id="new-password" name="new_password" autocomplete="new-password" required minlength="8" maxlength="256"></label>
 <button type="submit" id="change-password">Change password</button>
 <small>Every other browser signed in to your account is signed out; this one stays signed in.</small>
 </form>

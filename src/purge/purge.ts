@@ -69,18 +69,34 @@ interface Purger {
 }
 
 /**
+ * Runs `run` once after `ms` unless the returned function cancels it first: the purger's only
+ * trigger. The real one is an unref'd setTimeout (it keeps no process alive); a test hands in its
+ * own, which fires only when told, to see every run asked for without waiting for any.
+ */
+export type Schedule = (run: () => void, ms: number) => () => void;
+
+const timerSchedule: Schedule = (run, ms) => {
+  const timer = setTimeout(run, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
+
+/**
  * Runs purgeExpired every `intervalSeconds` (0: never). Each instance of a deployment runs its
  * own; the start is spread over the first interval so instances started together do not purge in
  * step. A failed run is logged and retried at the next interval.
  */
-export function startPurger(deps: PurgeDeps & { logger: Logger }, intervalSeconds: number, options: PurgeOptions = DEFAULT_PURGE_OPTIONS): Purger {
+export function startPurger(
+  deps: PurgeDeps & { logger: Logger; schedule?: Schedule },
+  intervalSeconds: number,
+  options: PurgeOptions = DEFAULT_PURGE_OPTIONS,
+): Purger {
   if (intervalSeconds <= 0) return { stop: async () => {} };
   let stopping = false;
   let running: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let cancel: (() => void) | undefined;
   const schedule = (ms: number) => {
-    timer = setTimeout(run, ms);
-    timer.unref();
+    cancel = (deps.schedule ?? timerSchedule)(run, ms);
   };
   const run = () => {
     running = purgeExpired(deps, { ...options, stopped: () => stopping })
@@ -97,7 +113,7 @@ export function startPurger(deps: PurgeDeps & { logger: Logger }, intervalSecond
   return {
     async stop() {
       stopping = true;
-      clearTimeout(timer);
+      cancel?.();
       await running;
     },
   };

@@ -52,13 +52,13 @@ interface SessionData {
   /**
    * When the signed-in person last confirmed who they are with one of the account's passkeys
    * (POST /api/account/reauth/passkey): for a few minutes it stands in for the password before
-   * a factor change (src/accounts/reauth.ts reconfirm).
+   * a factor change (src/accounts/confirmation.ts confirmPasswordOrPasskey).
    */
   passkeyConfirmedAt?: number;
 }
 
 /** A passkey ceremony: adding one to the signed-in account, signing in with one, or confirming with one. */
-type PasskeyCeremony = 'register' | 'sign_in' | 'reauth';
+type PasskeyCeremony = 'register' | 'sign_in' | 'confirm';
 
 /** Who passed the password, when, and where they were going (return_to). */
 interface SecondStep {

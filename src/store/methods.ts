@@ -2,7 +2,7 @@ import type { Store } from './types.js';
 
 /**
  * Every method of the Store interface, by name, grouped by the aggregate interface that declares
- * it (src/store/<aggregate>/store.ts). The store suite (test/store.test.ts) fails when one of them
+ * it (src/store/<aggregate>/store.ts). The store suite (test/store/store.test.ts) fails when one of them
  * is not called on both databases, and the compiler fails when this list and the interface differ:
  * a method added to Store must be added here, and then to the suite.
  */

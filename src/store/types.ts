@@ -2,7 +2,7 @@
  * The Store: plain objects in and out, no knex types. One interface per aggregate, each in its
  * folder (src/store/<aggregate>/store.ts) beside its queries and row mapping; the records they
  * carry are the domain's (src/domain/). A caller asks for only the part it uses. Its methods are
- * listed in methods.ts (checked by the compiler), and test/store.test.ts calls every one on both
+ * listed in methods.ts (checked by the compiler), and test/store/store.test.ts calls every one on both
  * databases.
  */
 import type { AppStore } from './apps/store.js';

@@ -2,8 +2,8 @@
  * The hostile-request corpus: requests generated from openapi.yaml for every operation, mostly
  * invalid (wrong types, missing, extra and repeated parameters, huge values, odd percent-encodings
  * and raw bytes, unicode, abused headers, broken and oversized bodies). Shared by the property
- * suite (test/hostile-requests.test.ts: over HTTP against the running app) and the differential
- * suite (test/dispatch-differential.test.ts: the fast dispatcher against openapi-backend's own
+ * suite (test/hostile/requests.test.ts: over HTTP against the running app) and the differential
+ * suite (test/http/dispatch-differential.test.ts: the fast dispatcher against openapi-backend's own
  * handleRequest).
  */
 import fs from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Hostile pictures made on the fly, each the costliest of its kind for its size: too large to
- * commit, and cheap to make. Shared by test/hostile-pictures.test.ts (uploads over HTTP) and
+ * commit, and cheap to make. Shared by test/hostile/pictures.test.ts (uploads over HTTP) and
  * scripts/picture-cost.ts (the CPU and memory each one costs, docs/performance.md).
  */
 import zlib from 'node:zlib';

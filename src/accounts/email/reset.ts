@@ -3,7 +3,6 @@
  * what the client sent, not on whether an account exists) the lookup and the mail run in the
  * background, so neither the answer nor its timing says whether the name or address is known.
  */
-import { noticeSecurityChange } from '../notices.js';
 import { hashPassword } from '../passwords.js';
 import { InvalidInput } from '../../domain/errors.js';
 import { accountKey } from '../../security/rate-limit.js';
@@ -50,5 +49,4 @@ export async function resetPassword(deps: EmailDeps, token: string, password: st
   // The owner proved the mailbox: earlier failed sign-ins (perhaps why they are here) stop counting.
   await deps.limits.signInAccount.reset(accountKey(link.userId));
   deps.audit('password_reset', { userId: link.userId, endedSessions });
-  noticeSecurityChange(deps, link.userId, 'password_changed');
 }

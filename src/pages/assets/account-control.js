@@ -75,7 +75,7 @@
     e.preventDefault();
     const current = document.getElementById('current-password');
     const next = document.getElementById('new-password');
-    const res = await api('POST', '/api/account/password', { currentPassword: current.value, newPassword: next.value });
+    const res = await api('POST', '/api/account/password', { current_password: current.value, new_password: next.value });
     if (!res.ok) return refused('password-result', res, 'Changing the password', res.status === 400 ? next : wrongPassword(res) && current);
     current.value = '';
     next.value = '';

@@ -42,7 +42,7 @@
     }
     password.removeAttribute('aria-invalid');
     byId('totp-start-error').textContent = '';
-    byId('totp-qr').src = res.data.qrImage;
+    byId('totp-qr').src = res.data.qr_image;
     byId('totp-uri').textContent = res.data.uri;
     byId('totp-error').textContent = '';
     byId('totp-start-form').hidden = true;
@@ -65,11 +65,11 @@
     byId('totp-setup').hidden = true;
     byId('totp-off').hidden = true;
     byId('totp-on').hidden = false;
-    const ended = res.data.endedSessions;
+    const ended = res.data.ended_sessions;
     byId('totp-ended-sessions').textContent =
       ended === 0 ? 'No other session was signed in.' : `Signed out everywhere else: ${ended} other ${ended === 1 ? 'session' : 'sessions'} must sign in again with a code.`;
     byId('totp-ended-sessions').hidden = false;
-    showRecoveryCodes(res.data.recoveryCodes);
+    showRecoveryCodes(res.data.recovery_codes);
   });
 
   byId('recovery-form').addEventListener('submit', async (e) => {
@@ -79,7 +79,7 @@
     password.value = '';
     if (!res.ok) return (byId('recovery-error').textContent = message(res, 'Making new recovery codes'));
     byId('recovery-error').textContent = '';
-    showRecoveryCodes(res.data.recoveryCodes);
+    showRecoveryCodes(res.data.recovery_codes);
   });
 
   byId('totp-off-form').addEventListener('submit', async (e) => {

@@ -15,7 +15,7 @@ export interface AuthenticatorAppStore {
    */
   confirmTotp(userId: number, secretJwe: string, step: number, now: number, recoveryCodeHashes: readonly string[]): Promise<boolean>;
   /**
-   * Records time step `step` as used if the factor is on and no code of this step or a later one
+   * Records time step `step` as used if the authenticator app is on and no code of this step or a later one
    * was accepted (compare-and-set: of two concurrent uses of one code, one wins). False otherwise.
    */
   useTotpStep(userId: number, step: number): Promise<boolean>;

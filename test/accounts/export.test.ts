@@ -1,0 +1,87 @@
+/** exportAccount ("Download my data"): one JSON attachment with the user's data and no secrets. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicUser } from '../fixtures/users.js';
+import { Agent, makeClient, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startServer();
+});
+afterAll(async () => t?.close());
+
+const CALLBACK = 'https://client.example/callback';
+
+describe('exportAccount', () => {
+  it('is an attachment with profile, email, apps and games owned, grants, sessions, sign-ins, passkeys and the authenticator app', async () => {
+    const { agent, user } = await signedInAgent(t);
+    await t.store.updateUser(user.id, { bio: 'hello' });
+    const own = await makeClient(t, user.id, [CALLBACK]);
+    const game = await t.store.createGame({ authorId: user.id, title: 'Mine', url: 'https://game.example/', createdAt: t.clock.now() });
+    const owner = await makeUser(t);
+    const other = await makeClient(t, owner.id, [CALLBACK]);
+    await agent.form('/oauth', { decision: 'authorize', client_id: other.clientId, redirect_uri: CALLBACK, scope: 'userinfo email' });
+    const passkey = await t.store.createPasskey({
+      userId: user.id,
+      credentialId: 'credential-id-of-the-phone',
+      publicKey: 'public-key-of-the-phone',
+      counter: 0,
+      transports: ['internal'],
+      deviceType: 'singleDevice',
+      backedUp: false,
+      name: 'Phone',
+      createdAt: t.clock.now(),
+    });
+    const seed = 'sealed-seed-of-the-authenticator-app';
+    const codeHashes = ['recovery-code-hash-1', 'recovery-code-hash-2'];
+    await t.store.savePendingTotp(user.id, seed, t.clock.now());
+    await t.store.confirmTotp(user.id, seed, 1, t.clock.now(), codeHashes);
+    // The sign-in history, newest first: the agent's own sign-in and one recorded from elsewhere.
+    const [signedIn] = await t.store.listSignIns(user.id, 10);
+    await t.store.recordSignIn(user.id, { at: t.clock.now() + 1, ip: '203.0.113.7', userAgent: 'Browser/2 (elsewhere)' }, 20);
+    const res = await agent.fetch('/api/account/export');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="account-${user.id}.json"`);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const text = await res.text();
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const now = t.clock.now();
+    expect(body).toEqual({
+      exported_at: now,
+      user: publicUser(user, { bio: 'hello' }),
+      email: user.email,
+      created_at: user.createdAt,
+      apps: [{ client_id: own.clientId, name: 'Test App', public: false, redirect_uris: [CALLBACK], post_logout_redirect_uris: [], created_at: now }],
+      games: [{ id: game.id, title: 'Mine', url: 'https://game.example/', author: { id: user.id, name: user.name }, created_at: now }],
+      grants: [
+        { client_id: other.clientId, app_name: 'Test App', owner: { id: owner.id, name: owner.name }, scopes: ['userinfo', 'email'], granted_at: now, last_used_at: now },
+      ],
+      sessions: [expect.objectContaining({ started_at: now, last_seen_at: now, current: true })],
+      sign_ins: [
+        { at: now + 1, ip: '203.0.113.7', user_agent: 'Browser/2 (elsewhere)' },
+        { at: now, ip: '127.0.0.1', user_agent: signedIn!.userAgent },
+      ],
+      passkeys: [{ id: passkey.id, name: 'Phone', created_at: now, synced: false }],
+      authenticator_app: { enabled: true, since: now, recovery_codes_left: 2 },
+      moderation_actions: [],
+    });
+    // No secret of any kind.
+    const stored = await t.store.getUser(user.id);
+    const app = await t.store.getApp(own.clientId);
+    for (const secret of [TEST_PASSWORD, stored!.passwordHash, own.clientSecret, app!.secretHash, agent.cookies.get('idp.sid')!, passkey.credentialId, passkey.publicKey, seed, ...codeHashes]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('says the authenticator app is off while no setup is confirmed', async () => {
+    const { agent, user } = await signedInAgent(t);
+    await t.store.savePendingTotp(user.id, 'sealed-seed-of-a-setup', t.clock.now());
+    const body = (await (await agent.fetch('/api/account/export')).json()) as Record<string, unknown>;
+    expect(body.authenticator_app).toEqual({ enabled: false, recovery_codes_left: 0 });
+  });
+
+  it('is 401 signed out', async () => {
+    const res = await new Agent(t).fetch('/api/account/export');
+    expect([res.status, await res.json()]).toEqual([401, { message: 'Sign in first' }]);
+  });
+});

@@ -1,0 +1,124 @@
+/** getHome, getAsset, and the headers every page and public resource gets. */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, makeUser, signedInAgent, startServer, type TestServer } from '../helpers.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startServer();
+});
+afterAll(async () => t?.close());
+
+describe('getHome', () => {
+  it('greets a visitor without starting a session, and a signed-in user by name', async () => {
+    const res = await fetch(`${t.baseUrl}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect(await res.text()).toContain('<a class="button" href="/signup">Create an account</a>');
+    const { agent, user } = await signedInAgent(t);
+    const page = await (await agent.fetch('/')).text();
+    expect(page).toContain(`<h1>Hello, ${user.name}</h1>`);
+    expect(page).toMatch(/<form method="post" action="\/signout" class="inline"><input type="hidden" name="_csrf" value="[\w-]+">/);
+  });
+
+  it('sends the security headers: strict CSP, no framing, no referrer', async () => {
+    const res = await fetch(`${t.baseUrl}/`);
+    const csp = res.headers.get('content-security-policy')!;
+    for (const part of ["default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "object-src 'none'", "form-action 'self'"]) expect(csp).toContain(part);
+    expect(csp).not.toContain('upgrade-insecure-requests');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+  });
+});
+
+describe('getAsset', () => {
+  it('serves the pages scripts and stylesheet with their types', async () => {
+    for (const [file, type] of [['play.js', 'text/javascript; charset=utf-8'], ['site.css', 'text/css; charset=utf-8']]) {
+      const res = await fetch(`${t.baseUrl}/assets/${file}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(type);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    }
+  });
+
+  it('serves the icon every page names in its head, so browsers ask for no /favicon.ico', async () => {
+    const res = await fetch(`${t.baseUrl}/assets/favicon.svg`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    expect(await res.text()).toBe(fs.readFileSync('src/pages/assets/favicon.svg', 'utf8'));
+    const home = await (await fetch(`${t.baseUrl}/`)).text();
+    expect(home).toContain('<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">');
+  });
+
+  it('serves the vendored WebAuthn library as installed in node_modules', async () => {
+    const res = await fetch(`${t.baseUrl}/assets/simplewebauthn-browser.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await res.text()).toBe(fs.readFileSync('node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', 'utf8'));
+  });
+
+  it('is 404 for an unknown or malformed name, never a file outside assets/', async () => {
+    for (const file of ['nope.js', 'nope.svg', '..%2Fhtml.ts', 'play.ts', '.hidden.js', 'favicon.ico']) {
+      const res = await fetch(`${t.baseUrl}/assets/${file}`);
+      expect([res.status, await res.json()]).toEqual([404, { message: 'No such asset' }]);
+    }
+  });
+});
+
+describe('public resources', () => {
+  it('pictures and users/info may be read from any origin (CORP cross-origin), and start no session', async () => {
+    const user = await makeUser(t);
+    const agent = new Agent(t);
+    for (const path of [`/pfp/small/${user.id}.webp`, `/api/users/info?id=${user.id}`]) {
+      const res = await agent.fetch(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+      expect(res.headers.getSetCookie()).toEqual([]);
+    }
+  });
+});
+
+describe('an unknown address', () => {
+  const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+  it('a browser asking for HTML gets the 404 page: the site layout, the page CSP, a link home, the signed-in header', async () => {
+    const res = await fetch(`${t.baseUrl}/nope/deeper?x=1`, { headers: { Accept: BROWSER_ACCEPT } });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('vary')).toBe('Accept');
+    expect(res.headers.get('content-security-policy')).toContain("style-src 'self'");
+    expect(res.headers.getSetCookie()).toEqual([]);
+    const page = await res.text();
+    expect(page).toContain('<title>Page not found</title>');
+    expect(page).toContain('<h1>Page not found</h1>\n<p class="error" id="error-message">There is no page at /nope/deeper. The link may be mistyped, or the page may have moved.</p>\n<p><a href="/">Back to the home page</a></p>');
+    const head = await fetch(`${t.baseUrl}/nope`, { method: 'HEAD', headers: { Accept: BROWSER_ACCEPT } });
+    expect([head.status, head.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
+    const { agent, user } = await signedInAgent(t);
+    const signedIn = await agent.fetch('/nope', { headers: { Accept: BROWSER_ACCEPT } });
+    expect(signedIn.status).toBe(404);
+    expect(await signedIn.text()).toContain(`<span class="who">Signed in as <strong>${user.name}</strong></span>`);
+  });
+
+  it('API clients keep JSON: no HTML in Accept, a program address, or a method other than GET', async () => {
+    const cases: [string, string, Record<string, string>, string][] = [
+      ['GET', '/nope', {}, 'No such route: GET /nope'],
+      ['GET', '/nope', { Accept: '*/*' }, 'No such route: GET /nope'],
+      ['GET', '/nope', { Accept: 'application/json, text/html;q=0.5' }, 'No such route: GET /nope'],
+      ['GET', '/api/nope', { Accept: BROWSER_ACCEPT }, 'No such route: GET /api/nope'],
+      ['GET', '/api/oauth/nope', { Accept: BROWSER_ACCEPT }, 'No such route: GET /api/oauth/nope'],
+      ['GET', '/.well-known/nope', { Accept: BROWSER_ACCEPT }, 'No such route: GET /.well-known/nope'],
+      ['GET', '/pfp/nope', { Accept: BROWSER_ACCEPT }, 'Profile picture not found'],
+      ['GET', '/sdk/nope.js', { Accept: BROWSER_ACCEPT }, 'No such route: GET /sdk/nope.js'],
+      ['DELETE', '/nope', { Accept: BROWSER_ACCEPT }, 'No such route: DELETE /nope'],
+    ];
+    for (const [method, path, headers, message] of cases) {
+      const res = await fetch(`${t.baseUrl}${path}`, { method, headers });
+      expect([method, path, res.status, res.headers.get('content-type'), await res.json()]).toEqual([method, path, 404, 'application/json; charset=utf-8', { message }]);
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(res.headers.get('vary')).toBe(method === 'GET' ? 'Accept' : null);
+    }
+  });
+});

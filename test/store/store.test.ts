@@ -1,0 +1,1043 @@
+/**
+ * The Store on the database this run tests: SQLite (SqliteStore) in `vitest run`, PostgreSQL
+ * (KnexStore) in `npm run test:pg`. Every method of the interface is called through a recorder, and
+ * the last test fails when one of STORE_METHODS (src/store/methods.ts) was not: a method that only
+ * the other database's pass would exercise cannot hide here.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KnexStore } from '../../src/store/knex-store.js';
+import { STORE_METHODS } from '../../src/store/methods.js';
+import { openStoreAt } from '../../src/store/open.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { EXPIRED, REDEEMED, type CodeRecord, type TokenRecord } from '../../src/domain/apps.js';
+import type { EmailLinkRecord } from '../../src/domain/email-links.js';
+import { UniqueViolation } from '../../src/domain/errors.js';
+import type { NewModerationAction } from '../../src/domain/moderation.js';
+import type { SessionMeta } from '../../src/domain/sessions.js';
+import type { UserRecord } from '../../src/domain/users.js';
+import type { Store } from '../../src/store/types.js';
+import { newUserRecord, publicUserRecord } from '../fixtures/users.js';
+import { freshDatabase, tempDir, TEST_DATABASE, type TestDatabase } from '../helpers.js';
+
+/** The store, with the name of every method called through it added to `calls`. */
+function recording(target: Store, calls: Set<string>): Store {
+  return new Proxy(target, {
+    get(obj, prop) {
+      const value: unknown = Reflect.get(obj, prop, obj);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.add(String(prop));
+        return (value as (...a: unknown[]) => unknown).apply(obj, args);
+      };
+    },
+  });
+}
+
+const NOW = 1_800_000_000_000;
+const hash = (c: string): string => c.repeat(64);
+
+describe(`Store (${TEST_DATABASE})`, () => {
+  const calls = new Set<string>();
+  let dir: string;
+  let db: TestDatabase;
+  let opened: KnexStore;
+  let store: Store;
+  let closed = false;
+  let alice: UserRecord;
+  let bob: UserRecord;
+
+  beforeAll(async () => {
+    dir = tempDir('idp-store-');
+    db = await freshDatabase(dir);
+    opened = openStoreAt(db.url);
+    store = recording(opened, calls);
+    await store.migrate();
+  });
+  afterAll(async () => {
+    if (!closed) await opened?.close();
+    await db?.drop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is the SQLite store on a SQLite file and the PostgreSQL store on PostgreSQL', () => {
+    expect(opened).toBeInstanceOf(TEST_DATABASE === 'sqlite' ? SqliteStore : PostgresStore);
+    expect(opened).toBeInstanceOf(KnexStore);
+  });
+
+  it('opens `:memory:` as a throwaway SQLite file, removed when the store closes', async () => {
+    const before = new Set(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('idp-memory-')));
+    const memory = openStoreAt(':memory:');
+    const created = fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('idp-memory-') && !before.has(name));
+    try {
+      expect(memory).toBeInstanceOf(SqliteStore);
+      expect(created).toHaveLength(1);
+      await memory.migrate();
+      const user = await memory.createUser({ name: 'memory', email: 'memory@example.com', passwordHash: 'h' }, NOW);
+      expect(await memory.getPublicUser(user.id)).toMatchObject({ id: user.id, name: 'memory' });
+    } finally {
+      await memory.close();
+    }
+    expect(fs.existsSync(path.join(os.tmpdir(), created[0] ?? 'none'))).toBe(false);
+  });
+
+  it('migrates a migrated database again without change and answers a ping', async () => {
+    await store.migrate();
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+
+  it('creates users with the documented defaults and counts them', async () => {
+    expect(await store.countUsers()).toBe(0);
+    alice = await store.createUser({ name: 'Alice_1', email: 'alice@example.com', passwordHash: 'hash-a' }, NOW);
+    expect(alice).toEqual(newUserRecord({ id: alice.id, name: 'Alice_1', email: 'alice@example.com', passwordHash: 'hash-a', createdAt: NOW }));
+    bob = await store.createUser({ name: 'bob', email: 'bob@example.com', passwordHash: 'hash-b' }, NOW + 1);
+    expect(bob.id).toBeGreaterThan(alice.id);
+    expect(await store.countUsers()).toBe(2);
+  });
+
+  it('refuses a name taken in another case and a taken email, naming the field', async () => {
+    const name = store.createUser({ name: 'ALICE_1', email: 'other@example.com', passwordHash: 'x' }, NOW);
+    await expect(name).rejects.toBeInstanceOf(UniqueViolation);
+    await expect(name).rejects.toMatchObject({ field: 'name' });
+    await expect(store.createUser({ name: 'carol', email: 'alice@example.com', passwordHash: 'x' }, NOW)).rejects.toMatchObject({ field: 'email' });
+    expect(await store.countUsers()).toBe(2);
+  });
+
+  it('reads a user by id, name (any case) and email; ids and keys that name no row find nothing', async () => {
+    expect(await store.getUser(alice.id)).toEqual(alice);
+    expect(await store.getUserByName('aLiCe_1')).toEqual(alice);
+    expect(await store.getUserByEmail('ALICE@example.com')).toEqual(alice);
+    expect(await store.getUser(0)).toBeUndefined();
+    expect(await store.getUser(2 ** 31)).toBeUndefined();
+    expect(await store.getUser(1.5)).toBeUndefined();
+    expect(await store.getUserByName('alice\u0000')).toBeUndefined();
+    expect(await store.getUserByEmail('nobody@example.com')).toBeUndefined();
+  });
+
+  it('reads exactly the public fields of a user, and nothing for an unknown id', async () => {
+    expect(await store.getPublicUser(alice.id)).toEqual(publicUserRecord({ id: alice.id, name: 'Alice_1' }));
+    expect(await store.getPublicUser(bob.id + 100)).toBeUndefined();
+    expect(await store.getPublicUser(-1)).toBeUndefined();
+  });
+
+  it('updates only the patched fields, and the very next read sees the change', async () => {
+    const updated = await store.updateUser(alice.id, { bio: 'hi', flairs: ['none', 'gold'], equippedFlair: 'gold', modLevel: 1 });
+    expect(updated).toEqual({ ...alice, bio: 'hi', flairs: ['none', 'gold'], equippedFlair: 'gold', modLevel: 1 });
+    expect(await store.getPublicUser(alice.id)).toMatchObject({ bio: 'hi', equippedFlair: 'gold', modLevel: 1 });
+    expect(await store.updateUser(alice.id, {})).toEqual(updated);
+    expect(await store.updateUser(bob.id + 100, { bio: 'x' })).toBeUndefined();
+    alice = updated!;
+  });
+
+  it('records a heartbeat only while lastHeartbeat is what the caller read', async () => {
+    const beat = await store.recordHeartbeat(alice.id, 0, NOW, 3);
+    expect(beat).toMatchObject({ lastHeartbeat: NOW, playMinutes: 3 });
+    expect(await store.recordHeartbeat(alice.id, 0, NOW + 1, 3)).toBeUndefined();
+    expect(await store.getUser(alice.id)).toMatchObject({ lastHeartbeat: NOW, playMinutes: 3 });
+    expect(await store.recordHeartbeat(0, 0, NOW, 1)).toBeUndefined();
+  });
+
+  it('swaps pfpTimestamp only from the expected value, and the high-water mark survives a removal', async () => {
+    expect(await store.swapPfpTimestamp(bob.id, null, 100)).toBe(true);
+    expect(await store.swapPfpTimestamp(bob.id, null, 200)).toBe(false);
+    expect(await store.getUser(bob.id)).toMatchObject({ pfpTimestamp: 100, pfpHighWater: 100 });
+    expect(await store.getPfpTimestamp(bob.id)).toBe(100);
+    expect(await store.swapPfpTimestamp(bob.id, 100, null)).toBe(true);
+    expect(await store.getUser(bob.id)).toMatchObject({ pfpTimestamp: null, pfpHighWater: 100 });
+    // null: no picture; undefined: no such user (also for an id no row can have).
+    expect(await store.getPfpTimestamp(bob.id)).toBeNull();
+    expect(await store.getPfpTimestamp(bob.id + 100)).toBeUndefined();
+    expect(await store.getPfpTimestamp(0)).toBeUndefined();
+    expect(await store.swapPfpTimestamp(0, null, 1)).toBe(false);
+  });
+
+  it('replaces a password hash and nothing else; an unknown id changes nothing', async () => {
+    const before = (await store.getUser(bob.id))!;
+    const others = (await store.getUser(alice.id))!;
+    expect(await store.setUserPassword(bob.id, 'hash-b2')).toBe(true);
+    expect(await store.getUser(bob.id)).toEqual({ ...before, passwordHash: 'hash-b2' });
+    expect(await store.getUser(alice.id)).toEqual(others);
+    expect(await store.setUserPassword(bob.id + 100, 'x')).toBe(false);
+    expect(await store.setUserPassword(0, 'x')).toBe(false);
+    expect(await store.setUserPassword(2 ** 31, 'x')).toBe(false);
+  });
+
+  it('stores apps, lists a user\'s oldest first, and changes a secret', async () => {
+    await store.createApp({ clientId: 'app-b', secretHash: hash('1'), public: false, ownerId: alice.id, name: 'B', redirectUris: ['https://b.example/cb'], postLogoutRedirectUris: [], createdAt: NOW + 5 });
+    await store.createApp({ clientId: 'app-a', secretHash: hash('2'), public: false, ownerId: alice.id, name: 'A', redirectUris: ['https://a.example/cb', 'http://localhost:1/cb'], postLogoutRedirectUris: [], createdAt: NOW });
+    expect(await store.getApp('app-a')).toEqual({
+      clientId: 'app-a',
+      secretHash: hash('2'),
+      public: false,
+      ownerId: alice.id,
+      name: 'A',
+      redirectUris: ['https://a.example/cb', 'http://localhost:1/cb'],
+      postLogoutRedirectUris: [],
+      createdAt: NOW,
+    });
+    // A public app: no secret (null), its post-logout addresses kept in order.
+    await store.createApp({ clientId: 'app-p', secretHash: null, public: true, ownerId: bob.id, name: 'P', redirectUris: ['https://p.example/cb'], postLogoutRedirectUris: ['https://p.example/bye', 'http://localhost:2/bye'], createdAt: NOW + 7 });
+    expect(await store.getApp('app-p')).toEqual({
+      clientId: 'app-p',
+      secretHash: null,
+      public: true,
+      ownerId: bob.id,
+      name: 'P',
+      redirectUris: ['https://p.example/cb'],
+      postLogoutRedirectUris: ['https://p.example/bye', 'http://localhost:2/bye'],
+      createdAt: NOW + 7,
+    });
+    expect(await store.listAppsByOwner(bob.id)).toEqual([await store.getApp('app-p')]);
+    expect(await store.deleteApp('app-p')).toBe(true);
+    expect((await store.listAppsByOwner(alice.id)).map((a) => a.clientId)).toEqual(['app-a', 'app-b']);
+    expect(await store.listAppsByOwner(bob.id)).toEqual([]);
+    expect(await store.setAppSecret('app-a', hash('3'))).toBe(true);
+    expect((await store.getApp('app-a'))?.secretHash).toBe(hash('3'));
+    expect(await store.setAppSecret('no-such-app', hash('3'))).toBe(false);
+    expect(await store.getApp('no-such-app')).toBeUndefined();
+    expect(await store.getApp('app-a\u0000')).toBeUndefined();
+  });
+
+  const code = (c: string, over: Partial<CodeRecord> = {}): CodeRecord => ({
+    codeHash: hash(c),
+    clientId: 'app-a',
+    userId: alice.id,
+    scopes: ['userinfo', 'email'],
+    redirectUri: 'https://a.example/cb',
+    codeChallenge: null,
+    nonce: null,
+    authTime: NOW - 60_000,
+    amr: ['pwd', 'otp', 'mfa'],
+    expiresAt: NOW + 300_000,
+    usedAt: null,
+    createdAt: NOW,
+    ...over,
+  });
+  const token = (c: string, codeHash: string | null, over: Partial<TokenRecord> = {}): TokenRecord => ({
+    tokenHash: hash(c),
+    clientId: 'app-a',
+    userId: alice.id,
+    scopes: ['userinfo', 'email'],
+    codeHash,
+    expiresAt: NOW + 600_000,
+    revokedAt: null,
+    createdAt: NOW,
+    ...over,
+  });
+
+  it('redeems a code once, storing its token; a used or expired code is not redeemed', async () => {
+    await store.createCode(code('c'));
+    await store.createCode(code('d', { expiresAt: NOW - 1, codeChallenge: 'x'.repeat(43), redirectUri: null, scopes: [] }));
+    expect(await store.getCode(hash('c'))).toEqual(code('c'));
+    expect(await store.getCode(hash('d'))).toEqual(code('d', { expiresAt: NOW - 1, codeChallenge: 'x'.repeat(43), redirectUri: null, scopes: [] }));
+    expect(await store.getCode(hash('e'))).toBeUndefined();
+    // The app and the code in one read, each found or not on its own.
+    const appA = await store.getApp('app-a');
+    expect(appA).toBeDefined();
+    expect(await store.getAppAndCode('app-a', hash('c'))).toEqual({ app: appA, code: code('c') });
+    expect(await store.getAppAndCode('app-a', hash('e'))).toEqual({ app: appA, code: undefined });
+    expect(await store.getAppAndCode('no-such-app', hash('c'))).toEqual({ app: undefined, code: code('c') });
+    expect(await store.getAppAndCode('app-a\u0000', hash('e'))).toEqual({ app: undefined, code: undefined });
+
+    expect(await store.redeemCode(hash('c'), NOW + 1, token('t', hash('c')))).toEqual(REDEEMED);
+    expect(await store.getCode(hash('c'))).toMatchObject({ usedAt: NOW + 1 });
+    // An expired code: nothing written. An unknown one counts as a replay with nothing to revoke.
+    expect(await store.redeemCode(hash('d'), NOW, token('v', hash('d')))).toEqual(EXPIRED);
+    expect(await store.getCode(hash('d'))).toMatchObject({ usedAt: null });
+    expect(await store.redeemCode(hash('e'), NOW, token('v', hash('e')))).toEqual({ outcome: 'replayed', revokedTokens: 0 });
+    expect(await store.getTokenWithUser(hash('v'))).toBeUndefined();
+  });
+
+  it('a second redemption of a code is a replay: no token stored, and the first one\'s token revoked in the same step', async () => {
+    await store.createCode(code('k'));
+    expect(await store.redeemCode(hash('k'), NOW + 1, token('w', hash('k')))).toEqual(REDEEMED);
+    expect(await store.redeemCode(hash('k'), NOW + 2, token('u', hash('k')))).toEqual({ outcome: 'replayed', revokedTokens: 1 });
+    expect(await store.getTokenWithUser(hash('u'))).toBeUndefined();
+    expect((await store.getTokenWithUser(hash('w')))?.token.revokedAt).toBe(NOW + 2);
+    expect(await store.redeemCode(hash('k'), NOW + 3, token('u', hash('k')))).toEqual({ outcome: 'replayed', revokedTokens: 0 });
+    expect(await store.getCode(hash('k'))).toMatchObject({ usedAt: NOW + 1 });
+  });
+
+  it('of concurrent redemptions of one code exactly one wins; the others are replays, and one of them revokes its token', async () => {
+    await store.createCode(code('9'));
+    const tokens = '012345678'.split('');
+    const results = await Promise.all(tokens.map((t) => store.redeemCode(hash('9'), NOW + 1, token(t, hash('9')))));
+    const winner = tokens.filter((_, i) => results[i]!.outcome === 'redeemed');
+    expect(winner).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === 'replayed')).toHaveLength(8);
+    // A loser that waited for the winner's lock still sees its token (PostgreSQL: migration 017).
+    expect(results.reduce((n, r) => n + (r.outcome === 'replayed' ? r.revokedTokens : 0), 0)).toBe(1);
+    expect((await store.getTokenWithUser(hash(winner[0]!)))?.token.revokedAt).toBe(NOW + 1);
+    for (const t of tokens.filter((t) => t !== winner[0])) expect(await store.getTokenWithUser(hash(t))).toBeUndefined();
+  });
+
+  it('reads a token with its user, and revokes every token of a code once', async () => {
+    const tokenWithUser = {
+      token: { clientId: 'app-a', userId: alice.id, scopes: ['userinfo', 'email'], expiresAt: NOW + 600_000, revokedAt: null, createdAt: NOW },
+      user: { id: alice.id, name: 'Alice_1', email: 'alice@example.com', pfpTimestamp: null },
+    };
+    expect(await store.getTokenWithUser(hash('t'))).toEqual(tokenWithUser);
+    // With an app, in one read, each found or not on its own.
+    const appB = await store.getApp('app-b');
+    expect(appB).toBeDefined();
+    expect(await store.getAppAndToken('app-b', hash('t'))).toEqual({ app: appB, tokenWithUser });
+    expect(await store.getAppAndToken('app-b', hash('z'))).toEqual({ app: appB, tokenWithUser: undefined });
+    expect(await store.getAppAndToken('no-such-app', hash('t'))).toEqual({ app: undefined, tokenWithUser });
+    expect(await store.getAppAndToken('app-b', '\u0000')).toEqual({ app: appB, tokenWithUser: undefined });
+    expect(await store.revokeTokensOfCode(hash('c'), NOW + 9)).toBe(1);
+    expect(await store.revokeTokensOfCode(hash('c'), NOW + 10)).toBe(0);
+    expect((await store.getTokenWithUser(hash('t')))?.token.revokedAt).toBe(NOW + 9);
+  });
+
+  it("revokes one token for its own client only, once", async () => {
+    await store.createCode(code('R'));
+    expect(await store.redeemCode(hash('R'), NOW + 1, token('T', hash('R')))).toEqual(REDEEMED);
+    expect(await store.revokeToken(hash('T'), 'app-other', NOW + 2)).toBe(false);
+    expect((await store.getTokenWithUser(hash('T')))?.token.revokedAt).toBeNull();
+    expect(await store.revokeToken(hash('T'), 'app-a', NOW + 3)).toBe(true);
+    expect(await store.revokeToken(hash('T'), 'app-a', NOW + 4)).toBe(false);
+    expect((await store.getTokenWithUser(hash('T')))?.token.revokedAt).toBe(NOW + 3);
+    expect(await store.revokeToken(hash('Z'), 'app-a', NOW + 5)).toBe(false);
+  });
+
+  it('purges expired tokens, codes and sessions in batches of at most `limit` per table, and nothing live', async () => {
+    // Three codes redeemed into tokens that are already expired at NOW + 5000; one live pair.
+    for (const [c, t] of [['A', 'D'], ['B', 'E'], ['C', 'F']] as const) {
+      await store.createCode(code(c, { expiresAt: NOW + 1000 }));
+      expect(await store.redeemCode(hash(c), NOW, token(t, hash(c), { expiresAt: NOW + 2000 }))).toEqual(REDEEMED);
+    }
+    await store.createCode(code('L', { expiresAt: NOW + 9000 }));
+    expect(await store.redeemCode(hash('L'), NOW, token('P', hash('L'), { expiresAt: NOW + 9000 }))).toEqual(REDEEMED);
+    for (const c of ['S', 'U', 'V']) await store.setSession(hash(c), '{}', NOW + 3000, null);
+    await store.setSession(hash('W'), '{}', NOW + 9000, null);
+    const batch = { tokensExpiredBy: NOW + 5000, codesExpiredBy: NOW + 5000, sessionsExpiredBy: NOW + 5000, limit: 2 };
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 2, codes: 2, sessions: 2 });
+    // Code 'd' of an earlier test expired too: four codes in all.
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 1, codes: 2, sessions: 1 });
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 0, codes: 0, sessions: 0 });
+    for (const [c, t] of [['A', 'D'], ['B', 'E'], ['C', 'F']] as const) {
+      expect(await store.getCode(hash(c))).toBeUndefined();
+      expect(await store.getTokenWithUser(hash(t))).toBeUndefined();
+    }
+    expect(await store.getCode(hash('L'))).toMatchObject({ usedAt: NOW });
+    expect((await store.getTokenWithUser(hash('P')))?.token.expiresAt).toBe(NOW + 9000);
+    expect(await store.getSession(hash('W'), NOW)).toBe('{}');
+    expect(await store.getSession(hash('S'), NOW)).toBeUndefined();
+  });
+
+  it('keeps signing keys: adds (retiring the others in the same step), lists those signing first, retires one, drops the long retired', async () => {
+    const key = (kid: string, createdAt: number) => ({ kid, alg: 'RS256' as const, publicJwk: `{"kid":"${kid}"}`, privateJwe: `jwe-${kid}`, createdAt, retiredAt: null });
+    expect(await store.listSigningKeys()).toEqual([]);
+    await store.addSigningKey(key('k1', NOW), null);
+    await store.addSigningKey(key('k2', NOW + 1), null);
+    expect((await store.listSigningKeys()).map((k) => [k.kid, k.retiredAt])).toEqual([['k2', null], ['k1', null]]);
+    await store.addSigningKey(key('k3', NOW + 2), NOW + 2);
+    expect(await store.listSigningKeys()).toEqual([
+      key('k3', NOW + 2),
+      { ...key('k2', NOW + 1), retiredAt: NOW + 2 },
+      { ...key('k1', NOW), retiredAt: NOW + 2 },
+    ]);
+    expect(await store.retireSigningKey('k3', NOW + 3)).toBe(true);
+    expect(await store.retireSigningKey('k3', NOW + 4)).toBe(false);
+    expect(await store.retireSigningKey('k3\u0000', NOW + 4)).toBe(false);
+    expect(await store.dropSigningKeys(NOW + 1)).toEqual([]);
+    expect((await store.dropSigningKeys(NOW + 2)).sort()).toEqual(['k1', 'k2']);
+    expect((await store.listSigningKeys()).map((k) => [k.kid, k.retiredAt])).toEqual([['k3', NOW + 3]]);
+    expect(await store.dropSigningKeys(NOW + 3)).toEqual(['k3']);
+  });
+
+  it('deletes an app with its codes and tokens', async () => {
+    expect(await store.deleteApp('app-a')).toBe(true);
+    expect(await store.getApp('app-a')).toBeUndefined();
+    expect(await store.getCode(hash('c'))).toBeUndefined();
+    expect(await store.getTokenWithUser(hash('t'))).toBeUndefined();
+    expect(await store.deleteApp('app-a')).toBe(false);
+    expect((await store.listAppsByOwner(alice.id)).map((a) => a.clientId)).toEqual(['app-b']);
+  });
+
+  it('saves a grant, replacing its scopes and last use but keeping when it was first granted', async () => {
+    expect(await store.getGrant(alice.id, 'app-b')).toBeUndefined();
+    await store.saveGrant({ userId: alice.id, clientId: 'app-b', scopes: ['userinfo'] }, NOW + 100);
+    expect(await store.getGrant(alice.id, 'app-b')).toEqual({ userId: alice.id, clientId: 'app-b', scopes: ['userinfo'], createdAt: NOW + 100, lastUsedAt: NOW + 100 });
+    await store.saveGrant({ userId: alice.id, clientId: 'app-b', scopes: ['userinfo', 'email'] }, NOW + 200);
+    expect(await store.getGrant(alice.id, 'app-b')).toEqual({ userId: alice.id, clientId: 'app-b', scopes: ['userinfo', 'email'], createdAt: NOW + 100, lastUsedAt: NOW + 200 });
+    expect(await store.getGrant(bob.id, 'app-b')).toBeUndefined();
+    expect(await store.getGrant(alice.id, 'no-such-app')).toBeUndefined();
+    expect(await store.getGrant(0, 'app-b')).toBeUndefined();
+    expect(await store.getGrant(alice.id, 'app-b\u0000')).toBeUndefined();
+  });
+
+  it('touches only the last use of an existing grant, and creates none', async () => {
+    await store.touchGrant(alice.id, 'app-b', NOW + 300);
+    expect(await store.getGrant(alice.id, 'app-b')).toEqual({ userId: alice.id, clientId: 'app-b', scopes: ['userinfo', 'email'], createdAt: NOW + 100, lastUsedAt: NOW + 300 });
+    await store.touchGrant(bob.id, 'app-b', NOW + 300);
+    expect(await store.getGrant(bob.id, 'app-b')).toBeUndefined();
+  });
+
+  it("lists a user's grants with their app and its owner, oldest first", async () => {
+    await store.createApp({ clientId: 'app-g', secretHash: hash('4'), public: false, ownerId: bob.id, name: 'G', redirectUris: ['https://g.example/cb'], postLogoutRedirectUris: [], createdAt: NOW + 6 });
+    await store.saveGrant({ userId: alice.id, clientId: 'app-g', scopes: ['userinfo'] }, NOW + 50);
+    expect(await store.listGrants(alice.id)).toEqual([
+      { userId: alice.id, clientId: 'app-g', scopes: ['userinfo'], createdAt: NOW + 50, lastUsedAt: NOW + 50, appName: 'G', ownerId: bob.id, ownerName: 'bob' },
+      { userId: alice.id, clientId: 'app-b', scopes: ['userinfo', 'email'], createdAt: NOW + 100, lastUsedAt: NOW + 300, appName: 'B', ownerId: alice.id, ownerName: 'Alice_1' },
+    ]);
+    expect(await store.listGrants(bob.id)).toEqual([]);
+    expect(await store.listGrants(-1)).toEqual([]);
+  });
+
+  it("revokes a grant with that user's live tokens and unused codes for that app only; no grant, no change", async () => {
+    // Tokens exist only by redeeming a code (which leaves that code used).
+    const issue = async (c: string, userId: number, clientId: string): Promise<void> => {
+      await store.createCode(code(c, { userId, clientId }));
+      expect(await store.redeemCode(hash(c), NOW + 1, token(c, hash(c), { userId, clientId }))).toEqual(REDEEMED);
+    };
+    await issue('G', alice.id, 'app-g'); // live: revoked
+    await issue('H', alice.id, 'app-g'); // revoked before: keeps its time
+    expect(await store.revokeTokensOfCode(hash('H'), NOW + 2)).toBe(1);
+    await issue('I', alice.id, 'app-b'); // another app: untouched
+    await issue('J', bob.id, 'app-g'); // another user: untouched
+    await store.createCode(code('K', { clientId: 'app-g' })); // unused: deleted
+    await store.createCode(code('M', { clientId: 'app-b' })); // another app: kept
+    await store.createCode(code('N', { userId: bob.id, clientId: 'app-g' })); // another user: kept
+    const revokedAt = async (c: string): Promise<number | null | undefined> => (await store.getTokenWithUser(hash(c)))?.token.revokedAt;
+
+    // Bob never granted app-g: nothing of his changes.
+    expect(await store.revokeGrant(bob.id, 'app-g', NOW + 400)).toBe(false);
+    expect(await revokedAt('J')).toBeNull();
+    expect(await store.getCode(hash('N'))).toEqual(code('N', { userId: bob.id, clientId: 'app-g' }));
+
+    expect(await store.revokeGrant(alice.id, 'app-g', NOW + 400)).toBe(true);
+    expect(await store.getGrant(alice.id, 'app-g')).toBeUndefined();
+    expect((await store.listGrants(alice.id)).map((g) => g.clientId)).toEqual(['app-b']);
+    expect(await revokedAt('G')).toBe(NOW + 400);
+    expect(await revokedAt('H')).toBe(NOW + 2);
+    expect(await revokedAt('I')).toBeNull();
+    expect(await revokedAt('J')).toBeNull();
+    expect(await store.getCode(hash('K'))).toBeUndefined();
+    expect(await store.getCode(hash('G'))).toEqual(code('G', { clientId: 'app-g', usedAt: NOW + 1 }));
+    expect(await store.getCode(hash('M'))).toEqual(code('M', { clientId: 'app-b' }));
+    expect(await store.getCode(hash('N'))).toEqual(code('N', { userId: bob.id, clientId: 'app-g' }));
+
+    expect(await store.revokeGrant(alice.id, 'app-g', NOW + 500)).toBe(false);
+    expect(await revokedAt('G')).toBe(NOW + 400);
+    expect(await store.revokeGrant(0, 'app-b', NOW + 500)).toBe(false);
+    expect(await store.revokeGrant(alice.id, 'app-b\u0000', NOW + 500)).toBe(false);
+    expect(await store.getGrant(alice.id, 'app-b')).toMatchObject({ scopes: ['userinfo', 'email'] });
+  });
+
+  it('stores games and reads them with their author, newest first', async () => {
+    const first = await store.createGame({ authorId: alice.id, title: 'First', url: 'https://games.example/1', createdAt: NOW });
+    const second = await store.createGame({ authorId: bob.id, title: 'Second', url: 'https://games.example/2', createdAt: NOW + 1 });
+    expect(first).toEqual({ id: first.id, authorId: alice.id, title: 'First', url: 'https://games.example/1', createdAt: NOW });
+    expect(await store.getGame(second.id)).toEqual({ ...second, authorName: 'bob' });
+    expect((await store.listGames()).map((g) => [g.title, g.authorName])).toEqual([
+      ['Second', 'bob'],
+      ['First', 'Alice_1'],
+    ]);
+    expect(await store.getGame(second.id + 100)).toBeUndefined();
+    expect(await store.getGame(2 ** 40)).toBeUndefined();
+  });
+
+  it("lists a user's games with their author, oldest first, and none for an unknown id", async () => {
+    const [second, first] = await store.listGames();
+    const third = await store.createGame({ authorId: alice.id, title: 'Third', url: 'https://games.example/3', createdAt: NOW + 2 });
+    expect(await store.listGamesByAuthor(alice.id)).toEqual([first, { ...third, authorName: 'Alice_1' }]);
+    expect(await store.listGamesByAuthor(bob.id)).toEqual([second]);
+    expect(await store.listGamesByAuthor(bob.id + 100)).toEqual([]);
+    expect(await store.listGamesByAuthor(2 ** 31)).toEqual([]);
+  });
+
+  it('stores, replaces and expires sessions', async () => {
+    await store.setSession(hash('1'), '{"a":1}', NOW + 1000, null);
+    await store.setSession(hash('1'), '{"a":2}', NOW + 1000, alice.id);
+    expect(await store.getSession(hash('1'), NOW)).toBe('{"a":2}');
+    expect(await store.getSession(hash('1'), NOW + 1000)).toBeUndefined();
+    expect(await store.getSession(hash('9'), NOW)).toBeUndefined();
+    await store.deleteSession(hash('1'));
+    expect(await store.getSession(hash('1'), NOW)).toBeUndefined();
+  });
+
+  it("ends a user's sessions except the one named, and no one else's", async () => {
+    for (const c of ['4', '5', '6']) await store.setSession(hash(c), '{}', NOW + 1000, alice.id);
+    await store.setSession(hash('7'), '{}', NOW + 1000, bob.id);
+    expect(await store.deleteUserSessions(alice.id, hash('4'))).toBe(2);
+    expect(await store.getSession(hash('4'), NOW)).toBe('{}');
+    expect(await store.getSession(hash('5'), NOW)).toBeUndefined();
+    expect(await store.deleteUserSessions(alice.id)).toBe(1);
+    expect(await store.getSession(hash('4'), NOW)).toBeUndefined();
+    expect(await store.getSession(hash('7'), NOW)).toBe('{}');
+  });
+
+  const meta = (publicId: string, startedAt: number, lastSeenAt: number, userAgent: string | null): SessionMeta => ({ publicId, startedAt, lastSeenAt, userAgent });
+
+  it("lists a user's live sessions that have a public id, most recently seen first, as setSession's meta last said", async () => {
+    await store.setSession(hash('a'), '{}', NOW + 1000, alice.id, meta('pub-a', NOW, NOW + 5, 'Firefox'));
+    await store.setSession(hash('b'), '{}', NOW + 1000, alice.id, meta('pub-b', NOW + 1, NOW + 9, null));
+    await store.setSession(hash('c'), '{}', NOW + 1000, alice.id, meta('pub-c', NOW + 2, NOW + 5, 'curl/8'));
+    await store.setSession(hash('d'), '{}', NOW + 10, alice.id, meta('pub-d', NOW + 3, NOW + 9, null)); // expired at NOW + 10
+    await store.setSession(hash('e'), '{}', NOW + 1000, alice.id); // no meta: not listed
+    await store.setSession(hash('f'), '{}', NOW + 1000, bob.id, meta('pub-f', NOW, NOW, 'Safari'));
+    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([
+      meta('pub-b', NOW + 1, NOW + 9, null),
+      meta('pub-a', NOW, NOW + 5, 'Firefox'),
+      meta('pub-c', NOW + 2, NOW + 5, 'curl/8'),
+    ]);
+    expect(await store.listUserSessions(bob.id, NOW + 10)).toEqual([meta('pub-f', NOW, NOW, 'Safari')]);
+    expect(await store.listUserSessions(bob.id + 100, NOW)).toEqual([]);
+    expect(await store.listUserSessions(0, NOW)).toEqual([]);
+
+    // Replacing a session replaces its meta; signing out (no user, meta null) unlists it.
+    await store.setSession(hash('a'), '{"x":1}', NOW + 1000, alice.id, meta('pub-a', NOW, NOW + 20, 'Firefox'));
+    await store.setSession(hash('c'), '{}', NOW + 1000, null, null);
+    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([meta('pub-a', NOW, NOW + 20, 'Firefox'), meta('pub-b', NOW + 1, NOW + 9, null)]);
+    expect(await store.getSession(hash('a'), NOW)).toBe('{"x":1}');
+    expect(await store.getSession(hash('c'), NOW)).toBe('{}');
+  });
+
+  it('ends one session of a user by its public id, and no one else\'s', async () => {
+    expect(await store.deleteUserSession(bob.id, 'pub-a')).toBe(false);
+    expect(await store.getSession(hash('a'), NOW)).toBe('{"x":1}');
+    expect(await store.deleteUserSession(alice.id, 'pub-a')).toBe(true);
+    expect(await store.getSession(hash('a'), NOW)).toBeUndefined();
+    expect(await store.deleteUserSession(alice.id, 'pub-a')).toBe(false);
+    expect(await store.deleteUserSession(alice.id, 'pub-c')).toBe(false); // signed out: no public id any more
+    expect(await store.deleteUserSession(alice.id, 'no-such-id')).toBe(false);
+    expect(await store.deleteUserSession(0, 'pub-b')).toBe(false);
+    expect(await store.deleteUserSession(alice.id, 'pub-b\u0000')).toBe(false);
+    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([meta('pub-b', NOW + 1, NOW + 9, null)]);
+    expect(await store.listUserSessions(bob.id, NOW + 10)).toEqual([meta('pub-f', NOW, NOW, 'Safari')]);
+  });
+
+  const link = (c: string, over: Partial<EmailLinkRecord> = {}): EmailLinkRecord => ({
+    tokenHash: hash(c),
+    userId: bob.id,
+    purpose: 'verify',
+    email: 'bob@example.com',
+    expiresAt: NOW + 86_400_000,
+    usedAt: null,
+    createdAt: NOW,
+    ...over,
+  });
+
+  it('stores email links by token hash and deletes them; unknown tokens find nothing', async () => {
+    await store.createEmailLink(link('p'));
+    await store.createEmailLink(link('q', { purpose: 'reset', email: null, expiresAt: NOW + 3_600_000 }));
+    expect(await store.getEmailLink(hash('p'))).toEqual(link('p'));
+    expect(await store.getEmailLink(hash('q'))).toEqual(link('q', { purpose: 'reset', email: null, expiresAt: NOW + 3_600_000 }));
+    expect(await store.getEmailLink(hash('z'))).toBeUndefined();
+    expect(await store.getEmailLink(`${'p'.repeat(63)}\u0000`)).toBeUndefined();
+    await store.deleteEmailLink(hash('q'));
+    expect(await store.getEmailLink(hash('q'))).toBeUndefined();
+    await expect(store.deleteEmailLink(hash('z'))).resolves.toBeUndefined();
+    await expect(store.deleteEmailLink('\u0000')).resolves.toBeUndefined();
+    expect(await store.getEmailLink(hash('p'))).toEqual(link('p'));
+    await store.createEmailLink(link('t', { createdAt: NOW + 5 }));
+    await store.createEmailLink(link('u', { purpose: 'reset', email: null }));
+    expect(await store.listEmailLinks(bob.id, 'verify')).toEqual([link('t', { createdAt: NOW + 5 }), link('p')]);
+    expect(await store.listEmailLinks(bob.id, 'reset')).toEqual([link('u', { purpose: 'reset', email: null })]);
+    expect(await store.listEmailLinks(alice.id, 'verify')).toEqual([]);
+    await store.deleteEmailLink(hash('t'));
+    await store.deleteEmailLink(hash('u'));
+  });
+
+  it("redeems a link once, applying its effect and voiding the user's other unused links of the purposes named only", async () => {
+    await store.createEmailLink(link('r')); // another verify link of bob's: voided
+    await store.createEmailLink(link('s', { purpose: 'reset', email: null })); // not a voided purpose: stays usable
+    await store.createEmailLink(link('w', { userId: alice.id, email: 'alice@example.com' })); // alice's: untouched
+    const before = (await store.getUser(bob.id))!;
+    const others = (await store.getUser(alice.id))!;
+    expect(before.emailVerifiedAt).toBeNull();
+
+    expect(await store.redeemEmailLink(hash('p'), NOW + 10, { emailVerifiedAt: NOW + 10, whileEmailIs: 'bob@example.com' }, ['verify'])).toBe(true);
+    expect(await store.getUser(bob.id)).toEqual({ ...before, emailVerifiedAt: NOW + 10 });
+    expect(await store.getEmailLink(hash('p'))).toEqual(link('p', { usedAt: NOW + 10 }));
+    expect(await store.getEmailLink(hash('r'))).toEqual(link('r', { usedAt: NOW + 10 }));
+    expect(await store.getEmailLink(hash('s'))).toEqual(link('s', { purpose: 'reset', email: null }));
+    expect(await store.getEmailLink(hash('w'))).toEqual(link('w', { userId: alice.id, email: 'alice@example.com' }));
+    expect(await store.getUser(alice.id)).toEqual(others);
+
+    // Used: not again, even with another effect.
+    expect(await store.redeemEmailLink(hash('p'), NOW + 11, { passwordHash: 'stolen' }, ['verify'])).toBe(false);
+    expect(await store.redeemEmailLink(hash('r'), NOW + 11, { passwordHash: 'stolen' }, [])).toBe(false);
+    expect(await store.getUser(bob.id)).toEqual({ ...before, emailVerifiedAt: NOW + 10 });
+
+    // A reset link sets the password hash.
+    expect(await store.redeemEmailLink(hash('s'), NOW + 12, { passwordHash: 'hash-b3' }, ['reset', 'change', 'verify'])).toBe(true);
+    expect(await store.getUser(bob.id)).toEqual({ ...before, emailVerifiedAt: NOW + 10, passwordHash: 'hash-b3' });
+    expect(await store.getEmailLink(hash('s'))).toEqual(link('s', { purpose: 'reset', email: null, usedAt: NOW + 12 }));
+  });
+
+  it('does not redeem an unknown or expired link, nor one whose address condition no longer holds, and then writes nothing', async () => {
+    const before = (await store.getUser(bob.id))!;
+    expect(await store.redeemEmailLink(hash('z'), NOW + 20, { passwordHash: 'x' }, ['reset'])).toBe(false);
+    expect(await store.redeemEmailLink('\u0000', NOW + 20, { passwordHash: 'x' }, ['reset'])).toBe(false);
+
+    await store.createEmailLink(link('x', { purpose: 'reset', email: null, expiresAt: NOW + 20 }));
+    expect(await store.redeemEmailLink(hash('x'), NOW + 20, { passwordHash: 'x' }, ['reset'])).toBe(false);
+    expect(await store.getEmailLink(hash('x'))).toEqual(link('x', { purpose: 'reset', email: null, expiresAt: NOW + 20 }));
+
+    // A verify link for an address bob no longer has: the link stays unused, nothing is voided.
+    await store.createEmailLink(link('y', { email: 'old@example.com' }));
+    await store.createEmailLink(link('v')); // would be voided by a redemption
+    expect(await store.redeemEmailLink(hash('y'), NOW + 20, { emailVerifiedAt: NOW + 20, whileEmailIs: 'old@example.com' }, ['verify'])).toBe(false);
+    expect(await store.getEmailLink(hash('y'))).toEqual(link('y', { email: 'old@example.com' }));
+    expect(await store.getEmailLink(hash('v'))).toEqual(link('v'));
+    expect(await store.getUser(bob.id)).toEqual(before);
+  });
+
+  it('changes the address with a change link; an address taken by now throws UniqueViolation(email) and writes nothing', async () => {
+    const before = (await store.getUser(bob.id))!;
+    await store.createEmailLink(link('t', { purpose: 'change', email: 'alice@example.com' }));
+    const taken = store.redeemEmailLink(hash('t'), NOW + 30, { email: 'alice@example.com', emailVerifiedAt: NOW + 30 }, ['verify', 'change']);
+    await expect(taken).rejects.toBeInstanceOf(UniqueViolation);
+    await expect(taken).rejects.toMatchObject({ field: 'email' });
+    expect(await store.getEmailLink(hash('t'))).toEqual(link('t', { purpose: 'change', email: 'alice@example.com' }));
+    expect(await store.getEmailLink(hash('v'))).toEqual(link('v'));
+    expect(await store.getUser(bob.id)).toEqual(before);
+
+    await store.createEmailLink(link('u', { purpose: 'change', email: 'robert@example.com' }));
+    expect(await store.redeemEmailLink(hash('u'), NOW + 31, { email: 'robert@example.com', emailVerifiedAt: NOW + 31 }, ['verify', 'change'])).toBe(true);
+    bob = { ...before, email: 'robert@example.com', emailVerifiedAt: NOW + 31 };
+    expect(await store.getUser(bob.id)).toEqual(bob);
+    expect(await store.getUserByEmail('robert@example.com')).toEqual(bob);
+    expect(await store.getUserByEmail('bob@example.com')).toBeUndefined();
+    expect(await store.getEmailLink(hash('u'))).toEqual(link('u', { purpose: 'change', email: 'robert@example.com', usedAt: NOW + 31 }));
+    expect(await store.getEmailLink(hash('t'))).toEqual(link('t', { purpose: 'change', email: 'alice@example.com', usedAt: NOW + 31 }));
+    expect(await store.getEmailLink(hash('v'))).toEqual(link('v', { usedAt: NOW + 31 }));
+    expect(await store.getEmailLink(hash('x'))).toEqual(link('x', { purpose: 'reset', email: null, expiresAt: NOW + 20 }));
+  });
+
+  let carol: UserRecord;
+
+  it('deletes a user with their grants, sessions, codes, tokens, links, apps and games, leaving other users alone', async () => {
+    carol = await store.createUser({ name: 'Carol', email: 'carol@example.com', passwordHash: 'hash-c', emailVerifiedAt: NOW + 40 }, NOW + 40);
+    expect(carol).toMatchObject({ name: 'Carol', emailVerifiedAt: NOW + 40, createdAt: NOW + 40 });
+    expect(carol.id).toBeGreaterThan(bob.id);
+    const aliceBefore = (await store.getUser(alice.id))!;
+    const bobBefore = (await store.getUser(bob.id))!;
+    // Carol's own: a grant, a token and an unused code for alice's app-b, sessions, a link, a game.
+    await store.saveGrant({ userId: carol.id, clientId: 'app-b', scopes: ['userinfo'] }, NOW + 40);
+    await store.createCode(code('O', { userId: carol.id, clientId: 'app-b' }));
+    expect(await store.redeemCode(hash('O'), NOW + 41, token('O', hash('O'), { userId: carol.id, clientId: 'app-b' }))).toEqual(REDEEMED);
+    await store.createCode(code('P', { userId: carol.id, clientId: 'app-b' }));
+    await store.setSession(hash('g'), '{}', NOW + 1000, carol.id, meta('pub-g', NOW + 40, NOW + 40, null));
+    await store.setSession(hash('h'), '{}', NOW + 1000, carol.id);
+    await store.createEmailLink(link('c', { userId: carol.id, email: 'carol@example.com' }));
+    const game = await store.createGame({ authorId: carol.id, title: 'Carol', url: 'https://games.example/c', createdAt: NOW + 40 });
+    // Carol's app, and bob's grant, token and code for it: they go with the app.
+    await store.createApp({ clientId: 'app-c', secretHash: hash('5'), public: false, ownerId: carol.id, name: 'C', redirectUris: ['https://c.example/cb'], postLogoutRedirectUris: [], createdAt: NOW + 40 });
+    await store.saveGrant({ userId: bob.id, clientId: 'app-c', scopes: ['userinfo'] }, NOW + 40);
+    await store.createCode(code('Q', { userId: bob.id, clientId: 'app-c' }));
+    expect(await store.redeemCode(hash('Q'), NOW + 41, token('Q', hash('Q'), { userId: bob.id, clientId: 'app-c' }))).toEqual(REDEEMED);
+    await store.createCode(code('R', { userId: bob.id, clientId: 'app-c' }));
+    // Bob's grant for app-g (bob's own app) stays.
+    await store.saveGrant({ userId: bob.id, clientId: 'app-g', scopes: ['userinfo'] }, NOW + 41);
+    expect(await store.countUsers()).toBe(3);
+
+    expect(await store.deleteUser(carol.id, NOW + 50)).toEqual(carol);
+
+    expect(await store.countUsers()).toBe(2);
+    expect(await store.getUser(carol.id)).toBeUndefined();
+    expect(await store.getUserByName('carol')).toBeUndefined();
+    expect(await store.getUserByEmail('carol@example.com')).toBeUndefined();
+    expect(await store.getGrant(carol.id, 'app-b')).toBeUndefined();
+    expect(await store.listGrants(carol.id)).toEqual([]);
+    for (const c of ['O', 'P', 'Q', 'R']) expect(await store.getCode(hash(c))).toBeUndefined();
+    expect(await store.getTokenWithUser(hash('O'))).toBeUndefined();
+    expect(await store.getTokenWithUser(hash('Q'))).toBeUndefined();
+    expect(await store.getSession(hash('g'), NOW)).toBeUndefined();
+    expect(await store.getSession(hash('h'), NOW)).toBeUndefined();
+    expect(await store.listUserSessions(carol.id, NOW)).toEqual([]);
+    expect(await store.getEmailLink(hash('c'))).toBeUndefined();
+    expect(await store.getGame(game.id)).toBeUndefined();
+    expect(await store.listGamesByAuthor(carol.id)).toEqual([]);
+    expect(await store.getApp('app-c')).toBeUndefined();
+    expect(await store.listAppsByOwner(carol.id)).toEqual([]);
+
+    // Alice and bob keep everything of theirs that did not hang on carol.
+    expect(await store.getUser(alice.id)).toEqual(aliceBefore);
+    expect(await store.getUser(bob.id)).toEqual(bobBefore);
+    expect((await store.listGrants(alice.id)).map((g) => g.clientId)).toEqual(['app-b']);
+    expect((await store.listGrants(bob.id)).map((g) => g.clientId)).toEqual(['app-g']);
+    expect(await store.getTokenWithUser(hash('I'))).toMatchObject({ token: { clientId: 'app-b', userId: alice.id, revokedAt: null } });
+    expect(await store.getTokenWithUser(hash('J'))).toMatchObject({ token: { clientId: 'app-g', userId: bob.id, revokedAt: null } });
+    expect(await store.getCode(hash('M'))).toEqual(code('M', { clientId: 'app-b' }));
+    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([meta('pub-b', NOW + 1, NOW + 9, null)]);
+    expect(await store.listUserSessions(bob.id, NOW + 10)).toEqual([meta('pub-f', NOW, NOW, 'Safari')]);
+    expect(await store.getEmailLink(hash('w'))).toEqual(link('w', { userId: alice.id, email: 'alice@example.com' }));
+    expect((await store.listGames()).map((g) => g.title)).toEqual(['Third', 'Second', 'First']);
+    expect((await store.listAppsByOwner(alice.id)).map((a) => a.clientId)).toEqual(['app-b']);
+
+    expect(await store.deleteUser(carol.id, NOW + 60)).toBeUndefined();
+    expect(await store.deleteUser(0, NOW + 60)).toBeUndefined();
+    expect(await store.deleteUser(2 ** 31, NOW + 60)).toBeUndefined();
+    expect(await store.countUsers()).toBe(2);
+  });
+
+  it("refuses a deleted user's name in any case for good, frees their email, and never reuses their id", async () => {
+    const retired = store.createUser({ name: 'CAROL', email: 'someone@example.com', passwordHash: 'x' }, NOW + 70);
+    await expect(retired).rejects.toBeInstanceOf(UniqueViolation);
+    await expect(retired).rejects.toMatchObject({ field: 'name' });
+    await expect(store.createUser({ name: 'Carol', email: 'carol@example.com', passwordHash: 'x' }, NOW + 70)).rejects.toMatchObject({ field: 'name' });
+    expect(await store.countUsers()).toBe(2);
+    const dave = await store.createUser({ name: 'dave', email: 'carol@example.com', passwordHash: 'hash-d' }, NOW + 71);
+    expect(dave).toEqual(newUserRecord({ id: dave.id, name: 'dave', email: 'carol@example.com', passwordHash: 'hash-d', createdAt: NOW + 71 }));
+    expect(dave.id).toBeGreaterThan(carol.id);
+    expect(await store.getUserByName('Carol')).toBeUndefined();
+    expect(await store.countUsers()).toBe(3);
+  });
+
+  it('counts rate-limit points in the database, per key', async () => {
+    const limiter = store.rateLimiter({ keyPrefix: 'store_test', points: 2, seconds: 60 });
+    await limiter.consume('k');
+    await limiter.consume('k');
+    await expect(limiter.consume('k')).rejects.toMatchObject({ remainingPoints: 0, consumedPoints: 3 });
+    await expect(limiter.consume('other')).resolves.toMatchObject({ remainingPoints: 1 });
+    // A second limiter on the same rule (another instance) sees the same count.
+    const again = store.rateLimiter({ keyPrefix: 'store_test', points: 2, seconds: 60 });
+    await expect(again.consume('k')).rejects.toMatchObject({ remainingPoints: 0 });
+  });
+
+  it("records a user's sign-ins, keeps only the latest `keep`, and lists them newest first", async () => {
+    const carol = await store.createUser({ name: 'carol_signins', email: 'carol.signins@example.com', passwordHash: 'h' }, NOW);
+    for (let i = 1; i <= 4; i++) await store.recordSignIn(carol.id, { at: NOW + i, ip: `10.0.0.${i}`, userAgent: `agent ${i}` }, 3);
+    await store.recordSignIn(bob.id, { at: NOW + 9, ip: '10.9.9.9', userAgent: 'bob agent' }, 3);
+    expect(await store.listSignIns(carol.id, 10)).toEqual([
+      { at: NOW + 4, ip: '10.0.0.4', userAgent: 'agent 4' },
+      { at: NOW + 3, ip: '10.0.0.3', userAgent: 'agent 3' },
+      { at: NOW + 2, ip: '10.0.0.2', userAgent: 'agent 2' },
+    ]);
+    expect(await store.listSignIns(carol.id, 1)).toEqual([{ at: NOW + 4, ip: '10.0.0.4', userAgent: 'agent 4' }]);
+    expect(await store.listSignIns(bob.id, 10)).toContainEqual({ at: NOW + 9, ip: '10.9.9.9', userAgent: 'bob agent' });
+    expect(await store.listSignIns(999_999, 10)).toEqual([]);
+    await store.recordSignIn(999_999.5, { at: NOW, ip: '10.0.0.1', userAgent: 'x' }, 3);
+    await store.deleteUser(carol.id, NOW + 10);
+    expect(await store.listSignIns(carol.id, 10)).toEqual([]);
+  });
+
+  it("stores a user's passkeys: unique credential ids, rename and delete by owner only, uses only as the counter allows, gone with the user", async () => {
+    const erin = await store.createUser({ name: 'erin_passkeys', email: 'erin.passkeys@example.com', passwordHash: 'h' }, NOW);
+    const base = { userId: erin.id, publicKey: 'pQECAyYgASFYIA', transports: ['internal', 'hybrid'], deviceType: 'multiDevice' as const, backedUp: true, createdAt: NOW };
+    const first = await store.createPasskey({ ...base, credentialId: 'cred-1', counter: 0, name: 'Phone' });
+    const second = await store.createPasskey({ ...base, credentialId: 'cred-2', counter: 7, deviceType: 'singleDevice', backedUp: false, transports: [], name: 'Key' });
+    expect(first).toEqual({ ...base, id: first.id, credentialId: 'cred-1', counter: 0, name: 'Phone', lastUsedAt: null });
+    expect(second.id).toBeGreaterThan(first.id);
+    await expect(store.createPasskey({ ...base, userId: bob.id, credentialId: 'cred-1', counter: 0, name: 'Again' })).rejects.toMatchObject({ field: 'credential' });
+    expect(await store.listPasskeys(erin.id)).toEqual([first, second]);
+    expect(await store.listPasskeys(bob.id)).toEqual([]);
+    expect(await store.getPasskeyByCredentialId('cred-2')).toEqual(second);
+    expect(await store.getPasskeyByCredentialId('cred-3')).toBeUndefined();
+
+    expect(await store.renamePasskey(erin.id, first.id, 'My phone')).toEqual({ ...first, name: 'My phone' });
+    expect(await store.renamePasskey(bob.id, first.id, 'Stolen')).toBeUndefined();
+    expect(await store.deletePasskey(bob.id, second.id)).toBe(false);
+
+    // Counter 0 stays 0 (an authenticator without one); a counter must grow once it is not 0.
+    expect(await store.recordPasskeyUse(first.id, { counter: 0, deviceType: 'multiDevice', backedUp: false }, NOW + 5)).toBe(true);
+    expect(await store.recordPasskeyUse(second.id, { counter: 7, deviceType: 'singleDevice', backedUp: false }, NOW + 6)).toBe(false);
+    expect(await store.recordPasskeyUse(second.id, { counter: 0, deviceType: 'singleDevice', backedUp: false }, NOW + 6)).toBe(false);
+    expect(await store.recordPasskeyUse(second.id, { counter: 8, deviceType: 'singleDevice', backedUp: false }, NOW + 7)).toBe(true);
+    expect(await store.recordPasskeyUse(999_999, { counter: 9, deviceType: 'singleDevice', backedUp: false }, NOW + 7)).toBe(false);
+    expect(await store.listPasskeys(erin.id)).toEqual([
+      { ...first, name: 'My phone', backedUp: false, lastUsedAt: NOW + 5 },
+      { ...second, counter: 8, lastUsedAt: NOW + 7 },
+    ]);
+
+    expect(await store.deletePasskey(erin.id, second.id)).toBe(true);
+    expect(await store.deletePasskey(erin.id, second.id)).toBe(false);
+    expect(await store.getPasskeyByCredentialId('cred-2')).toBeUndefined();
+    await store.deleteUser(erin.id, NOW + 10);
+    expect(await store.listPasskeys(erin.id)).toEqual([]);
+    expect(await store.getPasskeyByCredentialId('cred-1')).toBeUndefined();
+  });
+  it('keeps an authenticator app: a pending setup replaced until confirmed once, each time step used once, recovery codes used once, all gone with the user', async () => {
+    const dana = await store.createUser({ name: 'dana_totp', email: 'dana.totp@example.com', passwordHash: 'h' }, NOW);
+    expect(await store.getTotp(dana.id)).toBeUndefined();
+    expect(await store.useTotpStep(dana.id, 5)).toBe(false);
+    expect(await store.savePendingTotp(dana.id, 'jwe-1', NOW)).toBe(true);
+    expect(await store.savePendingTotp(dana.id, 'jwe-2', NOW + 1)).toBe(true);
+    expect(await store.getTotp(dana.id)).toEqual({ userId: dana.id, secretJwe: 'jwe-2', confirmedAt: null, lastStep: null, createdAt: NOW + 1 });
+    // A pending setup takes no code, and confirming needs the seed it still has.
+    expect(await store.useTotpStep(dana.id, 5)).toBe(false);
+    expect(await store.confirmTotp(dana.id, 'jwe-1', 10, NOW + 2, [hash('a')])).toBe(false);
+    expect(await store.countRecoveryCodes(dana.id)).toBe(0);
+    expect(await store.confirmTotp(dana.id, 'jwe-2', 10, NOW + 2, [hash('a'), hash('b')])).toBe(true);
+    expect(await store.confirmTotp(dana.id, 'jwe-2', 11, NOW + 3, [hash('c')])).toBe(false);
+    expect(await store.getTotp(dana.id)).toEqual({ userId: dana.id, secretJwe: 'jwe-2', confirmedAt: NOW + 2, lastStep: 10, createdAt: NOW + 1 });
+    // Confirmed: a new setup is refused, and only later steps are taken.
+    expect(await store.savePendingTotp(dana.id, 'jwe-3', NOW + 4)).toBe(false);
+    expect((await store.getTotp(dana.id))?.secretJwe).toBe('jwe-2');
+    expect(await store.useTotpStep(dana.id, 10)).toBe(false);
+    expect(await store.useTotpStep(dana.id, 9)).toBe(false);
+    expect(await store.useTotpStep(dana.id, 11)).toBe(true);
+    expect(await store.useTotpStep(dana.id, 11)).toBe(false);
+    expect((await store.getTotp(dana.id))?.lastStep).toBe(11);
+    // Recovery codes: each once, only the user's own, a new set replaces the old.
+    expect(await store.countRecoveryCodes(dana.id)).toBe(2);
+    expect(await store.useRecoveryCode(bob.id, hash('a'), NOW + 5)).toBe(false);
+    expect(await store.useRecoveryCode(dana.id, hash('a'), NOW + 5)).toBe(true);
+    expect(await store.useRecoveryCode(dana.id, hash('a'), NOW + 6)).toBe(false);
+    expect(await store.countRecoveryCodes(dana.id)).toBe(1);
+    await store.replaceRecoveryCodes(dana.id, [hash('d'), hash('e'), hash('f')], NOW + 7);
+    expect(await store.countRecoveryCodes(dana.id)).toBe(3);
+    expect(await store.useRecoveryCode(dana.id, hash('b'), NOW + 8)).toBe(false);
+    expect(await store.useRecoveryCode(dana.id, hash('d'), NOW + 8)).toBe(true);
+    // The unused hashes; rows hashed the old way (not starting with the current prefix), rewritten compare-and-set.
+    expect((await store.listRecoveryCodeHashes(dana.id)).sort()).toEqual([hash('e'), hash('f')].sort());
+    expect(await store.listRecoveryCodeHashes(bob.id)).toEqual([]);
+    const slow = `scrypt$1$8$1$salt$${'x'.repeat(43)}`;
+    await store.replaceRecoveryCodes(dana.id, [hash('e'), hash('f'), slow], NOW + 8);
+    expect(await store.listLegacyRecoveryCodes('scrypt$')).toEqual(expect.arrayContaining([{ userId: dana.id, codeHash: hash('e') }, { userId: dana.id, codeHash: hash('f') }]));
+    expect((await store.listLegacyRecoveryCodes('scrypt$')).filter((r) => r.userId === dana.id)).toHaveLength(2);
+    expect(await store.rewriteRecoveryCodeHash(dana.id, hash('e'), `${slow}e`)).toBe(true);
+    expect(await store.rewriteRecoveryCodeHash(dana.id, hash('e'), `${slow}E`)).toBe(false);
+    expect(await store.rewriteRecoveryCodeHash(bob.id, hash('f'), `${slow}f`)).toBe(false);
+    expect((await store.listLegacyRecoveryCodes('scrypt$')).filter((r) => r.userId === dana.id)).toEqual([{ userId: dana.id, codeHash: hash('f') }]);
+    expect(await store.useRecoveryCode(dana.id, `${slow}e`, NOW + 8)).toBe(true);
+    await store.replaceRecoveryCodes(dana.id, [hash('d'), hash('e'), hash('f')], NOW + 7);
+    expect(await store.useRecoveryCode(dana.id, hash('d'), NOW + 8)).toBe(true);
+    // Switching off deletes the factor and its codes; a new setup may then start.
+    expect(await store.deleteTotp(dana.id)).toBe(true);
+    expect(await store.deleteTotp(dana.id)).toBe(false);
+    expect(await store.getTotp(dana.id)).toBeUndefined();
+    expect(await store.countRecoveryCodes(dana.id)).toBe(0);
+    expect(await store.savePendingTotp(dana.id, 'jwe-4', NOW + 9)).toBe(true);
+    expect(await store.confirmTotp(dana.id, 'jwe-4', 20, NOW + 9, [hash('g')])).toBe(true);
+    // An operator's reset: every factor at once, only the user's.
+    await store.createPasskey({ userId: dana.id, credentialId: 'dana-reset-1', publicKey: 'k', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'A', createdAt: NOW });
+    await store.createPasskey({ userId: dana.id, credentialId: 'dana-reset-2', publicKey: 'k', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'B', createdAt: NOW });
+    const bobsBefore = await store.listPasskeys(bob.id);
+    expect(await store.deleteFactors(dana.id)).toEqual({ passkeys: 2, totp: true });
+    expect([await store.listPasskeys(dana.id), await store.getTotp(dana.id), await store.countRecoveryCodes(dana.id)]).toEqual([[], undefined, 0]);
+    expect(await store.listPasskeys(bob.id)).toEqual(bobsBefore);
+    expect(await store.deleteFactors(dana.id)).toEqual({ passkeys: 0, totp: false });
+    expect(await store.savePendingTotp(dana.id, 'jwe-5', NOW + 9)).toBe(true);
+    expect(await store.deleteFactors(dana.id)).toEqual({ passkeys: 0, totp: true });
+    // Nothing for a user that does not exist; everything goes with the user.
+    expect(await store.savePendingTotp(999_999, 'jwe-x', NOW)).toBe(false);
+    expect(await store.deleteUser(dana.id, NOW + 10)).toBeDefined();
+    expect(await store.getTotp(dana.id)).toBeUndefined();
+    expect(await store.countRecoveryCodes(dana.id)).toBe(0);
+    expect(await store.useRecoveryCode(dana.id, hash('g'), NOW + 11)).toBe(false);
+  });
+
+  it('moderates: suspension with sessions, tokens and codes ended in one step, lifted once; bio hidden once; levels; reports one open per pair; the record outlives accounts', async () => {
+    const mod = await store.createUser({ name: 'mo_mod', email: 'mo.mod@example.com', passwordHash: 'h' }, NOW);
+    const tgt = await store.createUser({ name: 'mo_Target', email: 'mo.target@example.com', passwordHash: 'h' }, NOW);
+    const rep = await store.createUser({ name: 'mo_rep', email: 'mo.rep@example.com', passwordHash: 'h' }, NOW);
+    const ref = (u: UserRecord) => ({ id: u.id, name: u.name });
+    const action = (kind: NewModerationAction['action'], over: Partial<NewModerationAction> = {}): NewModerationAction => ({
+      moderator: ref(mod), target: ref(tgt), action: kind, reason: null, until: null, modLevel: null, reportId: null, outcome: null, createdAt: NOW + 100, ...over,
+    });
+    // The target's session, a live token, an expired one, a used code and an unused one; bob's stay.
+    await store.setSession(hash('m'), '{}', NOW + 100_000, tgt.id);
+    await store.setSession(hash('n'), '{}', NOW + 100_000, bob.id);
+    const app = { clientId: 'app-g' };
+    await store.createCode(code('S', { userId: tgt.id, ...app }));
+    expect(await store.redeemCode(hash('S'), NOW + 1, token('S', hash('S'), { userId: tgt.id, ...app }))).toEqual(REDEEMED);
+    await store.createCode(code('T', { userId: tgt.id, ...app }));
+    await store.createCode(code('U', { userId: bob.id, ...app }));
+    expect(await store.redeemCode(hash('U'), NOW + 1, token('U', hash('U'), { userId: bob.id, ...app }))).toEqual(REDEEMED);
+
+    const suspension = { reason: 'Spam', since: NOW + 100, until: NOW + 10_000 };
+    expect(await store.suspendUser(tgt.id, suspension, action('suspend', { reason: 'Spam', until: NOW + 10_000 }))).toBe(true);
+    expect(await store.suspendUser(999_999, suspension, action('suspend'))).toBe(false);
+    expect((await store.getUser(tgt.id))!.suspension).toEqual(suspension);
+    expect(await store.getSession(hash('m'), NOW)).toBeUndefined();
+    expect(await store.getSession(hash('n'), NOW)).toBe('{}');
+    expect((await store.getTokenWithUser(hash('S')))!.token.revokedAt).toBe(NOW + 100);
+    expect((await store.getTokenWithUser(hash('U')))!.token.revokedAt).toBeNull();
+    expect(await store.getCode(hash('T'))).toBeUndefined();
+    expect(await store.getCode(hash('S'))).toBeDefined();
+    // Over at its end: nothing to lift then; in force, lifted once.
+    expect(await store.liftSuspension(tgt.id, NOW + 10_000, action('lift_suspension'))).toBe(false);
+    expect(await store.liftSuspension(tgt.id, NOW + 200, action('lift_suspension', { createdAt: NOW + 200 }))).toBe(true);
+    expect(await store.liftSuspension(tgt.id, NOW + 200, action('lift_suspension'))).toBe(false);
+    expect((await store.getUser(tgt.id))!.suspension).toBeNull();
+
+    expect(await store.hideBio(tgt.id, action('hide_bio', { reason: 'Rude' }))).toBe(false);
+    await store.updateUser(tgt.id, { bio: 'rude words' });
+    expect(await store.hideBio(tgt.id, action('hide_bio', { reason: 'Rude', createdAt: NOW + 300 }))).toBe(true);
+    expect(await store.getUser(tgt.id)).toMatchObject({ bio: '', bioRemoved: { reason: 'Rude', removedAt: NOW + 300 } });
+    await store.updateUser(tgt.id, { bio: 'better' });
+    expect(await store.getUser(tgt.id)).toMatchObject({ bio: 'better', bioRemoved: null });
+
+    expect(await store.setModLevel(tgt.id, 1, action('set_mod_level', { moderator: null, modLevel: 1, createdAt: NOW + 400 }))).toBe(true);
+    expect(await store.setModLevel(999_999, 1, action('set_mod_level'))).toBe(false);
+    expect((await store.getUser(tgt.id))!.modLevel).toBe(1);
+    const picture = await store.addModerationAction(action('remove_picture', { reason: 'Gore', createdAt: NOW + 500 }));
+    expect(picture).toEqual({ id: picture.id, ...action('remove_picture', { reason: 'Gore', createdAt: NOW + 500 }) });
+
+    // Reports: one open per reporter and target; names joined; the open ones oldest first.
+    const first = await store.createReport({ reporterId: rep.id, targetId: tgt.id, reason: 'spam', text: null, createdAt: NOW + 600 });
+    expect(first).toEqual({ id: first.id, reporter: ref(rep), target: ref(tgt), reason: 'spam', text: null, createdAt: NOW + 600, closedAt: null, closedBy: null, outcome: null });
+    await expect(store.createReport({ reporterId: rep.id, targetId: tgt.id, reason: 'hate', text: 'x', createdAt: NOW + 601 })).rejects.toMatchObject({ field: 'report' });
+    const onRep = await store.createReport({ reporterId: tgt.id, targetId: rep.id, reason: 'other', text: 'why', createdAt: NOW + 599 });
+    expect((await store.listOpenReports()).map((r) => r.id)).toEqual([onRep.id, first.id]);
+    expect(await store.listOpenReports(tgt.id)).toEqual([first]);
+    expect(await store.getReport(999_999)).toBeUndefined();
+    const close = action('close_report', { reportId: first.id, outcome: 'no_action', createdAt: NOW + 700 });
+    expect(await store.closeReport(first.id, mod.id, 'no_action', close)).toBe(true);
+    expect(await store.closeReport(first.id, mod.id, 'suspended', close)).toBe(false);
+    expect(await store.getReport(first.id)).toEqual({ ...first, closedAt: NOW + 700, closedBy: ref(mod), outcome: 'no_action' });
+    expect(await store.listOpenReports(tgt.id)).toEqual([]);
+    // Closed, it no longer blocks a new one.
+    const again = await store.createReport({ reporterId: rep.id, targetId: tgt.id, reason: 'hate', text: 'again', createdAt: NOW + 800 });
+
+    // Search: a prefix in any case, `_` a plain character; or an id; with open reports and suspension.
+    await store.suspendUser(rep.id, { reason: 'r', since: NOW, until: null }, action('suspend', { target: ref(rep) }));
+    expect(await store.findUsers({ prefix: 'MO_' }, NOW, 20)).toEqual([
+      { id: mod.id, name: 'mo_mod', modLevel: 0, suspended: false, openReports: 0 },
+      { id: rep.id, name: 'mo_rep', modLevel: 0, suspended: true, openReports: 1 },
+      { id: tgt.id, name: 'mo_Target', modLevel: 1, suspended: false, openReports: 1 },
+    ]);
+    expect(await store.findUsers({ prefix: 'mo%' }, NOW, 20)).toEqual([]);
+    expect(await store.findUsers({ prefix: 'mo_' }, NOW, 1)).toHaveLength(1);
+    expect(await store.findUsers({ id: tgt.id }, NOW, 20)).toEqual([{ id: tgt.id, name: 'mo_Target', modLevel: 1, suspended: false, openReports: 1 }]);
+
+    const onTarget = await store.listModerationActions({ targetId: tgt.id });
+    expect(onTarget.map((a) => a.action)).toEqual(['close_report', 'remove_picture', 'set_mod_level', 'hide_bio', 'lift_suspension', 'suspend']);
+    expect(onTarget[2]!.moderator).toBeNull();
+    expect(await store.listModerationActions({ limit: 2 })).toEqual([(await store.listModerationActions({ targetId: rep.id }))[0], onTarget[0]]);
+
+    // Deleting the target takes every report by and on them, and leaves the record.
+    await store.deleteUser(tgt.id, NOW + 900);
+    expect(await store.getReport(again.id)).toBeUndefined();
+    expect(await store.getReport(onRep.id)).toBeUndefined();
+    expect(await store.listModerationActions({ targetId: tgt.id })).toEqual(onTarget);
+    await store.deleteUser(mod.id, NOW + 900);
+    await store.deleteUser(rep.id, NOW + 900);
+  });
+
+  it('answers every lookup by a key no row can hold (NUL in a string, an id beyond 32 bits or not whole) as not found, and no query fails', async () => {
+    const seen: string[] = [];
+    store.onDatabaseError((kind) => seen.push(kind));
+    const nul = `${'n'.repeat(63)}\u0000`;
+    const far = 2 ** 31;
+    try {
+      expect(await store.getUser(far)).toBeUndefined();
+      expect(await store.getUser(1.5)).toBeUndefined();
+      expect(await store.getPublicUser(far)).toBeUndefined();
+      expect(await store.getUserByName(nul)).toBeUndefined();
+      expect(await store.getUserByEmail(nul)).toBeUndefined();
+      expect(await store.updateUser(far, { bio: 'x' })).toBeUndefined();
+      expect(await store.recordHeartbeat(far, 0, NOW, 1)).toBeUndefined();
+      expect(await store.swapPfpTimestamp(far, null, NOW)).toBe(false);
+      expect(await store.setUserPassword(far, 'h')).toBe(false);
+      expect(await store.deleteUser(far, NOW)).toBeUndefined();
+
+      expect(await store.getApp(nul)).toBeUndefined();
+      expect(await store.listAppsByOwner(far)).toEqual([]);
+      expect(await store.setAppSecret(nul, 'h')).toBe(false);
+      expect(await store.deleteApp(nul)).toBe(false);
+      expect(await store.getCode(nul)).toBeUndefined();
+      expect(await store.redeemCode(nul, NOW, token('n', nul))).toEqual({ outcome: 'replayed', revokedTokens: 0 });
+      expect(await store.revokeTokensOfCode(nul, NOW)).toBe(0);
+      expect(await store.getTokenWithUser(nul)).toBeUndefined();
+      expect(await store.revokeToken(nul, 'app-a', NOW)).toBe(false);
+      expect(await store.revokeToken(hash('t'), nul, NOW)).toBe(false);
+
+      expect(await store.getGame(far)).toBeUndefined();
+      expect(await store.listGamesByAuthor(far)).toEqual([]);
+
+      expect(await store.getGrant(far, 'app-a')).toBeUndefined();
+      expect(await store.getGrant(alice.id, nul)).toBeUndefined();
+      await expect(store.touchGrant(far, nul, NOW)).resolves.toBeUndefined();
+      expect(await store.listGrants(far)).toEqual([]);
+      expect(await store.revokeGrant(far, 'app-a', NOW)).toBe(false);
+
+      expect(await store.getSession(nul, NOW)).toBeUndefined();
+      expect(await store.listUserSessions(far, NOW)).toEqual([]);
+      expect(await store.deleteUserSession(far, 'pub-a')).toBe(false);
+      await expect(store.deleteSession(nul)).resolves.toBeUndefined();
+      expect(await store.deleteUserSessions(far)).toBe(0);
+      // An id hash no session can have excepts none (this user has no sessions).
+      expect(await store.deleteUserSessions(999_999, nul)).toBe(0);
+
+      expect(await store.getEmailLink(nul)).toBeUndefined();
+      await expect(store.deleteEmailLink(nul)).resolves.toBeUndefined();
+      expect(await store.redeemEmailLink(nul, NOW, { passwordHash: 'x' }, ['reset'])).toBe(false);
+
+      expect(await store.listSignIns(far, 10)).toEqual([]);
+      await expect(store.recordSignIn(far, { at: NOW, ip: '10.0.0.1', userAgent: 'x' }, 3)).resolves.toBeUndefined();
+
+      expect(await store.listPasskeys(far)).toEqual([]);
+      expect(await store.getPasskeyByCredentialId(nul)).toBeUndefined();
+      expect(await store.renamePasskey(far, 1, 'x')).toBeUndefined();
+      expect(await store.renamePasskey(alice.id, far, 'x')).toBeUndefined();
+      expect(await store.deletePasskey(far, 1)).toBe(false);
+      expect(await store.deletePasskey(alice.id, 1.5)).toBe(false);
+      expect(await store.recordPasskeyUse(far, { counter: 1, deviceType: 'singleDevice', backedUp: false }, NOW)).toBe(false);
+      expect(await store.getTotp(far)).toBeUndefined();
+      expect(await store.savePendingTotp(far, 'jwe', NOW)).toBe(false);
+      expect(await store.confirmTotp(far, 'jwe', 1, NOW, [])).toBe(false);
+      expect(await store.confirmTotp(alice.id, nul, 1, NOW, [])).toBe(false);
+      expect(await store.useTotpStep(far, 1)).toBe(false);
+      expect(await store.deleteTotp(far)).toBe(false);
+      await expect(store.replaceRecoveryCodes(far, [hash('r')], NOW)).resolves.toBeUndefined();
+      expect(await store.useRecoveryCode(far, hash('r'), NOW)).toBe(false);
+      expect(await store.useRecoveryCode(alice.id, nul, NOW)).toBe(false);
+      expect(await store.countRecoveryCodes(far)).toBe(0);
+      expect(await store.listRecoveryCodeHashes(far)).toEqual([]);
+      expect(await store.rewriteRecoveryCodeHash(far, hash('r'), 'x')).toBe(false);
+      expect(await store.rewriteRecoveryCodeHash(alice.id, nul, 'x')).toBe(false);
+      expect(await store.deleteFactors(far)).toEqual({ passkeys: 0, totp: false });
+      expect(seen).toEqual([]);
+    } finally {
+      store.onDatabaseError(() => undefined);
+    }
+  });
+
+  it('stores picture rows: all sizes at once or none, swept when no current pfpTimestamp names them, gone with their user', async () => {
+    const pic = await store.createUser({ name: 'pic', email: 'pic@example.com', passwordHash: 'h' }, NOW);
+    const images = { large: Buffer.from('L'), medium: Buffer.from('M'), small: Buffer.from('S') };
+    expect(await store.insertPictures(pic.id, 10, images, NOW)).toBe(true);
+    // The same timestamp again (another writer): nothing written.
+    expect(await store.insertPictures(pic.id, 10, { large: Buffer.from('X'), medium: Buffer.from('Y'), small: Buffer.from('Z') }, NOW)).toBe(false);
+    expect(await store.getPicture(pic.id, 10, 'medium')).toEqual(Buffer.from('M'));
+    expect(await store.getPicture(pic.id, 11, 'medium')).toBeUndefined();
+    expect(await store.getPicture(-1, 10, 'medium')).toBeUndefined();
+    expect(await store.insertPictures(pic.id, 20, images, NOW + 100)).toBe(true);
+    expect(await store.swapPfpTimestamp(pic.id, null, 10)).toBe(true);
+    // ts 20 is nobody's current picture but younger than the cutoff; ts 10 is current.
+    expect(await store.sweepPictures(NOW + 100)).toBe(0);
+    expect(await store.usersWithoutPictureRows()).toEqual([]);
+    expect(await store.sweepPictures(NOW + 101)).toBe(3);
+    expect(await store.getPicture(pic.id, 20, 'large')).toBeUndefined();
+    expect(await store.swapPfpTimestamp(pic.id, 10, 30)).toBe(true);
+    expect(await store.usersWithoutPictureRows()).toEqual([{ id: pic.id, pfpTimestamp: 30 }]);
+    await store.deletePictures(pic.id, 10);
+    expect(await store.getPicture(pic.id, 10, 'large')).toBeUndefined();
+    expect(await store.insertPictures(pic.id, 30, images, NOW)).toBe(true);
+    expect(await store.usersWithoutPictureRows()).toEqual([]);
+    await store.deleteUser(pic.id, NOW);
+    expect(await store.getPicture(pic.id, 30, 'large')).toBeUndefined();
+  });
+
+  it('tells its database-error listener of a failed statement (not of a taken name) and still throws it', async () => {
+    const seen: string[] = [];
+    store.onDatabaseError((kind) => seen.push(kind));
+    try {
+      // A game by a user who does not exist breaks a foreign key: a bug's error, not an outage.
+      await expect(store.createGame({ authorId: 999_999, title: 'Orphan', url: 'https://g.example/', createdAt: NOW })).rejects.toThrow();
+      await expect(store.createUser({ name: 'BOB', email: 'bob2@example.com', passwordHash: 'h' }, NOW)).rejects.toBeInstanceOf(UniqueViolation);
+      expect(seen).toEqual(['other']);
+    } finally {
+      store.onDatabaseError(() => undefined);
+    }
+  });
+
+  it('closes: a closed store answers nothing', async () => {
+    await store.close();
+    closed = true;
+    await expect(store.ping()).rejects.toThrow();
+  });
+
+  it('called every Store method (src/store/methods.ts) on this database', () => {
+    expect(STORE_METHODS.filter((m) => !calls.has(m))).toEqual([]);
+    expect(STORE_METHODS.every((m) => typeof opened[m] === 'function')).toBe(true);
+  });
+});
