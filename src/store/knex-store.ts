@@ -44,22 +44,12 @@ const AGGREGATES = [
   PicturesQueries,
 ] as const;
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the aggregates' methods, copied onto the class below
-export interface KnexStore
-  extends UsersQueries,
-    AppsQueries,
-    SigningKeysQueries,
-    GamesQueries,
-    GrantsQueries,
-    SessionsQueries,
-    EmailLinksQueries,
-    SignInsQueries,
-    PasskeysQueries,
-    AuthenticatorAppQueries,
-    ModerationQueries,
-    RateLimitsQueries,
-    PurgeQueries,
-    PicturesQueries {}
+/** Every aggregate's queries at once: the intersection of their classes' instance types. */
+type AllQueries = UnionToIntersection<InstanceType<(typeof AGGREGATES)[number]>>;
+type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the aggregates' methods, copied onto the class below
+export interface KnexStore extends AllQueries {}
 
 /**
  * The Store in knex, on both databases: the lifecycle here, every aggregate's queries from its
