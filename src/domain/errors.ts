@@ -1,8 +1,10 @@
 /**
  * The expected failures of the service's own logic, named for what went wrong rather than for a
- * protocol. Domain modules (oauth/, users/, accounts/, games/, pictures/, security/) throw these and
- * nothing else; src/http/error-responses.ts holds the one map that turns each kind into an HTTP status and
- * `{message}` (or an HTML page), and src/cli/admin.ts the one that turns it into an exit code.
+ * protocol. The domain modules (every module outside the HTTP shell, the handlers, the pages and
+ * the CLI) throw these and nothing else (the store also throws UniqueViolation, at the end, which
+ * the domain turns into one of these); src/http/error-responses.ts holds the one map that turns
+ * each kind into an HTTP status and `{message}` (or an HTML page), and src/cli/admin.ts the one
+ * that turns it into an exit code.
  *
  * They capture no stack trace: they are answers, not bugs, and capturing one was the largest cost of
  * a 404 on the hot endpoints. The prototype chain still includes Error.prototype (instanceof Error

@@ -27,7 +27,7 @@ export interface UserRecord {
   createdAt: number;
   /**
    * The suspension a moderator set (docs/moderation.md); null when none was. One whose `until` has
-   * passed is over (src/moderation/suspension.ts activeSuspension), though it stays here.
+   * passed is over (src/moderation/moderation.ts activeSuspension), though it stays here.
    */
   suspension: SuspensionRecord | null;
   /** Why and when a moderator emptied the bio; null once the user writes a new one. */
