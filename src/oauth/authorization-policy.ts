@@ -17,7 +17,7 @@ import { canUseTwoFactors } from '../accounts/factors.js';
 import type { Audit } from '../audit.js';
 import type { Config } from '../config.js';
 import type { UserRecord } from '../domain/users.js';
-import { AUTHORIZE_FIELDS, checkGrant, checkRequestShape, decide, grantErrorRedirect, resolveClient, type ResolvedClient } from './authorize.js';
+import { AUTHORIZE_FIELDS, checkRequestedAccess, checkRequestShape, decide, authorizationErrorRedirect, resolveClient, type ResolvedClient } from './authorize.js';
 import { asksForTwoFactors } from './claims.js';
 import type { Deps } from './clients.js';
 import { issueCode } from './codes.js';
@@ -143,8 +143,8 @@ function formFields(params: AuthorizationRequest): Record<string, string> {
 /**
  * Answers an authorization request, in this order: the client and its redirect URI (a 400 error
  * page when wrong, never a redirect); `prompt`; the request's shape, refused before anyone signs
- * in; who is signed in (`prompt=none` refuses to ask); the sign-in policy; the grant (scopes,
- * PKCE); a remembered consent, which gets its code without the page; else the consent page.
+ * in; who is signed in (`prompt=none` refuses to ask); the sign-in policy; the access asked for
+ * (scopes, PKCE); a remembered consent, which gets its code without the page; else the consent page.
  */
 export async function answerAuthorizationRequest(deps: AuthorizationDeps, params: AuthorizationRequest, session: AuthorizationSession): Promise<AuthorizationAnswer> {
   const client = await resolveClient(deps.store, params);
@@ -153,7 +153,7 @@ export async function answerAuthorizationRequest(deps: AuthorizationDeps, params
   if ('error' in prompt) return toClient(redirectWithIss(client, { error: prompt.error, error_description: prompt.description }, params.state, issuer));
   // A request this service never answers with a code is refused before anyone signs in.
   const shape = checkRequestShape(params);
-  if (shape) return toClient(grantErrorRedirect(client, shape, params.state, issuer));
+  if (shape) return toClient(authorizationErrorRedirect(client, shape, params.state, issuer));
   const user = await session.signedInUser();
   if (!user) return prompt.none ? toClient(silentError(client, 'login_required', params.state, issuer)) : { to: 'sign_in' };
   // The sign-in this request may have led to is taken here once, so the request goes on after it
@@ -174,18 +174,18 @@ export async function answerAuthorizationRequest(deps: AuthorizationDeps, params
   });
   const again = verdictAnswer(verdict, client, params.state, issuer);
   if (again) return again;
-  const grant = checkGrant(params, client.app);
-  if ('error' in grant) return toClient(grantErrorRedirect(client, grant, params.state, issuer));
+  const requested = checkRequestedAccess(params, client.app);
+  if ('error' in requested) return toClient(authorizationErrorRedirect(client, requested, params.state, issuer));
 
   // Remembered consent: an app already granted these scopes gets its code without the page.
-  const ask = { userId: user.id, clientId: client.app.clientId, scopes: grant.scopes };
+  const ask = { userId: user.id, clientId: client.app.clientId, scopes: requested.scopes };
   if (!prompt.consent && (await useRememberedGrant(deps, ask))) {
     const { code } = await issueCode(deps, {
       ...ask,
-      scope: grant.scopes.join(' '),
+      scope: requested.scopes.join(' '),
       redirectUri: client.redirectUri,
-      codeChallenge: grant.codeChallenge,
-      nonce: grant.nonce,
+      codeChallenge: requested.codeChallenge,
+      nonce: requested.nonce,
       authTime,
       amr,
     });
@@ -197,7 +197,7 @@ export async function answerAuthorizationRequest(deps: AuthorizationDeps, params
   // The decision is asked the same policy, with the same fields; the sign-in just taken must
   // count there too, and only the session can say so (takeSignInBehindConsent).
   if (freshSignIn) session.noteSignInBehindConsent(authTime, client.app.clientId);
-  return { to: 'consent', client, scopes: grant.scopes, fields, emailNotVerified: grant.scopes.includes('email') && user.emailVerifiedAt === null };
+  return { to: 'consent', client, scopes: requested.scopes, fields, emailNotVerified: requested.scopes.includes('email') && user.emailVerifiedAt === null };
 }
 
 /**
@@ -238,11 +238,11 @@ export async function answerConsent(
     if (again) return again;
   }
   // The fields GET /oauth carried to the page, checked as GET checked them before sign-in.
-  const grant = checkRequestShape(form) ?? checkGrant(form, client.app);
-  if ('error' in grant) return toClient(grantErrorRedirect(client, grant, form.state, issuer));
-  const location = await decide(deps, { client, grant, userId: user.id, authTime, amr, state: form.state, decision, issuer });
+  const requested = checkRequestShape(form) ?? checkRequestedAccess(form, client.app);
+  if ('error' in requested) return toClient(authorizationErrorRedirect(client, requested, form.state, issuer));
+  const location = await decide(deps, { client, requested, userId: user.id, authTime, amr, state: form.state, decision, issuer });
   if (decision === 'authorize') {
-    await recordConsent(deps, { userId: user.id, clientId: client.app.clientId, scopes: grant.scopes, flow: 'traditional' });
+    await recordConsent(deps, { userId: user.id, clientId: client.app.clientId, scopes: requested.scopes, flow: 'traditional' });
   }
   return toClient(location);
 }

@@ -1,9 +1,9 @@
-import { InvalidInput } from '../domain/errors.js';
 /**
- * The traditional flow's rules (docs/decisions.md#traditional-flow, RFC 6749 4.1): the client and its exact redirect_uri
- * are checked first and never redirected to when wrong; then the grant request itself, whose
- * errors go back to the client's redirect_uri with the state.
+ * The traditional flow's rules (docs/decisions.md#traditional-flow, RFC 6749 4.1): the client and
+ * its exact redirect_uri are checked first and never redirected to when wrong; then the access it
+ * asks for (scopes, PKCE, nonce), whose errors go back to the client's redirect_uri with the state.
  */
+import { InvalidInput } from '../domain/errors.js';
 import type { operations } from '../../generated/api.js';
 import type { AppRecord } from '../domain/apps.js';
 import type { UserRecord } from '../domain/users.js';
@@ -64,14 +64,15 @@ export async function resolveClient(store: Store, params: AuthorizeParams): Prom
   return { app, owner, redirectUri: params.redirect_uri };
 }
 
-interface Grant {
+/** What an authorization request asks for, once checked (not a grant: that is remembered consent, src/oauth/grants.ts). */
+interface RequestedAccess {
   scopes: Scope[];
   codeChallenge: string | null;
   /** OpenID Connect's nonce, for the ID token. */
   nonce: string | null;
 }
 
-export interface GrantError {
+export interface AuthorizationError {
   error: 'invalid_scope' | 'invalid_request' | 'unsupported_response_type' | 'request_not_supported' | 'request_uri_not_supported';
   description: string;
 }
@@ -91,7 +92,7 @@ interface RequestObjectParams {
  * (docs/decisions.md#traditional-flow); an OpenID Connect request (`openid` among the scopes)
  * must send it (Core 3.1.2.1, RFC 6749 3.1.1).
  */
-export function checkRequestShape(params: AuthorizeParams & RequestObjectParams): GrantError | undefined {
+export function checkRequestShape(params: AuthorizeParams & RequestObjectParams): AuthorizationError | undefined {
   if (params.request !== undefined) {
     return { error: 'request_not_supported', description: 'Request objects (the request parameter) are not supported' };
   }
@@ -116,7 +117,7 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
  * must send a PKCE challenge: without a secret, the verifier is what ties the code to the app
  * instance that asked for it (RFC 9700 2.1.1).
  */
-export function checkGrant(params: AuthorizeParams, app: Pick<AppRecord, 'public'>): Grant | GrantError {
+export function checkRequestedAccess(params: AuthorizeParams, app: Pick<AppRecord, 'public'>): RequestedAccess | AuthorizationError {
   const parsed = parseScopes(params.scope ?? '');
   if ('error' in parsed) return { error: 'invalid_scope', description: parsed.error };
   if (parsed.scopes.length === 0) return { error: 'invalid_scope', description: 'No scope requested' };
@@ -148,7 +149,7 @@ export function clientRedirect(redirectUri: string, params: Record<string, strin
   return url.toString();
 }
 
-export function grantErrorRedirect(client: ResolvedClient, err: GrantError, state: string | undefined, issuer: string): string {
+export function authorizationErrorRedirect(client: ResolvedClient, err: AuthorizationError, state: string | undefined, issuer: string): string {
   return clientRedirect(client.redirectUri, { error: err.error, error_description: err.description }, state, issuer);
 }
 
@@ -160,7 +161,7 @@ export async function decide(
   deps: Deps,
   input: {
     client: ResolvedClient;
-    grant: Grant;
+    requested: RequestedAccess;
     userId: number;
     /** When the person signed in (the ID token's auth_time). */
     authTime: number;
@@ -171,17 +172,17 @@ export async function decide(
     issuer: string;
   },
 ): Promise<string> {
-  const { client, grant, state, issuer } = input;
+  const { client, requested, state, issuer } = input;
   if (input.decision === 'cancel') {
     return clientRedirect(client.redirectUri, { error: 'access_denied', error_description: ACCESS_DENIED_DESCRIPTION }, state, issuer);
   }
   const { code } = await issueCode(deps, {
     userId: input.userId,
     clientId: client.app.clientId,
-    scope: grant.scopes.join(' '),
+    scope: requested.scopes.join(' '),
     redirectUri: client.redirectUri,
-    codeChallenge: grant.codeChallenge,
-    nonce: grant.nonce,
+    codeChallenge: requested.codeChallenge,
+    nonce: requested.nonce,
     authTime: input.authTime,
     amr: input.amr,
   });

@@ -3,7 +3,7 @@
  * page ends in. Every redirect built here carries `iss` (RFC 9207): the service's public URL
  * without a trailing slash, so a client talking to several providers can tell whose answer it is.
  */
-import { clientRedirect, type GrantError, type ResolvedClient } from './authorize.js';
+import { clientRedirect, type AuthorizationError, type ResolvedClient } from './authorize.js';
 
 export interface Prompt {
   /** Never show a page: answer with an error instead. */
@@ -15,7 +15,7 @@ export interface Prompt {
 }
 
 /** Reads `prompt` (space-separated); values other than none, login and consent are ignored. */
-export function parsePrompt(raw: string | undefined): Prompt | GrantError {
+export function parsePrompt(raw: string | undefined): Prompt | AuthorizationError {
   const values = (raw ?? '').split(' ').filter((v) => v !== '');
   const none = values.includes('none');
   if (none && values.length > 1) {
