@@ -86,6 +86,24 @@ export default {
       to: { path: '^(test|scripts)/' },
     },
     {
+      name: 'browser-scripts-self-contained',
+      comment:
+        'The pages\' scripts run in browsers, bundled by esbuild: they import each other, the element ' +
+        'ids the templates share (src/pages/ids.ts), the contract\'s types (generated/api.ts), the game ' +
+        'SDK (the play page shares its list of error codes) and two browser packages, never server code ' +
+        '(it would be bundled into the page, or fail to).',
+      severity: 'error',
+      from: { path: '^src/pages/scripts/' },
+      to: { pathNot: '^(src/pages/scripts/|src/pages/ids[.]ts$|generated/api[.]ts$|client/sdk/game[.]ts$|node_modules/(openapi-fetch|@simplewebauthn/browser)/)' },
+    },
+    {
+      name: 'game-sdk-self-contained',
+      comment: 'The game SDK (client/sdk/game.ts) is one module without dependencies: a game imports it from the service or copies it.',
+      severity: 'error',
+      from: { path: '^client/sdk/' },
+      to: { pathNot: '^client/sdk/' },
+    },
+    {
       name: 'client-self-contained',
       comment:
         'The client package (client/package.json) ships client/ and the generated contract types only ' +
@@ -97,8 +115,8 @@ export default {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    // Browser scripts served as files (never imported), and build output.
-    exclude: { path: '^(src/pages/assets|client/dist|client/sdk|dist)/' },
+    // Build output.
+    exclude: { path: '^(client/dist|dist)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     // Only what the rules above need is derived (no metrics, no orphans): faster.

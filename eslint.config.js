@@ -1,10 +1,12 @@
-// typescript-eslint's type-aware recommended rules over every TypeScript file the two tsconfigs
-// cover; `npm run lint` runs this beside tsc (which adds noUnusedLocals/noUnusedParameters).
+// typescript-eslint's type-aware recommended rules over every TypeScript file the tsconfigs cover
+// (the service, tests and scripts; the browser tests; the pages' scripts, src/pages/scripts/, and the
+// game SDK, client/sdk/, with the DOM library); `npm run lint` runs this beside tsc (which adds
+// noUnusedLocals/noUnusedParameters). examples/ are separate projects, with their own packages.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'client/dist/**', 'generated/**', 'node_modules/**', 'data/**', 'bench-results/**', 'src/pages/assets/**', 'examples/**'] },
+  { ignores: ['dist/**', 'client/dist/**', 'generated/**', 'node_modules/**', 'data/**', 'bench-results/**', 'examples/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -31,11 +33,4 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
-  {
-    // The game SDK (client/sdk/game.js) runs in browsers: their globals, named one by one.
-    files: ['client/sdk/**/*.js'],
-    languageOptions: {
-      globals: Object.fromEntries(['window', 'document', 'crypto', 'URL', 'TextEncoder', 'btoa', 'setTimeout', 'clearTimeout'].map((name) => [name, 'readonly'])),
-    },
-  },
 );

@@ -389,7 +389,7 @@ export interface paths {
         };
         /**
          * Download a file of the reference page
-         * @description The Redoc browser bundle the reference page runs, and its license notices.
+         * @description The Redoc browser bundle the reference page runs, its license notices, and the page's own script (`reference-a11y.js`, which names Redoc's unnamed controls and makes its scrolling regions reachable by keyboard).
          */
         get: operations["getDocsAsset"];
         put?: never;
@@ -681,7 +681,9 @@ export interface paths {
         put?: never;
         /**
          * Sign out
-         * @description Ends the session and redirects to the home page.
+         * @description Ends the session and redirects to `return_to`, or to the home page. The consent page's
+         *     "Not you?" signs out this way, with `return_to` the sign-in page that leads back to the
+         *     authorization request.
          */
         post: operations["postSignOut"];
         delete?: never;
@@ -1468,8 +1470,8 @@ export interface paths {
         /**
          * The signed-in user's active sessions
          * @description Every live signed-in session of the user, most recently seen first: when it started, when
-         *     it was last seen (updated at most every 5 minutes), the browser's user agent, and whether
-         *     it is the session making this request. Each has a public id to end it by, which is not
+         *     it was last seen (updated at most every 5 minutes), the browser's user agent, the client
+         *     address it signed in from, and whether it is the session making this request. Each has a public id to end it by, which is not
          *     the session cookie. Requires the session cookie; sent with `Cache-Control: no-store`.
          */
         get: operations["listSessions"];
@@ -1792,6 +1794,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/moderation/games/{gameId}/removal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a user's game
+         * @description Deletes the game as its author would (`deleteGame`): `/play/<id>` answers 404, the game
+         *     leaves `listGames`, and its game flow stops. The action is recorded on the author, with
+         *     the reason and the game's id and title (`game`), and the author sees it in their data
+         *     export. Answers the author as moderators see them. Only a moderator whose `modLevel` is
+         *     above the author's may do it (403 otherwise, and for anyone who is not a moderator,
+         *     whether or not the game exists). Requires the session cookie and the CSRF token.
+         */
+        post: operations["removeGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/moderation/actions": {
         parameters: {
             query?: never;
@@ -1865,7 +1892,19 @@ export interface paths {
         delete: operations["deleteApp"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an app's name or addresses
+         * @description Changes the name, the redirect URIs and/or the post-logout redirect URIs of one of the
+         *     signed-in user's apps, with the rules of `registerApp`; a field left out is unchanged, and
+         *     at least one must be sent (400 otherwise). The client id, the secret and whether the app
+         *     is public never change here. The new addresses hold from the next request: the
+         *     authorization endpoint accepts exactly the new redirect URIs, the end-session endpoint the
+         *     new post-logout ones, and a public app's CORS origins follow its redirect URIs. Codes
+         *     issued before keep the redirect URI they were issued for until they expire. Answers the
+         *     app as `listApps` lists it, with `Cache-Control: no-store`. Another user's app is 404, as
+         *     an unknown one. Requires the session cookie and the CSRF token.
+         */
+        patch: operations["updateApp"];
         trace?: never;
     };
     "/api/apps/{clientId}/secret": {
@@ -1912,6 +1951,39 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/games/{gameId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a game
+         * @description Deletes one of the signed-in user's games for good: `/play/<id>` answers 404, the game
+         *     leaves `listGames`, and its game flow stops (`getGameApp` and `issueGameCode` answer 404
+         *     `Game not found`). Codes issued through it before belong to the app and live out their 5
+         *     minutes. The id is never given to another game. Another user's game is 404, as an
+         *     unknown one. Requires the session cookie and the CSRF token.
+         */
+        delete: operations["deleteGame"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a game's title or address
+         * @description Changes the title and/or the address of one of the signed-in user's games, with the rules
+         *     of `registerGame`; a field left out is unchanged, and at least one must be sent (400
+         *     otherwise). From the next request `/play/<id>` frames the new address and talks to its
+         *     origin only, and a public app of the author's is readable from the new origin (CORS).
+         *     Another user's game is 404, as an unknown one. Requires the session cookie and the CSRF
+         *     token.
+         */
+        patch: operations["updateGame"];
         trace?: never;
     };
     "/api/games/{gameId}/apps/{clientId}": {
@@ -2507,6 +2579,12 @@ export interface components {
             last_seen_at: number;
             /** @description The browser's User-Agent header at sign-in; left out when it sent none. */
             user_agent?: string;
+            /**
+             * @description The client address it signed in from, as the sign-in history records it (behind a
+             *     trusted proxy the forwarded one). Left out for sessions signed in before it was
+             *     recorded (contract 0.8.0).
+             */
+            ip?: string;
             /** @description Whether this is the session making the request. */
             current: boolean;
         };
@@ -2674,15 +2752,24 @@ export interface components {
             /** @description For `close_report`, the report closed. */
             report_id?: number;
             outcome?: components["schemas"]["ReportOutcome"];
+            game?: components["schemas"]["RemovedGame"];
             /** @description When, ms since the Unix epoch. */
             created_at: number;
         };
         /**
          * @description What a moderator (or the operator CLI, with no `moderator`) did: `suspend`,
-         *     `lift_suspension`, `hide_bio`, `remove_picture`, `set_mod_level`, `close_report`.
+         *     `lift_suspension`, `hide_bio`, `remove_picture`, `set_mod_level`, `close_report`,
+         *     `remove_game` (a game of the user's).
          * @enum {string}
          */
-        ModerationActionKind: "suspend" | "lift_suspension" | "hide_bio" | "remove_picture" | "set_mod_level" | "close_report";
+        ModerationActionKind: "suspend" | "lift_suspension" | "hide_bio" | "remove_picture" | "set_mod_level" | "close_report" | "remove_game";
+        /** @description For `remove_game`, the game removed, as it was then. */
+        RemovedGame: {
+            /** @description The game's id (never given to another game). */
+            id: number;
+            /** @description Its title when it was removed. */
+            title: string;
+        };
         /** @description An action taken on the user's account, as their data export gives it (no moderator, no reporter). */
         AccountModerationAction: {
             action: components["schemas"]["ModerationActionKind"];
@@ -2693,6 +2780,7 @@ export interface components {
             /** @description For `set_mod_level`, the new level. */
             mod_level?: number;
             outcome?: components["schemas"]["ReportOutcome"];
+            game?: components["schemas"]["RemovedGame"];
             /** @description When, ms since the Unix epoch. */
             created_at: number;
         };
@@ -2983,6 +3071,20 @@ export interface components {
                 /**
                  * @example {
                  *       "message": "App not found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The signed-in user has no game with this id. */
+        GameNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Game not found"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -4175,7 +4277,7 @@ export interface operations {
                  * @description File name.
                  * @example redoc.standalone.js
                  */
-                file: "redoc.standalone.js" | "redoc.standalone.js.LICENSE.txt";
+                file: "redoc.standalone.js" | "redoc.standalone.js.LICENSE.txt" | "reference-a11y.js";
             };
             cookie?: never;
         };
@@ -4649,7 +4751,13 @@ export interface operations {
     };
     postSignOut: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description A path on this service to go to once signed out. Anything else, or one longer than
+                 *     65,536 characters, is ignored (the person goes to `/`).
+                 */
+                return_to?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6391,6 +6499,7 @@ export interface operations {
                      *           "started_at": 1733707565493,
                      *           "last_seen_at": 1733711165493,
                      *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0",
+                     *           "ip": "203.0.113.7",
                      *           "current": true
                      *         },
                      *         {
@@ -6398,6 +6507,7 @@ export interface operations {
                      *           "started_at": 1733600000000,
                      *           "last_seen_at": 1733600300000,
                      *           "user_agent": "Mozilla/5.0 (iPhone) Safari/604.1",
+                     *           "ip": "198.51.100.23",
                      *           "current": false
                      *         }
                      *       ]
@@ -7222,6 +7332,54 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
         };
     };
+    removeGame: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Game id, a positive integer in plain digits (see the `Id` schema).
+                 * @example 3
+                 */
+                gameId: components["parameters"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The game's chat shows slurs on its start screen."
+                 *     }
+                 */
+                "application/json": {
+                    reason: components["schemas"]["ModerationReason"];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["ModerationUser"];
+            400: components["responses"]["ModerationReasonInvalid"];
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["ModeratorsOnly"];
+            /** @description No game has this id (said only to moderators). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Game not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     listModerationActions: {
         parameters: {
             query?: {
@@ -7430,6 +7588,88 @@ export interface operations {
             404: components["responses"]["AppNotFound"];
         };
     };
+    updateApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The app's client id.
+                 * @example Xw3Ah1pX9kA
+                 */
+                clientId: components["parameters"]["ClientIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada's Chess",
+                 *       "redirect_uris": [
+                 *         "https://chess.example/callback",
+                 *         "https://chess.example/v2/callback"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The new name, 1-64 characters once surrounding whitespace is trimmed; shown on the consent page. */
+                    name?: string;
+                    /**
+                     * @description The new redirect URIs, replacing the old ones: 1-10, each an absolute https URL
+                     *     (http is allowed on localhost, 127.0.0.1 and [::1] only) without a fragment, at
+                     *     most 2048 characters. Duplicates are dropped.
+                     */
+                    redirect_uris?: string[];
+                    /**
+                     * @description The new post-logout redirect URIs, replacing the old ones: 0-10, with the same
+                     *     rules as `redirect_uris` (`[]` removes them all). Duplicates are dropped.
+                     */
+                    post_logout_redirect_uris?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The app after the change (never its secret). */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "Xw3Ah1pX9kA",
+                     *       "name": "Ada's Chess",
+                     *       "public": false,
+                     *       "redirect_uris": [
+                     *         "https://chess.example/callback",
+                     *         "https://chess.example/v2/callback"
+                     *       ],
+                     *       "post_logout_redirect_uris": [],
+                     *       "created_at": 1733707565493
+                     *     }
+                     */
+                    "application/json": components["schemas"]["App"];
+                };
+            };
+            /** @description No field sent, or a bad name, redirect URI or post-logout redirect URI. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["AppNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     rotateAppSecret: {
         parameters: {
             query?: never;
@@ -7588,6 +7828,102 @@ export interface operations {
             };
             401: components["responses"]["SignInRequired"];
             403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteGame: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Game id, a positive integer in plain digits (see the `Id` schema).
+                 * @example 3
+                 */
+                gameId: components["parameters"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["GameNotFound"];
+        };
+    };
+    updateGame: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Game id, a positive integer in plain digits (see the `Id` schema).
+                 * @example 3
+                 */
+                gameId: components["parameters"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Ada's Chess, second edition"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The new title, 1-64 characters once surrounding whitespace is trimmed. */
+                    title?: string;
+                    /**
+                     * @description The new address: an absolute https URL (http is allowed on localhost, 127.0.0.1
+                     *     and [::1] only) without a fragment, at most 2048 characters.
+                     */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The game after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "title": "Ada's Chess, second edition",
+                     *       "url": "https://chess.example/play",
+                     *       "author": {
+                     *         "id": 12,
+                     *         "name": "ada_l"
+                     *       },
+                     *       "created_at": 1733707565493
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            /** @description No field sent, or a bad title or URL. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            404: components["responses"]["GameNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
         };

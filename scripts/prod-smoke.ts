@@ -2,7 +2,7 @@
  * `npm run test:prod`: builds, starts the compiled server with plain `node` (no TypeScript loader,
  * as `npm run start:prod` does) on a fresh database, and checks that it answers: the API, a page
  * with its stylesheet, the game SDK, the contract, the metrics listener; then that SIGTERM stops
- * it cleanly. Proves the compiled tree finds its migrations, assets, the SDK (dist/client/sdk) and
+ * it cleanly. Proves the compiled tree finds its migrations, assets, the page scripts and the SDK (dist/bundled) and
  * openapi.yaml on its own.
  */
 import { execFileSync } from 'node:child_process';
@@ -44,7 +44,9 @@ try {
   await expectStatus(`${base}/api/users/info?id=1`, 200, '"name":"demo"');
   await expectStatus(`${base}/signin`, 200, '<form method="post" action="/signin"');
   await expectStatus(`${base}/assets/site.css`, 200);
-  await expectStatus(`${base}/sdk/game.js`, 200, 'export async function authorize(');
+  // The page scripts as `npm run build` bundled them (dist/bundled/), the WebAuthn library inside.
+  await expectStatus(`${base}/assets/signin.js`, 200, 'navigator.credentials.get(');
+  await expectStatus(`${base}/sdk/game.js`, 200, 'async function authorize(');
   await expectStatus(`${base}/openapi.yaml`, 200, 'openapi: 3.0.3');
   await expectStatus(`http://127.0.0.1:${metricsPort}/metrics`, 200, 'idp_http_requests_total{operation="getUserInfo",status_class="2xx"} 1');
 } catch (err) {

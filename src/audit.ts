@@ -46,8 +46,13 @@ export interface AuditEvents {
   factors_reset: { userId: number; source: 'cli'; passkeys: number; totp: boolean; endedSessions: number };
   app_created: { userId: number; clientId: string; ip: string };
   app_secret_rotated: { userId: number; clientId: string; ip: string };
+  /** `fields`: what the owner changed (`name`, `redirect_uris`, `post_logout_redirect_uris`), never the values. */
+  app_updated: { userId: number; clientId: string; fields: string[]; ip: string };
   app_deleted: { userId: number; clientId: string; ip: string };
   game_created: { userId: number; gameId: number; ip: string };
+  /** `fields`: what the author changed (`title`, `url`). */
+  game_updated: { userId: number; gameId: number; fields: string[]; ip: string };
+  game_deleted: { userId: number; gameId: number; ip: string };
   consent_given: { userId: number; clientId: string; scopes: Scope[]; flow: 'traditional' | 'game' };
   code_replay_detected: { userId: number; clientId: string; revokedTokens: number };
   token_revoked: { userId: number; clientId: string; by: 'client' };
@@ -61,9 +66,10 @@ export interface AuditEvents {
   email_changed: { userId: number; oldEmail: string | undefined; newEmail: string };
   /**
    * A moderator (`moderatorId`; null for the operator CLI) acted on user `userId`
-   * (docs/moderation.md). Ids only: the reason is in the record (table moderation_actions).
+   * (docs/moderation.md); `gameId` for a game of theirs removed. Ids only: the reason is in the
+   * record (table moderation_actions).
    */
-  moderation_action: { moderatorId: number | null; userId: number; action: ModerationActionKind; reportId?: number };
+  moderation_action: { moderatorId: number | null; userId: number; action: ModerationActionKind; reportId?: number; gameId?: number };
 }
 
 export type AuditEvent = keyof AuditEvents;

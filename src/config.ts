@@ -6,9 +6,12 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { DEFAULT_POOL_SIZE, parseDatabaseUrl, type DatabaseLocation } from './domain/database.js';
+import { PRODUCT_NAME } from './domain/product.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export type LogFormat = 'json' | 'text';
+const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
 
 export interface Config {
   /** PORT: TCP port to listen on (default 3000; 0 picks a free port). */
@@ -37,6 +40,11 @@ export interface Config {
   pictureSweepAgeSeconds: number;
   /** LOG_LEVEL: pino level, one of fatal error warn info debug trace silent (default info). */
   logLevel: LogLevel;
+  /**
+   * LOG_FORMAT: `json` (one JSON object a line, for a log collector) or `text` (a line a person
+   * reads). Unset: text when stdout is a terminal (`npm start` in a shell), else JSON (src/server.ts).
+   */
+  logFormat: LogFormat | undefined;
   /** PUBLIC_URL: the address clients reach the service at (default http://localhost:<PORT>). */
   publicUrl: string;
   /** DEMO_DATA: create the demo user and app on an empty database at start (default true). */
@@ -141,7 +149,7 @@ function parseSmtpUrl(raw: string | undefined): string | undefined {
 }
 
 function parseMailFrom(raw: string | undefined, publicUrl: string): string {
-  if (raw === undefined || raw === '') return `Identity <no-reply@${new URL(publicUrl).hostname}>`;
+  if (raw === undefined || raw === '') return `${PRODUCT_NAME} <no-reply@${new URL(publicUrl).hostname}>`;
   // An address, optionally with a display name: `a@b.example` or `Name <a@b.example>`.
   if (!/^([^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(raw.trim())) {
     throw new ConfigError(`MAIL_FROM must be an address or "Name <address>", got "${raw}"`);
@@ -212,6 +220,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
+  const logFormat = env.LOG_FORMAT ? (env.LOG_FORMAT.toLowerCase() as LogFormat) : undefined;
+  if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat)) {
+    throw new ConfigError(`LOG_FORMAT must be json or text, got "${env.LOG_FORMAT}"`);
+  }
   const publicUrl = parseUrl('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port || 3000}`);
   const demoData = parseBool('DEMO_DATA', env.DEMO_DATA, true);
   const { secrets: sessionSecrets, generated: sessionSecretGenerated } = parseSessionSecrets(env.SESSION_SECRET);
@@ -238,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     picturesDir,
     pictureSweepAgeSeconds,
     logLevel,
+    logFormat,
     publicUrl,
     demoData,
     sessionSecret: sessionSecrets[0]!,

@@ -23,7 +23,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  // A person at a terminal reads lines; anything else (a collector, a pipe, a test) gets JSON.
+  const logger = createLogger(config.logLevel, config.logFormat ?? (process.stdout.isTTY ? 'text' : 'json'));
   if (config.sessionSecretGenerated) {
     logger.warn('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart and ID tokens get a new signing key at every start');
   }

@@ -60,7 +60,12 @@ describe('audit trail', () => {
     const first = await tokenRequest(t, exchange);
     secrets.push(((await first.json()) as { access_token: string }).access_token);
     expect((await tokenRequest(t, exchange)).status).toBe(400);
-    expect((await agent.json('POST', '/api/games', { title: 'Audited game', url: 'https://game.example/' })).status).toBe(201);
+    const game = await agent.json('POST', '/api/games', { title: 'Audited game', url: 'https://game.example/' });
+    expect(game.status).toBe(201);
+    const gameId = ((await game.json()) as { id: number }).id;
+    expect((await agent.json('PATCH', `/api/games/${gameId}`, { title: 'Audited game 2' })).status).toBe(200);
+    expect((await agent.json('DELETE', `/api/games/${gameId}`)).status).toBe(204);
+    expect((await agent.json('PATCH', `/api/apps/${created.client_id}`, { name: 'Audited 2' })).status).toBe(200);
     expect((await agent.json('DELETE', `/api/apps/${created.client_id}`)).status).toBe(204);
 
     const ip = '127.0.0.1';
@@ -72,7 +77,10 @@ describe('audit trail', () => {
       ['app_secret_rotated', { userId, clientId: created.client_id }],
       ['consent_given', { userId, clientId: created.client_id, scopes: ['userinfo'] }],
       ['code_replay_detected', { userId, clientId: created.client_id, revokedTokens: 1 }],
-      ['game_created', { userId }],
+      ['game_created', { userId, gameId }],
+      ['game_updated', { userId, gameId, fields: ['title'] }],
+      ['game_deleted', { userId, gameId }],
+      ['app_updated', { userId, clientId: created.client_id, fields: ['name'] }],
       ['app_deleted', { userId, clientId: created.client_id }],
     ];
     for (const [event, fields] of expected) {

@@ -91,6 +91,24 @@ describe('examples/game/serve.mjs', () => {
     }
   });
 
+  it("answers the consent page's Cancel (error=access_denied) with a page saying the person declined, and a way back", async () => {
+    const backend = await startGameBackend({ SERVICE_URL: env.PUBLIC_URL! });
+    try {
+      const declined = await fetch(`${backend.url}/callback?error=access_denied&error_description=The+user+did+not+consent.&state=xyz&iss=${encodeURIComponent(env.PUBLIC_URL!)}`);
+      expect([declined.status, declined.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+      const page = await declined.text();
+      expect(page).toContain('<title>You declined</title><h1>You declined</h1>');
+      expect(page).toContain('<p id="declined">You chose not to let this app use your account: it was given nothing, and nothing was shared with it.');
+      expect(page).toContain(`<p><a id="back" href="/">Back to the example app</a> or <a href="${env.PUBLIC_URL}/">to the identity service</a></p>`);
+      // Any other refusal says the service's reason, escaped.
+      const refused = await fetch(`${backend.url}/callback?error=invalid_scope&error_description=${encodeURIComponent('No <such> scope')}&state=xyz`);
+      expect(refused.status).toBe(200);
+      expect(await refused.text()).toContain('<h1>Signing in did not work</h1><p id="error">The identity service answered: No &#60;such&#62; scope (invalid_scope)</p>');
+    } finally {
+      backend.stop();
+    }
+  });
+
   it('says plainly, with the address it tried, when the service cannot be reached', async () => {
     const nobody = `http://127.0.0.1:${await freePort()}`;
     const backend = await startGameBackend({ SERVICE_URL: nobody });

@@ -52,17 +52,25 @@ const PROBES: Record<string, string[]> = {
   'src/server.ts': ['./http/policy.js', './config.js', '../scripts/seed.js'], // src-not-to-test-or-scripts
   'src/typo.ts': ['./no-such-module.js'], // no-unresolvable
   'client/index.ts': ['../src/domain/users.js'], // client-self-contained
+  'client/sdk/game.ts': ['../index.js'], // game-sdk-self-contained
+  'src/pages/ids.ts': [],
+  'src/pages/scripts/api.ts': ['../../../generated/api.js'],
+  'src/pages/scripts/page.ts': ['./api.js', '../ids.js', '../html.js', 'some-package'], // browser-scripts-self-contained (twice)
+  'generated/api.ts': [],
   'scripts/bench.ts': ['../src/server.js', '../test/helpers.js'],
   'scripts/seed.ts': [],
   'test/helpers.ts': [],
 };
 
 const EXPECTED = [
+  'browser-scripts-self-contained: src/pages/scripts/page.ts -> node_modules/some-package/index.js',
+  'browser-scripts-self-contained: src/pages/scripts/page.ts -> src/pages/html.ts',
   'client-self-contained: client/index.ts -> src/domain/users.ts',
   'config-imports-domain: src/config.ts -> src/store/connection.ts',
   'domain-imports-domain: src/domain/probe.ts -> src/http/policy.ts',
   'domain-not-to-shell: src/domain/probe.ts -> src/http/policy.ts',
   'domain-not-to-shell: src/mail/messages.ts -> src/pages/html.ts',
+  'game-sdk-self-contained: client/sdk/game.ts -> client/index.ts',
   'handlers-not-to-handlers: src/handlers/getThing.ts -> src/handlers/web.ts',
   'no-circular: src/accounts/a.ts -> src/accounts/b.ts -> src/accounts/a.ts',
   'no-circular: src/oauth/secrets.ts -> src/store/users.ts -> src/oauth/secrets.ts',

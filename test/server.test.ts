@@ -149,7 +149,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50', DATABASE_POOL_SIZE: '20' }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', LOG_FORMAT: 'TEXT', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50', DATABASE_POOL_SIZE: '20' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -158,6 +158,7 @@ describe('loadConfig', () => {
       picturesDir: '/tmp/p',
       pictureSweepAgeSeconds: 0,
       logLevel: 'warn',
+      logFormat: 'text',
       publicUrl: 'https://id.example',
       demoData: false,
       sessionSecret: 'x'.repeat(40),
@@ -196,6 +197,7 @@ describe('loadConfig', () => {
     [{ PICTURE_SWEEP_AGE_SECONDS: '10m' }, 'PICTURE_SWEEP_AGE_SECONDS must be a whole number of seconds, got "10m"'],
     [{ PORT: '70000' }, 'PORT must be an integer from 0 to 65535, got "70000"'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
+    [{ LOG_FORMAT: 'pretty' }, 'LOG_FORMAT must be json or text, got "pretty"'],
     [{ PUBLIC_URL: 'ftp://x' }, 'PUBLIC_URL must be an absolute http(s) URL, got "ftp://x"'],
     [{ DEMO_DATA: 'maybe' }, 'DEMO_DATA must be true or false, got "maybe"'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET must be at least 32 characters, got 5'],

@@ -2,7 +2,8 @@
 // The example game and client backend, for trying both flows by hand (see docs/walkthrough.md).
 //
 //   GET  /           the example game page (framed by the service's /play/<gameId>)
-//   GET  /callback   the traditional flow's redirect_uri: exchanges ?code= and shows who signed in
+//   GET  /callback   the traditional flow's redirect_uri: exchanges ?code= and shows who signed in,
+//                    or says the person declined (?error=access_denied) or why the service refused
 //   POST /exchange   {code} from the game page: exchanges it and returns the whois identity
 //
 // Environment: PORT (8080), SERVICE_URL (http://localhost:3000), CLIENT_ID (demo_client),
@@ -56,7 +57,26 @@ async function whoIs(code, redirectUri) {
 }
 
 const callbackPage = (heading, body) =>
-  `<!doctype html><html lang="en"><meta charset="utf-8"><title>Callback</title><h1>${escape(heading)}</h1>${body}</html>`;
+  `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(heading)}</title><h1>${escape(heading)}</h1>${body}</html>`;
+
+/** The ways on from a callback that brought no code: this example's start, and the service. */
+const waysBack = () => `<p><a id="back" href="/">Back to the example app</a> or <a href="${escape(service)}/">to the identity service</a></p>`;
+
+/**
+ * The callback of an authorization the service refused or the person declined (`?error=`, RFC 6749
+ * 4.1.2.1): said as the person reads it, with a way back. access_denied is the person's Cancel.
+ */
+function refusalPage(params) {
+  if (params.error === 'access_denied') {
+    return callbackPage(
+      'You declined',
+      '<p id="declined">You chose not to let this app use your account: it was given nothing, and nothing was shared with it. You can sign in again whenever you like.</p>' +
+        waysBack(),
+    );
+  }
+  const why = params.error_description ? `${params.error_description} (${params.error})` : params.error;
+  return callbackPage('Signing in did not work', `<p id="error">The identity service answered: ${escape(why)}</p>${waysBack()}`);
+}
 
 http
   .createServer(async (req, res) => {
@@ -65,6 +85,9 @@ http
       if (req.method === 'GET' && url.pathname === '/') {
         res.setHeader('Content-Type', 'text/html; charset=utf-8');
         res.end(page);
+      } else if (req.method === 'GET' && url.pathname === '/callback' && url.searchParams.has('error')) {
+        res.setHeader('Content-Type', 'text/html; charset=utf-8');
+        res.end(refusalPage(Object.fromEntries(url.searchParams)));
       } else if (req.method === 'GET' && url.pathname === '/callback') {
         const params = Object.fromEntries(url.searchParams);
         const result = params.code ? await whoIs(params.code, `http://localhost:${port}/callback`) : params;

@@ -3,10 +3,12 @@
 // authorization code (with a PKCE pair) from the play page that frames this page, and the game
 // redeems it itself, from the browser, as a public app (client_id and code_verifier, no secret).
 //
-// Settings come from the query: ?service=<service origin> (default http://localhost:3000) and
-// ?client_id=<a public app of the game's author> (default demo_game, from the demo data).
+// Settings come from the query: ?service=<service origin> and ?client_id=<a public app of the
+// game's author> (default demo_game, from the demo data). Without ?service=, the service is the
+// page that frames the game where the browser says so (location.ancestorOrigins: Chromium and
+// Safari, not Firefox), else http://localhost:3000.
 const query = new URLSearchParams(location.search);
-const service = new URL(query.get('service') || 'http://localhost:3000').origin;
+const service = new URL(query.get('service') || location.ancestorOrigins?.[0] || 'http://localhost:3000').origin;
 
 const form = document.getElementById('settings');
 const clientIdInput = document.getElementById('client-id');

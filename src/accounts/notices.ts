@@ -1,5 +1,6 @@
 /**
- * Notices to the owner of an account when how it signs in changes (docs/account.md#notices): a
+ * Notices to the owner of an account when how it signs in changes (docs/account.md#notices), and
+ * when it is suspended or the suspension lifted (docs/moderation.md#suspension): a
  * listener of the audit trail (src/audit.ts), subscribed where the app (src/http/app.ts) and the
  * operator CLI (src/cli/context.ts) are composed, so no change sends its own. The audit event is
  * written once the change is committed; the short mail then goes in the background, so a mail
@@ -9,7 +10,7 @@
 import type { AuditEvents, AuditListener } from '../audit.js';
 import type { Config } from '../config.js';
 import type { Mailer } from '../mail/mailer.js';
-import { securityNoticeMessage, type SecurityChange } from '../mail/messages.js';
+import { securityNoticeMessage, suspensionNoticeMessage, type SecurityChange } from '../mail/messages.js';
 import type { Store } from '../store/types.js';
 
 interface NoticeDeps {
@@ -20,14 +21,17 @@ interface NoticeDeps {
   told?: (userId: number, change: SecurityChange) => void;
 }
 
+/** A change of whether the account may be used at all: a moderator's (or the operator's) suspension, and its lifting. */
+type StandingChange = 'suspended' | 'suspension_lifted';
+
 /** Whom a notice goes to, and of what. */
 interface Notice {
   userId: number;
-  change: SecurityChange;
+  change: SecurityChange | StandingChange;
 }
 
 /** The audit events that mail a notice, and which; every other event mails none. */
-const NOTICES: { [Event in keyof AuditEvents]?: (fields: AuditEvents[Event]) => Notice } = {
+const NOTICES: { [Event in keyof AuditEvents]?: (fields: AuditEvents[Event]) => Notice | undefined } = {
   password_changed: ({ userId }) => ({ userId, change: 'password_changed' }),
   password_reset: ({ userId }) => ({ userId, change: 'password_changed' }),
   passkey_added: ({ userId }) => ({ userId, change: 'passkey_added' }),
@@ -35,6 +39,8 @@ const NOTICES: { [Event in keyof AuditEvents]?: (fields: AuditEvents[Event]) => 
   second_factor_changed: ({ userId, change }) => ({ userId, change }),
   recovery_code_used: ({ userId }) => ({ userId, change: 'recovery_code_used' }),
   factors_reset: ({ userId }) => ({ userId, change: 'factors_reset' }),
+  moderation_action: ({ userId, action }) =>
+    action === 'suspend' ? { userId, change: 'suspended' } : action === 'lift_suspension' ? { userId, change: 'suspension_lifted' } : undefined,
 };
 
 /** The listener that mails the notices: hand it to createAudit. */
@@ -49,6 +55,12 @@ function send(deps: NoticeDeps, { userId, change }: Notice): void {
   deps.mailer.background(async () => {
     const user = await deps.store.getUser(userId);
     if (!user || user.emailVerifiedAt === null) return;
+    if (change === 'suspended' || change === 'suspension_lifted') {
+      // As the account is now: a suspension lifted before this mail went says nothing any more.
+      if ((change === 'suspended') !== (user.suspension !== null)) return;
+      await deps.mailer.send(suspensionNoticeMessage(deps.config.publicUrl, user.email, user.name, user.suspension));
+      return;
+    }
     await deps.mailer.send(securityNoticeMessage(deps.config.publicUrl, user.email, user.name, change));
     deps.told?.(userId, change);
   });

@@ -22,6 +22,7 @@ import QRCode from 'qrcode';
 import type { Audit } from '../audit.js';
 import type { Config } from '../config.js';
 import { Conflict, InvalidInput, RateLimited, Unauthenticated, Unavailable } from '../domain/errors.js';
+import { PRODUCT_NAME } from '../domain/product.js';
 import { hashSecret } from '../security/secrets.js';
 import { accountKey, attempt } from '../security/rate-limit.js';
 import { seal, unseal } from '../security/sealed.js';
@@ -37,14 +38,18 @@ interface SecondFactorDeps extends AccountDeps {
   audit: Audit;
   /** SESSION_SECRET's values: the first seals, any opens. */
   secrets: readonly string[];
-  /** Who the authenticator app says the codes are for: PUBLIC_URL's host name. */
+  /** Whose codes the authenticator app says these are: the product name (src/domain/product.ts). */
   issuer: string;
   logger: Pick<Logger, 'error'>;
 }
 
-/** What the second factor needs of the service's dependencies: SESSION_SECRET seals, PUBLIC_URL's host name is the issuer (no port: a colon would split the label). */
-export function secondFactorDeps(deps: Omit<SecondFactorDeps, 'secrets' | 'issuer'> & { config: Pick<Config, 'sessionSecrets' | 'publicUrl'> }): SecondFactorDeps {
-  return { ...deps, secrets: deps.config.sessionSecrets, issuer: new URL(deps.config.publicUrl).hostname };
+/**
+ * What the second factor needs of the service's dependencies: SESSION_SECRET seals, and the
+ * issuer is the name the person knows the service by (as the pages' brand), not a host name
+ * such as "localhost" that says nothing in a list of accounts.
+ */
+export function secondFactorDeps(deps: Omit<SecondFactorDeps, 'secrets' | 'issuer'> & { config: Pick<Config, 'sessionSecrets'> }): SecondFactorDeps {
+  return { ...deps, secrets: deps.config.sessionSecrets, issuer: PRODUCT_NAME };
 }
 
 const SEED_INFO = 'identity-profile-service: authenticator app seed encryption';

@@ -1,6 +1,6 @@
-/** `app create|rotate-secret|delete`: the same domain functions as the account's app API, without its ownership check. */
-import type { Command } from 'commander';
-import { deleteApp, registerOAuthApp, rotateSecret } from '../oauth/clients.js';
+/** `app create|update|rotate-secret|delete`: the same domain functions as the account's app API, without its ownership check. */
+import { Option, type Command } from 'commander';
+import { appView, deleteApp, registerOAuthApp, rotateSecret, updateOAuthApp } from '../oauth/clients.js';
 import { collect, int } from './arguments.js';
 import type { CliContext } from './context.js';
 
@@ -23,6 +23,22 @@ export function appCommands(program: Command, cli: CliContext): void {
         postLogoutRedirectUris: o.postLogoutRedirectUri ?? [],
       });
       cli.print(created.clientSecret === undefined ? { client_id: created.app.clientId } : { client_id: created.app.clientId, client_secret: created.clientSecret });
+    });
+  app
+    .command('update')
+    .description("Change an app's name and/or addresses (each list replaces the old one); prints the app as listApps gives it")
+    .requiredOption('--client-id <id>', 'client id')
+    .option('--name <name>', 'new name, 1-64 characters')
+    .option('--redirect-uri <uri>', 'the new redirect URIs (repeat for up to 10)', collect)
+    .option('--post-logout-redirect-uri <uri>', 'the new post-logout redirect URIs (repeat for up to 10)', collect)
+    .addOption(new Option('--clear-post-logout-redirect-uris', 'remove every post-logout redirect URI').conflicts('postLogoutRedirectUri'))
+    .action(async (o: { clientId: string; name?: string; redirectUri?: string[]; postLogoutRedirectUri?: string[]; clearPostLogoutRedirectUris?: true }, command: Command) => {
+      const postLogoutRedirectUris = o.clearPostLogoutRedirectUris ? [] : o.postLogoutRedirectUri;
+      if (o.name === undefined && o.redirectUri === undefined && postLogoutRedirectUris === undefined) {
+        command.error('error: give at least one of --name, --redirect-uri, --post-logout-redirect-uri and --clear-post-logout-redirect-uris');
+      }
+      const updated = await updateOAuthApp(await cli.store(), o.clientId, { name: o.name, redirectUris: o.redirectUri, postLogoutRedirectUris });
+      cli.print(appView(updated));
     });
   app
     .command('rotate-secret')

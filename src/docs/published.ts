@@ -1,12 +1,14 @@
 /**
  * What the service publishes about itself: its contract (with `servers` set to PUBLIC_URL) and a
  * reference page rendered in the browser by Redoc's standalone bundle, served from node_modules
- * so the page works without internet. Everything is read and prepared once, at start.
+ * so the page works without internet, with the theme, styles and script that make it accessible
+ * (reference-a11y.ts). Everything is read and prepared once, at start.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import yaml from 'js-yaml';
+import { REDOC_THEME, REFERENCE_CSS, REFERENCE_SCRIPT } from './reference-a11y.js';
 
 export interface PublishedContract {
   title: string;
@@ -46,6 +48,7 @@ function loadDocsAssets(): Map<string, DocsAsset> {
   const redoc = fs.readFileSync(path.join(REDOC_BUNDLES, 'redoc.standalone.js'), 'utf8').replace(REDOC_CDN_LOGO, '"data:,"');
   return new Map([
     ['redoc.standalone.js', { body: Buffer.from(redoc), type: 'application/javascript; charset=utf-8' }],
+    ['reference-a11y.js', { body: Buffer.from(REFERENCE_SCRIPT), type: 'application/javascript; charset=utf-8' }],
     [
       'redoc.standalone.js.LICENSE.txt',
       { body: fs.readFileSync(path.join(REDOC_BUNDLES, 'redoc.standalone.js.LICENSE.txt')), type: 'text/plain; charset=utf-8' },
@@ -95,11 +98,12 @@ function docsPage(title: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} API reference</title>
 <link rel="icon" href="assets/favicon.svg" type="image/svg+xml">
-<style>body { margin: 0; padding: 0; }</style>
+<style>${REFERENCE_CSS}</style>
 </head>
 <body>
-<redoc spec-url="openapi.json" expand-responses="200" path-in-middle-panel="true"></redoc>
+<redoc spec-url="openapi.json" expand-responses="200" path-in-middle-panel="true" theme="${escapeHtml(JSON.stringify(REDOC_THEME))}"></redoc>
 <script src="docs/assets/redoc.standalone.js"></script>
+<script src="docs/assets/reference-a11y.js"></script>
 </body>
 </html>
 `;

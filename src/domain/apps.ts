@@ -15,6 +15,9 @@ export interface AppRecord {
   createdAt: number;
 }
 
+/** What its owner (or the operator) may change of an app; a field left out stays. Never the secret or `public`. */
+export type AppPatch = Partial<Pick<AppRecord, 'name' | 'redirectUris' | 'postLogoutRedirectUris'>>;
+
 export interface CodeRecord {
   codeHash: string;
   clientId: string;

@@ -10,6 +10,9 @@ export interface GameRecord {
 
 export type NewGame = Omit<GameRecord, 'id'>;
 
+/** What its author (or the operator) may change of a game; a field left out stays. */
+export type GamePatch = Partial<Pick<GameRecord, 'title' | 'url'>>;
+
 /** A game with its author's name, as lists and pages show it. */
 export interface GameWithAuthor extends GameRecord {
   authorName: string;

@@ -5,7 +5,13 @@ export type ReportReason = 'spam' | 'harassment' | 'hate' | 'sexual' | 'imperson
 
 export type ReportOutcome = 'no_action' | 'bio_hidden' | 'picture_removed' | 'suspended';
 
-export type ModerationActionKind = 'suspend' | 'lift_suspension' | 'hide_bio' | 'remove_picture' | 'set_mod_level' | 'close_report';
+export type ModerationActionKind = 'suspend' | 'lift_suspension' | 'hide_bio' | 'remove_picture' | 'set_mod_level' | 'close_report' | 'remove_game';
+
+/** A game a moderator removed, as it was then (the record outlives the game). */
+interface RemovedGameRef {
+  id: number;
+  title: string;
+}
 
 export interface NewReport {
   reporterId: number;
@@ -41,6 +47,8 @@ export interface ModerationActionRecord {
   modLevel: number | null;
   reportId: number | null;
   outcome: ReportOutcome | null;
+  /** For remove_game, the game removed; null otherwise. */
+  game: RemovedGameRef | null;
   createdAt: number;
 }
 

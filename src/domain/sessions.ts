@@ -6,4 +6,9 @@ export interface SessionMeta {
   startedAt: number;
   lastSeenAt: number;
   userAgent: string | null;
+  /**
+   * The client address it signed in from (the sign-in history's, trusted-proxy aware); null for
+   * sessions signed in before it was recorded.
+   */
+  signInIp: string | null;
 }

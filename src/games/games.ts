@@ -10,7 +10,7 @@ import { webAddressProblem } from '../oauth/clients.js';
 import { issueCode } from '../oauth/codes.js';
 import { gameScopesProblem, knownScopes, type Scope } from '../oauth/scopes.js';
 import type { AppRecord } from '../domain/apps.js';
-import type { GameWithAuthor } from '../domain/games.js';
+import type { GamePatch, GameWithAuthor } from '../domain/games.js';
 import type { UserRecord } from '../domain/users.js';
 import type { AppStore } from '../store/apps/store.js';
 import type { GameStore } from '../store/games/store.js';
@@ -27,18 +27,30 @@ export function gameScopes(scopes: readonly string[]): Scope[] {
   return knownScopes(scopes);
 }
 
+/** A title as typed: 1-64 characters once trimmed, no control characters; the trimmed title. */
+function gameTitle(raw: string): string {
+  const title = raw.trim();
+  if (title.length < 1 || title.length > 64) throw new InvalidInput('Game title must be 1 to 64 characters');
+  if (CONTROL_CHARACTER.test(raw)) throw new InvalidInput('Game title must not contain control characters');
+  return title;
+}
+
+/** Where a game is hosted: an address a browser may frame (webAddressProblem). */
+function gameUrl(url: string): string {
+  const problem = webAddressProblem(url, 'Game URL');
+  if (problem) throw new InvalidInput(problem);
+  return url;
+}
+
 export async function registerGame(
   deps: Deps,
   input: { authorId: number; title: string; url: string },
 ): Promise<GameWithAuthor> {
-  const title = input.title.trim();
-  if (title.length < 1 || title.length > 64) throw new InvalidInput('Game title must be 1 to 64 characters');
-  if (CONTROL_CHARACTER.test(input.title)) throw new InvalidInput('Game title must not contain control characters');
-  const problem = webAddressProblem(input.url, 'Game URL');
-  if (problem) throw new InvalidInput(problem);
+  const title = gameTitle(input.title);
+  const url = gameUrl(input.url);
   const author = await deps.store.getUser(input.authorId);
   if (!author) throw new NotFound(`User ${input.authorId} not found`);
-  const game = await deps.store.createGame({ authorId: author.id, title, url: input.url, createdAt: deps.now() });
+  const game = await deps.store.createGame({ authorId: author.id, title, url, createdAt: deps.now() });
   return { ...game, authorName: author.name };
 }
 
@@ -46,6 +58,39 @@ export async function getGame(store: GameStore, id: number): Promise<GameWithAut
   const game = await store.getGame(id);
   if (!game) throw new NotFound('Game not found');
   return game;
+}
+
+/** The game with this id if `authorId` wrote it; 404 otherwise, as for no game (never saying whose it is). */
+export async function ownedGame(store: GameStore, id: number, authorId: number): Promise<GameWithAuthor> {
+  const game = await store.getGame(id);
+  if (!game || game.authorId !== authorId) throw new NotFound('Game not found');
+  return game;
+}
+
+/**
+ * Changes a game's title and/or address with registerGame's rules; at least one must be given.
+ * The play page and the CORS origins of the author's public apps read the game on each request,
+ * so the change holds from the next one. No ownership check: the caller's (ownedGame), or the
+ * operator's CLI.
+ */
+export async function updateGame(store: GameStore, id: number, change: { title?: string; url?: string }): Promise<GameWithAuthor> {
+  if (change.title === undefined && change.url === undefined) throw new InvalidInput('Send at least one of title and url');
+  const patch: GamePatch = {};
+  if (change.title !== undefined) patch.title = gameTitle(change.title);
+  if (change.url !== undefined) patch.url = gameUrl(change.url);
+  if (!(await store.updateGame(id, patch))) throw new NotFound(`Game ${id} not found`);
+  const game = await store.getGame(id);
+  // Only a deletion racing this gets here.
+  if (!game) throw new NotFound(`Game ${id} not found`);
+  return game;
+}
+
+/**
+ * Deletes a game: /play/<id> answers 404 and its game flow stops (gameApp finds no game). Codes
+ * issued through it belong to the app and expire as usual. No ownership check, as updateGame.
+ */
+export async function deleteGame(store: GameStore, id: number): Promise<void> {
+  if (!(await store.deleteGame(id))) throw new NotFound(`Game ${id} not found`);
 }
 
 /** The origin the play page frames and exchanges messages with. */

@@ -1,5 +1,6 @@
-import { GAME_SDK, SDK_CACHE_CONTROL } from '../games/sdk.js';
+import { SDK_CACHE_CONTROL } from '../games/sdk.js';
 import { sendEtagFile } from '../http/etag-file.js';
 import type { Handler } from '../http/handler.js';
+import { browserFile } from '../pages/browser-code.js';
 
-export const getGameSdk: Handler<'getGameSdk'> = async (_input, ctx) => sendEtagFile(ctx, GAME_SDK.module, SDK_CACHE_CONTROL);
+export const getGameSdk: Handler<'getGameSdk'> = async (_input, ctx) => sendEtagFile(ctx, await browserFile('sdk/game.js'), SDK_CACHE_CONTROL);

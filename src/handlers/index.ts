@@ -51,10 +51,13 @@ import { removeAccountPicture } from './removeAccountPicture.js';
 import { postHeartbeat } from './postHeartbeat.js';
 import { listApps } from './listApps.js';
 import { registerApp } from './registerApp.js';
+import { updateApp } from './updateApp.js';
 import { deleteApp } from './deleteApp.js';
 import { rotateAppSecret } from './rotateAppSecret.js';
 import { listGames } from './listGames.js';
 import { registerGame } from './registerGame.js';
+import { updateGame } from './updateGame.js';
+import { deleteGame } from './deleteGame.js';
 import { getGameApp } from './getGameApp.js';
 import { issueGameCode } from './issueGameCode.js';
 import { listGrants } from './listGrants.js';
@@ -95,6 +98,7 @@ import { suspendUser } from './suspendUser.js';
 import { liftSuspension } from './liftSuspension.js';
 import { hideBio } from './hideBio.js';
 import { removePicture } from './removePicture.js';
+import { removeGame } from './removeGame.js';
 import { setModLevel } from './setModLevel.js';
 import { listModerationActions } from './listModerationActions.js';
 
@@ -146,10 +150,13 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   postHeartbeat,
   listApps,
   registerApp,
+  updateApp,
   deleteApp,
   rotateAppSecret,
   listGames,
   registerGame,
+  updateGame,
+  deleteGame,
   getGameApp,
   issueGameCode,
   listGrants,
@@ -190,6 +197,7 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   liftSuspension,
   hideBio,
   removePicture,
+  removeGame,
   setModLevel,
   listModerationActions,
 };

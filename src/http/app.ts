@@ -15,6 +15,7 @@ import { KeyRing } from '../oauth/keys.js';
 import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { AppDeps } from './handler.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { browserCode } from '../pages/browser-code.js';
 import { errorPage, notFoundPage } from '../pages/pages.js';
 import type { PageUser } from '../pages/html.js';
 import { DefaultPictures } from '../pictures/defaults.js';
@@ -87,7 +88,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     const metrics = options.metrics;
     options.store.onDatabaseError((kind) => metrics.databaseError(kind));
   }
-  const api = await createApi();
+  // The pages' scripts and the game SDK are bundled with the contract's parsing: a script that does
+  // not bundle stops the start here, not at its first request.
+  const [api] = await Promise.all([createApi(), browserCode()]);
   const operationOf = (ctx: Koa.Context) => requestOperation(api, ctx);
   const koa = new Koa({ proxy: false });
   koa.silent = true;

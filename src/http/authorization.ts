@@ -37,5 +37,8 @@ export async function sendAuthorizationAnswer(ctx: Koa.Context, deps: AppDeps, a
   if (!page.user) throw new Error('the consent page is shown only to a signed-in person');
   const emailNotice = answer.emailNotVerified ? consentEmailNotice({ csrfToken: page.csrfToken, returnTo: address }) : undefined;
   const { client, scopes, fields } = answer;
-  sendHtml(ctx, consentPage({ ...page, user: page.user, appName: client.app.name, ownerName: client.owner.name, scopes, fields, emailNotice }));
+  sendHtml(
+    ctx,
+    consentPage({ ...page, user: page.user, appName: client.app.name, ownerName: client.owner.name, scopes, fields, emailNotice, redirectUri: client.redirectUri, address }),
+  );
 }

@@ -8,7 +8,9 @@ import { InvalidInput } from '../domain/errors.js';
 import type { UserRecord } from '../domain/users.js';
 import { emailLinkProblemPage } from '../pages/email-pages.js';
 import type { PageUser } from '../pages/html.js';
+import { suspensionNotice } from '../moderation/moderation.js';
 import { csrfToken, existingCsrfToken } from '../sessions/csrf.js';
+import { suspendedSessionUserId } from '../sessions/session.js';
 import { httpErrorOf } from './error-responses.js';
 import type { AppDeps } from './handler.js';
 import { currentUser } from './signed-in.js';
@@ -21,10 +23,24 @@ export async function pageContext(
   ctx: Koa.Context,
   deps: AppDeps,
   withForm = false,
-): Promise<{ user: PageUser | undefined; record: UserRecord | undefined; csrfToken: string }> {
+): Promise<{ user: PageUser | undefined; record: UserRecord | undefined; csrfToken: string; accountNotice?: string }> {
   const record = await currentUser(ctx, deps);
   const token = withForm || record ? csrfToken(ctx) : existingCsrfToken(ctx);
-  return { record, user: record && { id: record.id, name: record.name, modLevel: record.modLevel }, csrfToken: token };
+  const accountNotice = record ? undefined : await suspendedSessionNotice(ctx, deps);
+  return { record, user: record && { id: record.id, name: record.name, modLevel: record.modLevel }, csrfToken: token, ...(accountNotice && { accountNotice }) };
+}
+
+/**
+ * For a session a suspension signed out (src/sessions/session.ts suspendedUserId): why, said on
+ * every page while the suspension lasts. Only this browser's own session carries it, so the reason
+ * goes to the account's own person and nobody else; once the suspension ends, nothing is said.
+ */
+async function suspendedSessionNotice(ctx: Koa.Context, deps: AppDeps): Promise<string | undefined> {
+  const id = suspendedSessionUserId(ctx);
+  if (id === undefined) return undefined;
+  const user = await deps.store.getUser(id);
+  const notice = user && suspensionNotice(user, deps.now());
+  return notice && `You were signed out of ${user.name}. ${notice}`;
 }
 
 export function sendHtml(ctx: Koa.Context, page: string, status = 200): void {

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { Unavailable } from '../domain/errors.js';
 
-export type MailKind = 'verify' | 'reset' | 'change' | 'change_notice' | 'security_notice' | 'sign_up_attempt';
+export type MailKind = 'verify' | 'reset' | 'change' | 'change_notice' | 'security_notice' | 'sign_up_attempt' | 'suspension_notice';
 
 export interface MailMessage {
   to: string;

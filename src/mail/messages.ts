@@ -123,3 +123,32 @@ export function securityNoticeMessage(publicUrl: string, to: string, name: strin
       `check your passkeys and authenticator app at ${mailedLink(publicUrl, '/account')}, then contact the operator of this service.`,
   ]);
 }
+
+/** "2026-12-01 12:00 UTC", as the sign-in refusal says it. */
+function utcMinute(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * To the account's person when it is suspended (the reason and the end, as sign-in will refuse
+ * with), or when the suspension is lifted (`suspension` null). Sent to their own address only.
+ */
+export function suspensionNoticeMessage(
+  publicUrl: string,
+  to: string,
+  name: string,
+  suspension: { reason: string; until: number | null } | null,
+): MailMessage {
+  if (suspension === null) {
+    return build('suspension_notice', to, 'Your account is no longer suspended', [
+      `Hello ${name}, the suspension of your account was lifted: you can sign in again at ${mailedLink(publicUrl, '/signin')}.`,
+      'Apps you had authorized ask you to sign in again: the suspension signed you out of them.',
+    ]);
+  }
+  const end = suspension.until === null ? 'until a moderator lifts it' : `until ${utcMinute(suspension.until)}`;
+  return build('suspension_notice', to, 'Your account is suspended', [
+    `Hello ${name}, your account was suspended ${end}. The reason given: ${suspension.reason}`,
+    'While it lasts you cannot sign in, and apps cannot act for you; your public profile stays as it is. ' +
+      'If you think this is a mistake, contact the operator of this service.',
+  ]);
+}

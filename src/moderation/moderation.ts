@@ -1,8 +1,8 @@
 /**
  * Moderation (docs/moderation.md): users report profiles; moderators (modLevel >= 1) act on users
- * whose modLevel is below their own (suspend, lift a suspension, hide a bio, remove a picture,
- * set a level, close a report); the operator CLI acts as no moderator and on anyone. Every action
- * is a row of the record (Store.listModerationActions) and an audit line.
+ * whose modLevel is below their own (suspend, lift a suspension, hide a bio, remove a picture or
+ * a game, set a level, close a report); the operator CLI acts as no moderator and on anyone. Every
+ * action is a row of the record (Store.listModerationActions) and an audit line.
  */
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
@@ -26,6 +26,7 @@ type BioRemovalView = Schemas['BioRemoval'];
 const NOT_A_MODERATOR = 'Only moderators may do this';
 const OUTRANKED = 'You may act only on users whose modLevel is below yours';
 const USER_NOT_FOUND = 'User not found';
+const GAME_NOT_FOUND = 'Game not found';
 const MAX_REASON = 500;
 /** How many users the moderators' search lists at most. */
 const FOUND_USERS = 20;
@@ -54,6 +55,16 @@ function utcMinute(ms: number): string {
 
 function suspensionMessage(s: SuspensionRecord): string {
   return s.until === null ? `This account is suspended: ${s.reason}` : `This account is suspended until ${utcMinute(s.until)}: ${s.reason}`;
+}
+
+/**
+ * What the account's own person is told of a suspension in force at `now` (the reason and the
+ * end, as sign-in refuses with), or undefined when none is: the page a session ended by the
+ * suspension shows next (src/http/pages.ts), and the mail that tells them (src/accounts/notices.ts).
+ */
+export function suspensionNotice(user: Pick<UserRecord, 'suspension'>, now: number): string | undefined {
+  const s = activeSuspension(user, now);
+  return s && suspensionMessage(s);
 }
 
 /**
@@ -113,6 +124,7 @@ function newAction(deps: ModerationDeps, actor: Actor, target: UserName, action:
     modLevel: null,
     reportId: null,
     outcome: null,
+    game: null,
     createdAt: deps.now(),
     ...fields,
   };
@@ -124,6 +136,7 @@ function audited(deps: ModerationDeps, action: NewModerationAction): void {
     userId: action.target.id,
     action: action.action,
     ...(action.reportId === null ? {} : { reportId: action.reportId }),
+    ...(action.game === null ? {} : { gameId: action.game.id }),
   });
 }
 
@@ -158,13 +171,14 @@ function actionView(a: ModerationActionRecord): ModerationActionView {
     mod_level: a.modLevel,
     report_id: a.reportId,
     outcome: a.outcome,
+    game: a.game,
     created_at: a.createdAt,
   });
 }
 
 /** An action as its target's data export gives it: no moderator, no report. */
 function accountActionView(a: ModerationActionRecord): AccountModerationActionView {
-  return withoutNulls({ action: a.action, reason: a.reason, until: a.until, mod_level: a.modLevel, outcome: a.outcome, created_at: a.createdAt });
+  return withoutNulls({ action: a.action, reason: a.reason, until: a.until, mod_level: a.modLevel, outcome: a.outcome, game: a.game, created_at: a.createdAt });
 }
 
 function suspensionView(user: UserRecord, now: number): SuspensionView | undefined {
@@ -354,6 +368,18 @@ export async function removePicture(
   await deps.store.addModerationAction(action);
   audited(deps, action);
   return afterAction(deps, actor, target.id);
+}
+
+/** Deletes a game as its author would; recorded on the author (below the moderator) with the game's id and title. */
+export async function removeGame(deps: ModerationDeps, actor: Actor, gameId: number, input: { reason: string }): Promise<ModerationUserView> {
+  if (actor) requireModerator(actor);
+  const game = await deps.store.getGame(gameId);
+  if (!game) throw new NotFound(GAME_NOT_FOUND);
+  const author = await targetOf(deps, actor, game.authorId);
+  const action = newAction(deps, actor, author, 'remove_game', { reason: checkReason(input.reason), game: { id: game.id, title: game.title } });
+  if (!(await deps.store.removeGame(game.id, action))) throw new NotFound(GAME_NOT_FOUND);
+  audited(deps, action);
+  return afterAction(deps, actor, author.id);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
-import type { AppRecord } from '../domain/apps.js';
+import type { AppPatch, AppRecord } from '../domain/apps.js';
 import type { Store } from '../store/types.js';
 import { digestsEqual, hashSecret, randomSecret } from '../security/secrets.js';
 import { CLIENT_ID_BYTES, CLIENT_SECRET_BYTES } from './secrets.js';
@@ -67,10 +67,16 @@ export function redirectUriMatches(registered: string, requested: string): boole
   return reg[1] === req[1] && (reg[3] ?? '') === (req[3] ?? '');
 }
 
-function validateAppInput(name: string, redirectUris: string[], postLogoutRedirectUris: string[]): void {
+/** An app's name as typed: 1-64 characters once trimmed, no control characters; the trimmed name. */
+function appName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 64) throw new InvalidInput('App name must be 1 to 64 characters');
   if (CONTROL_CHARACTER.test(name)) throw new InvalidInput('App name must not contain control characters');
+  return trimmed;
+}
+
+/** 1 to 10 redirect URIs, each one redirectUriProblem allows; without duplicates. */
+function appRedirectUris(redirectUris: string[]): string[] {
   if (redirectUris.length < 1 || redirectUris.length > MAX_REDIRECT_URIS) {
     throw new InvalidInput(`An app needs 1 to ${MAX_REDIRECT_URIS} redirect URIs`);
   }
@@ -78,6 +84,11 @@ function validateAppInput(name: string, redirectUris: string[], postLogoutRedire
     const problem = redirectUriProblem(uri);
     if (problem) throw new InvalidInput(problem);
   }
+  return [...new Set(redirectUris)];
+}
+
+/** 0 to 10 post-logout redirect URIs under the same address rules; without duplicates. */
+function appPostLogoutRedirectUris(postLogoutRedirectUris: string[]): string[] {
   if (postLogoutRedirectUris.length > MAX_POST_LOGOUT_REDIRECT_URIS) {
     throw new InvalidInput(`An app has at most ${MAX_POST_LOGOUT_REDIRECT_URIS} post-logout redirect URIs`);
   }
@@ -85,6 +96,7 @@ function validateAppInput(name: string, redirectUris: string[], postLogoutRedire
     const problem = webAddressProblem(uri, 'Post-logout redirect URI');
     if (problem) throw new InvalidInput(problem);
   }
+  return [...new Set(postLogoutRedirectUris)];
 }
 
 /**
@@ -101,8 +113,9 @@ interface AppInput {
 export async function registerOAuthApp(deps: Deps, input: AppInput & { public?: false }): Promise<{ app: AppRecord; clientSecret: string }>;
 export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ app: AppRecord; clientSecret: string | undefined }>;
 export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ app: AppRecord; clientSecret: string | undefined }> {
-  const postLogoutRedirectUris = input.postLogoutRedirectUris ?? [];
-  validateAppInput(input.name, input.redirectUris, postLogoutRedirectUris);
+  const name = appName(input.name);
+  const redirectUris = appRedirectUris(input.redirectUris);
+  const postLogoutRedirectUris = appPostLogoutRedirectUris(input.postLogoutRedirectUris ?? []);
   if (!(await deps.store.getUser(input.ownerId))) throw new NotFound(`User ${input.ownerId} not found`);
   const isPublic = input.public === true;
   const clientSecret = isPublic ? undefined : randomSecret(CLIENT_SECRET_BYTES);
@@ -111,13 +124,39 @@ export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ a
     secretHash: clientSecret === undefined ? null : hashSecret(clientSecret),
     public: isPublic,
     ownerId: input.ownerId,
-    name: input.name.trim(),
-    redirectUris: [...new Set(input.redirectUris)],
-    postLogoutRedirectUris: [...new Set(postLogoutRedirectUris)],
+    name,
+    redirectUris,
+    postLogoutRedirectUris,
     createdAt: deps.now(),
   };
   await deps.store.createApp(app);
   return { app, clientSecret };
+}
+
+/**
+ * Changes an app's name, redirect URIs and/or post-logout redirect URIs with registerOAuthApp's
+ * rules; at least one must be given. The client id, the secret and `public` never change. Each
+ * request reads the app again, so the new addresses hold from the next one (authorization,
+ * end-session, a public app's CORS origins); a code keeps the redirect URI it was issued for. No
+ * ownership check: the caller's (ownedApp), or the operator's CLI.
+ */
+export async function updateOAuthApp(
+  store: Store,
+  clientId: string,
+  change: { name?: string; redirectUris?: string[]; postLogoutRedirectUris?: string[] },
+): Promise<AppRecord> {
+  if (change.name === undefined && change.redirectUris === undefined && change.postLogoutRedirectUris === undefined) {
+    throw new InvalidInput('Send at least one of name, redirect_uris and post_logout_redirect_uris');
+  }
+  const patch: AppPatch = {};
+  if (change.name !== undefined) patch.name = appName(change.name);
+  if (change.redirectUris !== undefined) patch.redirectUris = appRedirectUris(change.redirectUris);
+  if (change.postLogoutRedirectUris !== undefined) patch.postLogoutRedirectUris = appPostLogoutRedirectUris(change.postLogoutRedirectUris);
+  if (!(await store.updateApp(clientId, patch))) throw new NotFound(`App ${clientId} not found`);
+  const app = await store.getApp(clientId);
+  // Only a deletion racing this gets here.
+  if (!app) throw new NotFound(`App ${clientId} not found`);
+  return app;
 }
 
 /** Replaces the app's secret; the old one stops working at once. A public app has none: 400. */

@@ -9,36 +9,37 @@ import { SCOPE_DESCRIPTIONS, SCOPES } from '../oauth/scopes.js';
 import { html, type SafeHtml } from '../domain/html.js';
 import { passkeysSection } from './passkeys.js';
 import { resultSlot } from './result-slot.js';
+import { ids } from './ids.js';
 
 /** `afterPassword`: the sections that follow "Change password" in the security area (the authenticator app). */
 export function accountControlSections(o: { userName: string; afterPassword?: SafeHtml }): SafeHtml {
   return html`<section id="connected-apps" class="card"><h2>Connected apps</h2>
 <p>Apps you let use your account. Revoking access signs the app out at once; it has to ask again next time.</p>
-<div id="grants"><p>Loading…</p></div>
-<template id="scope-descriptions">${SCOPES.map((s) => html`<li data-scope="${s}">${SCOPE_DESCRIPTIONS[s]}</li>`)}</template>
-${resultSlot('grants-result')}</section>
+<div id="${ids.control.grants}"><p>Loading…</p></div>
+<template id="${ids.control.scopeDescriptions}">${SCOPES.map((s) => html`<li data-scope="${s}">${SCOPE_DESCRIPTIONS[s]}</li>`)}</template>
+${resultSlot(ids.control.grantsResult)}</section>
 <section id="password" class="card"><h2>Change password</h2>
-<form id="password-form" class="stack">
-<label>Current password <input type="password" id="current-password" name="current_password" autocomplete="current-password" required maxlength="256"></label>
-<label>New password <small>at least 8 characters</small> <input type="password" id="new-password" name="new_password" autocomplete="new-password" required minlength="8" maxlength="256"></label>
+<form id="${ids.control.passwordForm}" class="stack">
+<label>Current password <input type="password" id="${ids.control.currentPassword}" name="current_password" autocomplete="current-password" required maxlength="256"></label>
+<label>New password <small>at least 8 characters</small> <input type="password" id="${ids.control.newPassword}" name="new_password" autocomplete="new-password" required minlength="8" maxlength="256"></label>
 <button type="submit" id="change-password">Change password</button>
 <small>Every other browser signed in to your account is signed out; this one stays signed in.</small>
 </form>
-${resultSlot('password-result')}</section>
+${resultSlot(ids.control.passwordResult)}</section>
 ${passkeysSection()}
 ${o.afterPassword ?? ''}
 <section id="sessions-section" class="card"><h2>Where you are signed in</h2>
-<ul id="sessions"><li>Loading…</li></ul>
-<button type="button" id="signout-everywhere" class="secondary">Sign out everywhere</button>
-${resultSlot('sessions-result')}</section>
+<ul id="${ids.control.sessions}"><li>Loading…</li></ul>
+<button type="button" id="${ids.control.signOutEverywhere}" class="secondary">Sign out everywhere</button>
+${resultSlot(ids.control.sessionsResult)}</section>
 <section id="your-data" class="card"><h2>Your data</h2>
 <p><a class="button" id="export" href="/api/account/export" download>Download my data</a> <small>one JSON file: profile, email, apps, games, connected apps, sessions and sign-ins</small></p></section>
 <section id="delete-account" class="card"><h2>Delete account</h2>
 <p>This deletes your account, your apps and games and your profile picture for good. Your name will not be given to anyone else.</p>
-<form id="delete-form" class="stack">
-<label>Password <input type="password" id="delete-password" name="password" autocomplete="current-password" required maxlength="256"></label>
-<label><span>Type your name, <strong>${o.userName}</strong>, to confirm</span> <input id="delete-confirm" name="confirm" autocomplete="off" required maxlength="64"></label>
+<form id="${ids.control.deleteForm}" class="stack">
+<label>Your password, to delete the account <input type="password" id="${ids.control.deletePassword}" name="password" autocomplete="current-password" required maxlength="256"></label>
+<label><span>Type your name, <strong>${o.userName}</strong>, to confirm</span> <input id="${ids.control.deleteConfirm}" name="confirm" autocomplete="off" required maxlength="64"></label>
 <button type="submit" id="delete-account-button" class="danger">Delete my account</button>
 </form>
-${resultSlot('delete-result')}</section>`;
+${resultSlot(ids.control.deleteResult)}</section>`;
 }

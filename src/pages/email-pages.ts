@@ -151,7 +151,7 @@ ${
 <h3>Change your address</h3>
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
 <label>New email address <input name="email" type="email" id="new-email" autocomplete="email" required maxlength="254" value="${o.refusal?.email ?? ''}"${wrong('email')}></label>
-<label>Current password <input name="password" type="password" id="change-email-password" autocomplete="current-password" required maxlength="256"${wrong('password')}></label>
+<label>Your password, to change the address <input name="password" type="password" id="change-email-password" autocomplete="current-password" required maxlength="256"${wrong('password')}></label>
 <button type="submit" id="change-email">Send a link to the new address</button>
 </form>
 ${resultSlot('change-email-result', o.refusal && `Changing the address failed: ${o.refusal.message}`)}

@@ -1,5 +1,7 @@
 /** The common page layout, written with the escaping template of src/domain/html.ts. */
 import { html, type SafeHtml } from '../domain/html.js';
+import type { PageScript } from './browser-code.js';
+import { PRODUCT_NAME } from '../domain/product.js';
 
 export interface PageUser {
   id: number;
@@ -15,20 +17,21 @@ interface LayoutOptions {
   /** The session's CSRF token: in a meta tag for scripts, and in the sign-out form. */
   csrfToken: string;
   body: SafeHtml;
-  /** Scripts of /assets/ (after common.js). */
-  scripts?: string[];
+  /** The page's script (src/pages/scripts/<name>.ts, served bundled as /assets/<name>.js), if it has one. */
+  script?: PageScript;
   /** Where a sign-in or sign-up started here leads back to (the header's links keep it). */
   returnTo?: string;
+  /** Said above the page's own content: why this browser was signed out (pageContext in src/http/pages.ts). */
+  accountNotice?: string;
 }
 
 const withReturnTo = (path: string, returnTo: string | undefined) => (returnTo ? `${path}?return_to=${encodeURIComponent(returnTo)}` : path);
 
 export function layout(o: LayoutOptions): string {
   const account = o.user
-    ? html`<span class="who">Signed in as <strong>${o.user.name}</strong></span>
+    ? html`<span class="who"><span class="who-label">Signed in as </span><strong>${o.user.name}</strong></span>
         <form method="post" action="/signout" class="inline"><input type="hidden" name="_csrf" value="${o.csrfToken}"><button type="submit" class="link">Sign out</button></form>`
     : html`<a href="${withReturnTo('/signin', o.returnTo)}">Sign in</a> <a href="${withReturnTo('/signup', o.returnTo)}">Sign up</a>`;
-  const scripts = o.scripts?.length ? ['common.js', ...o.scripts] : [];
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -40,11 +43,11 @@ export function layout(o: LayoutOptions): string {
 <link rel="stylesheet" href="/assets/site.css">
 </head>
 <body>
-<header><nav><a href="/" class="brand">Identity</a> <a href="/games">Games</a> <a href="/apps">Apps</a> <a href="/account">Account</a>${(o.user?.modLevel ?? 0) >= 1 ? html` <a href="/moderation">Moderation</a>` : ''}</nav><div class="session">${account}</div></header>
+<header><nav><a href="/" class="brand">${PRODUCT_NAME}</a> <a href="/games">Games</a> <a href="/apps">Apps</a> <a href="/account">Account</a>${(o.user?.modLevel ?? 0) >= 1 ? html` <a href="/moderation">Moderation</a>` : ''}</nav><div class="session">${account}</div></header>
 <main>
-${o.body}
+${o.accountNotice ? html`<p class="notice" id="account-notice" role="status">${o.accountNotice}</p>\n` : ''}${o.body}
 </main>
-${scripts.map((s) => html`<script src="/assets/${s}"></script>`)}
+${o.script ? html`<script src="/assets/${o.script}.js"></script>` : ''}
 </body>
 </html>
 `.value;

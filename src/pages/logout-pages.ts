@@ -1,6 +1,7 @@
 /** The pages of OpenID Connect RP-initiated logout (src/http/logout.ts). */
 import { html } from '../domain/html.js';
 import { layout, type PageUser } from './html.js';
+import { ids } from './ids.js';
 
 interface Common {
   user: PageUser | undefined;
@@ -14,7 +15,7 @@ export function logoutConfirmPage(o: Common & { user: PageUser; appName: string 
     title: 'Sign out?',
     body: html`<section class="consent">
 <h1>Sign out?</h1>
-<p>${o.appName ? html`<strong id="app-name">${o.appName}</strong> asks to sign you out of this service.` : 'An app asks to sign you out of this service.'} You are signed in as <strong>${o.user.name}</strong>.</p>
+<p>${o.appName ? html`<strong id="${ids.consent.appName}">${o.appName}</strong> asks to sign you out of this service.` : 'An app asks to sign you out of this service.'} You are signed in as <strong>${o.user.name}</strong>.</p>
 <form method="post" action="/oauth/logout/confirm" class="actions">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
 ${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
@@ -37,7 +38,7 @@ export function logoutContinuePage(o: Common & { user: undefined; appName: strin
     title: 'Signed out',
     body: html`<section class="consent">
 <h1>You are signed out</h1>
-<p id="notice">You are not signed in to this service. ${o.appName ? html`<strong id="app-name">${o.appName}</strong> asks` : 'An app asks'} to take you back to <strong id="destination">${o.destination}</strong>.</p>
+<p id="notice">You are not signed in to this service. ${o.appName ? html`<strong id="${ids.consent.appName}">${o.appName}</strong> asks` : 'An app asks'} to take you back to <strong id="destination">${o.destination}</strong>.</p>
 <form method="post" action="/oauth/logout/confirm" class="actions">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
 ${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}

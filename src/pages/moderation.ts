@@ -1,12 +1,14 @@
 /**
  * The public profile page (with its "Report this profile" form) and the moderation page. The
- * moderation page is a frame filled by assets/moderation.js through the moderation API; the
+ * moderation page is a frame filled by scripts/moderation.ts through the moderation API; the
  * words for the contract's enums are here once, and reach the script as <template> options.
  */
 import type { components } from '../../generated/api.js';
 import type { PublicUser } from '../users/users.js';
 import { html, type SafeHtml } from '../domain/html.js';
 import { layout, type PageUser } from './html.js';
+import { ids } from './ids.js';
+import { resultSlot } from './result-slot.js';
 
 type ReportReason = components['schemas']['ReportReason'];
 type ReportOutcome = components['schemas']['ReportOutcome'];
@@ -35,6 +37,7 @@ const ACTION_KINDS: Record<ActionKind, string> = {
   remove_picture: 'Removed the picture',
   set_mod_level: 'Set the mod level',
   close_report: 'Closed report',
+  remove_game: 'Removed the game',
 };
 
 interface Common {
@@ -58,11 +61,11 @@ function reportSection(o: Common, profile: PublicUser): SafeHtml {
   if (o.user.id === profile.id) return html`<p>This is your public profile. <a href="/account">Change it on your account page</a>.</p>`;
   return html`<section id="report" class="card"><h2>Report this profile</h2>
 <p>If this profile breaks the rules, tell the moderators. ${profile.name} is not told who reported them.</p>
-<form id="report-form" class="stack" data-user-id="${profile.id}">
-<label>Reason <select id="report-reason" name="reason" required><option value="">Choose a reason</option>${options(REPORT_REASONS)}</select></label>
-<label>What is wrong <small>optional, at most 500 characters</small> <textarea id="report-text" name="text" maxlength="500" rows="3"></textarea></label>
-<button type="submit" id="report-submit">Report this profile</button>
-<p id="report-status" role="status"></p>
+<form id="${ids.report.form}" class="stack" data-user-id="${profile.id}">
+<label>Reason <select id="${ids.report.reason}" name="reason" required><option value="">Choose a reason</option>${options(REPORT_REASONS)}</select></label>
+<label>What is wrong <small>optional, at most 500 characters</small> <textarea id="${ids.report.text}" name="text" maxlength="500" rows="3"></textarea></label>
+<button type="submit" id="${ids.report.submit}">Report this profile</button>
+${resultSlot(ids.report.result)}
 </form></section>`;
 }
 
@@ -71,13 +74,13 @@ export function profilePage(o: Common & { profile: PublicUser }): string {
   return layout({
     ...o,
     title: p.name,
-    scripts: o.user && o.user.id !== p.id ? ['profile.js'] : [],
+    script: o.user && o.user.id !== p.id ? 'profile' : undefined,
     body: html`<section id="public-profile" class="profile">
 <img id="profile-picture" src="${pictureAddress(p)}" alt="Profile picture of ${p.name}" width="128" height="128">
 <div>
 <h1 id="profile-name">${p.name}</h1>
-${p.equippedFlair === 'none' ? '' : html`<p><span id="profile-flair" class="flair">${p.equippedFlair}</span></p>`}
-<p>Played <span id="play-minutes">${p.playMinutes}</span> ${p.playMinutes === 1 ? 'minute' : 'minutes'}</p>
+${p.equippedFlair === 'none' ? '' : html`<p><span id="${ids.publicProfile.flair}" class="flair">${p.equippedFlair}</span></p>`}
+<p>Played <span id="${ids.publicProfile.playMinutes}">${p.playMinutes}</span> ${p.playMinutes === 1 ? 'minute' : 'minutes'}</p>
 </div>
 </section>
 <h2>Bio</h2>
@@ -90,27 +93,27 @@ export function moderationPage(o: Common & { user: PageUser; modLevel: number; o
   return layout({
     ...o,
     title: 'Moderation',
-    scripts: ['moderation.js'],
+    script: 'moderation',
     body: html`<h1>Moderation</h1>
 <section id="report-queue" class="card" aria-labelledby="queue-heading"><h2 id="queue-heading">Reports waiting</h2>
 <p><small>Oldest first. Open a user to act on their reports.</small></p>
-<div id="queue-list"><p>Loading…</p></div></section>
+<div id="${ids.moderation.queue}"><p>Loading…</p></div></section>
 <section id="moderation-find" class="card"><h2>Find a user</h2>
-<form id="moderation-search-form" class="stack" role="search">
-<label>Name or id <input id="moderation-search" name="q" type="search" required maxlength="28" autocomplete="off"></label>
+<form id="${ids.moderation.searchForm}" class="stack" role="search">
+<label>Name or id <input id="${ids.moderation.search}" name="q" type="search" required maxlength="28" autocomplete="off"></label>
 <button type="submit" id="moderation-search-submit">Search</button>
 </form>
-<p id="moderation-search-status" role="status"></p>
-<ul id="moderation-results" class="plain"></ul></section>
-<section id="moderation-user" class="card" data-mod-level="${o.modLevel}" data-open-user="${o.openUser ?? ''}" aria-labelledby="moderation-user-heading" hidden>
-<h2 id="moderation-user-heading" tabindex="-1">User</h2>
-<div id="moderation-user-view"></div>
-<p id="moderation-status" role="status"></p>
+${resultSlot(ids.moderation.searchResult)}
+<ul id="${ids.moderation.results}" class="plain"></ul></section>
+<section id="${ids.moderation.user}" class="card" data-mod-level="${o.modLevel}" data-open-user="${o.openUser ?? ''}" aria-labelledby="${ids.moderation.heading}" hidden>
+<h2 id="${ids.moderation.heading}" tabindex="-1">User</h2>
+<div id="${ids.moderation.view}"></div>
+${resultSlot(ids.moderation.result)}
 <h3>History</h3>
-<ul id="moderation-history" class="plain"></ul>
+<ul id="${ids.moderation.history}" class="plain"></ul>
 </section>
-<template id="reason-labels">${options(REPORT_REASONS)}</template>
-<template id="outcome-labels">${options(REPORT_OUTCOMES)}</template>
-<template id="action-labels">${options(ACTION_KINDS)}</template>`,
+<template id="${ids.moderation.reasonLabels}">${options(REPORT_REASONS)}</template>
+<template id="${ids.moderation.outcomeLabels}">${options(REPORT_OUTCOMES)}</template>
+<template id="${ids.moderation.actionLabels}">${options(ACTION_KINDS)}</template>`,
   });
 }

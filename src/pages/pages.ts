@@ -4,22 +4,42 @@ import type { SignInRecord } from '../domain/sign-ins.js';
 import { accountControlSections } from './account-control.js';
 import { html, type SafeHtml } from '../domain/html.js';
 import { layout, type PageUser } from './html.js';
-import { PASSKEY_SCRIPTS } from './passkeys.js';
 import { resultSlot } from './result-slot.js';
 import { signInsSection } from './sign-ins.js';
+import { ids } from './ids.js';
 
 interface Common {
   user: PageUser | undefined;
   csrfToken: string;
 }
 
+/** What an error page is headed, by status: what happened, as the person reads it; the message says the rest. */
+const ERROR_HEADINGS: Record<number, string> = {
+  400: 'This request cannot be used',
+  401: 'Sign in to continue',
+  403: 'You are not allowed to do this',
+  404: 'Not found',
+  405: 'This address does not take that kind of request',
+  409: 'This cannot be done as things are now',
+  413: 'That is too large',
+  415: 'That kind of content is not accepted here',
+  429: 'Too many tries: wait a moment',
+  500: 'Something went wrong on our side',
+  503: 'The service is unavailable for a moment',
+};
+
+function errorHeading(status: number): string {
+  return ERROR_HEADINGS[status] ?? (status >= 500 ? ERROR_HEADINGS[500]! : ERROR_HEADINGS[400]!);
+}
+
 export function errorPage(o: Common & { status: number; message: string }): string {
+  const heading = errorHeading(o.status);
   return layout({
     ...o,
-    title: `Error ${o.status}`,
-    body: html`<h1>Something is wrong with this request</h1>
+    title: `${heading} (error ${o.status})`,
+    body: html`<h1>${heading}</h1>
 <p class="error" id="error-message">${o.message}</p>
-<p><a href="/">Back to the home page</a></p>`,
+${o.status === 401 && !o.user ? html`<p><a href="/signin">Sign in</a></p>\n` : ''}<p><a href="/">Back to the home page</a></p>`,
   });
 }
 
@@ -76,11 +96,10 @@ export function signInPage(o: Common & { error?: string; login?: string; returnT
   return layout({
     ...o,
     title: 'Sign in',
-    // The vendored WebAuthn library and signin.js: passkey sign-in (button and autofill).
-    scripts: ['simplewebauthn-browser.js', 'signin.js'],
+    // Passkey sign-in (button and autofill).
+    script: 'signin',
     body: html`<h1>Sign in</h1>
 ${o.error ? html`<p class="error" id="error-message">${o.error}</p>` : ''}
-<p id="status" role="status"></p>
 <form method="post" action="/signin" class="stack">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
 ${hiddenReturnTo(o.returnTo)}
@@ -88,7 +107,8 @@ ${hiddenReturnTo(o.returnTo)}
 <label>Password <input name="password" type="password" autocomplete="current-password" required maxlength="256"></label>
 <button type="submit">Sign in</button>
 </form>
-<p><button type="button" id="passkey-signin" class="secondary">Sign in with a passkey</button></p>
+<p><button type="button" id="${ids.signIn.passkeyButton}" class="secondary">Sign in with a passkey</button></p>
+${resultSlot(ids.signIn.result)}
 <p><a href="/forgot-password" id="forgot-password">Forgot your password?</a></p>
 <p>No account yet? <a href="${withReturnTo('/signup', o.returnTo)}">Sign up</a></p>`,
   });
@@ -135,6 +155,16 @@ interface ConsentView extends Common {
   fields: Record<string, string>;
   /** Set when `email` is asked for an unverified address: shown, and Authorize is disabled. */
   emailNotice?: SafeHtml;
+  /** The redirect URI both buttons end at: the page names its host, where the person will be sent. */
+  redirectUri: string;
+  /** This authorization request as a `GET /oauth` address: "Not you?" signs out and comes back to it. */
+  address: string;
+}
+
+/** Where a redirect URI sends the browser, as a person reads it: its host (with a port), or a native app's scheme. */
+function destination(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : `${url.protocol}${url.host}`;
 }
 
 /** What a consent dialog lists: each scope asked for, as the user reads it. */
@@ -147,8 +177,10 @@ export function consentPage(o: ConsentView): string {
     ...o,
     title: `Authorize ${o.appName}`,
     body: html`<section class="consent">
-<h1><span id="app-name">${o.appName}</span> wants to use your account</h1>
-<p>An app by <strong id="app-owner">${o.ownerName}</strong>. You are signed in as <strong>${o.user.name}</strong>.</p>
+<h1><span id="${ids.consent.appName}">${o.appName}</span> wants to use your account</h1>
+<p>An app by <strong id="app-owner">${o.ownerName}</strong>.</p>
+<div class="consent-who">Signed in as <strong id="consent-user">${o.user.name}</strong>.
+<form method="post" action="${withReturnTo('/signout', withReturnTo('/signin', o.address))}" class="inline"><input type="hidden" name="_csrf" value="${o.csrfToken}"><button type="submit" id="not-you" class="text-link">Not you? Sign out and sign in as someone else</button></form></div>
 <p>If you authorize it, the app can:</p>
 <ul id="scopes">${scopeItems(o.scopes)}</ul>
 ${o.emailNotice ?? ''}
@@ -158,8 +190,28 @@ ${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name
 <button type="submit" name="decision" value="authorize" id="authorize"${o.emailNotice ? html` disabled` : ''}>Authorize</button>
 <button type="submit" name="decision" value="cancel" id="cancel" class="secondary">Cancel</button>
 </form>
+<p class="consent-destination"><small>Either way, you will be sent to <strong id="redirect-host">${destination(o.redirectUri)}</strong>.</small></p>
 </section>`,
   });
+}
+
+/** The account page's in-page navigation: each section's id and name, in the page's order. */
+function accountNav(o: { email: boolean; signIns: boolean; authenticator: boolean }): SafeHtml {
+  const sections: [string, string, boolean][] = [
+    ['profile-settings', 'Profile', true],
+    ['email-section', 'Email', o.email],
+    ['sign-ins', 'Recent sign-ins', o.signIns],
+    ['connected-apps', 'Connected apps', true],
+    ['password', 'Password', true],
+    ['passkeys', 'Passkeys', true],
+    ['authenticator', 'Authenticator app', o.authenticator],
+    ['sessions-section', 'Sessions', true],
+    ['your-data', 'Your data', true],
+    ['delete-account', 'Delete account', true],
+  ];
+  return html`<nav aria-label="Sections of this page" class="page-nav" id="account-nav"><ul>${sections
+    .filter(([, , shown]) => shown)
+    .map(([id, name]) => html`<li><a href="#${id}">${name}</a></li>`)}</ul></nav>`;
 }
 
 export function accountPage(
@@ -168,20 +220,26 @@ export function accountPage(
   return layout({
     ...o,
     title: 'Your account',
-    scripts: ['account.js', 'account-control.js', ...PASSKEY_SCRIPTS, 'authenticator.js'],
+    script: 'account',
     body: html`<h1>Your account</h1>
-<section id="profile" class="card"><img id="picture" alt="Your profile picture" width="64" height="64"><div><strong id="profile-name">${o.user.name}</strong> <span id="profile-flair" class="flair" hidden></span><div id="profile-email"></div><div>Played <span id="play-minutes">0</span> minutes</div></div></section>
-${resultSlot('account-result')}
-${o.emailSection ?? ''}
+${accountNav({ email: o.emailSection !== undefined, signIns: o.signIns !== undefined, authenticator: o.securitySections !== undefined })}
+<section id="profile" class="card"><img id="${ids.profile.picture}" alt="Your profile picture" width="64" height="64"><div><strong id="profile-name">${o.user.name}</strong> <span id="${ids.profile.flair}" class="flair" hidden></span><div id="${ids.profile.email}"></div><div>Played <span id="${ids.profile.playMinutes}">0</span> minutes</div></div></section>
+${resultSlot(ids.profile.result)}
+<section id="profile-settings" class="card"><h2>Profile</h2>
 <p><a href="/users/${o.user.id}" id="public-profile-link">See your public profile</a></p>
-<p id="bio-removed" class="notice" hidden></p>
-<form id="bio-form" class="stack"><label>Bio <textarea name="bio" id="bio" maxlength="1024" rows="4" aria-describedby="bio-removed"></textarea></label><button type="submit">Save bio</button></form>
-${resultSlot('bio-result')}
-<form id="flair-form" class="stack"><label>Equipped flair <select id="flair" name="equippedFlair"></select></label><button type="submit">Equip</button></form>
-${resultSlot('flair-result')}
-<form id="picture-form" class="stack"><label>New profile picture <small>any image, at most 8 MB</small> <input type="file" id="picture-file" name="file" accept="image/*" required></label>
-<div class="button-row"><button type="submit">Upload</button> <button type="button" id="remove-picture" class="secondary" hidden>Remove picture</button></div></form>
-${resultSlot('picture-result')}
+<h3 id="bio-heading">Bio</h3>
+<p id="${ids.profile.bioRemoved}" class="notice" hidden></p>
+<form id="${ids.profile.bioForm}" class="stack"><label>Bio <textarea name="bio" id="${ids.profile.bio}" maxlength="1024" rows="4" aria-describedby="bio-removed"></textarea></label><button type="submit">Save bio</button></form>
+${resultSlot(ids.profile.bioResult)}
+<h3 id="flair-heading">Flair</h3>
+<form id="${ids.profile.flairForm}" class="stack"><label>Equipped flair <select id="${ids.profile.flairSelect}" name="equippedFlair"></select></label><button type="submit">Equip</button></form>
+${resultSlot(ids.profile.flairResult)}
+<h3 id="picture-heading">Profile picture</h3>
+<form id="${ids.profile.pictureForm}" class="stack"><label>New profile picture <small>any image, at most 8 MB</small> <input type="file" id="${ids.profile.pictureFile}" name="file" accept="image/*" required></label>
+<div class="button-row"><button type="submit">Upload</button> <button type="button" id="${ids.profile.removePicture}" class="secondary" hidden>Remove picture</button></div></form>
+${resultSlot(ids.profile.pictureResult)}
+</section>
+${o.emailSection ?? ''}
 ${o.signIns ? signInsSection(o.signIns) : ''}
 ${accountControlSections({ userName: o.user.name, afterPassword: o.securitySections })}`,
   });
@@ -191,43 +249,74 @@ export function appsPage(o: Common & { user: PageUser }): string {
   return layout({
     ...o,
     title: 'Your apps',
-    scripts: ['apps.js'],
+    script: 'apps',
     body: html`<h1>Your apps</h1>
-<p id="status" role="status"></p>
-<section class="card" id="new-secret" hidden><h2>Client secret of <span id="new-secret-app"></span></h2>
-<p>Copy it now: it is shown only once.</p><p>client_id <code id="new-client-id"></code></p><p>client_secret <code id="new-client-secret"></code></p></section>
-<form id="register-form" class="stack">
+${resultSlot(ids.apps.result)}
+<section class="card" id="${ids.apps.newSecret}" hidden><h2>Client secret of <span id="${ids.apps.newSecretApp}"></span></h2>
+<p>Copy it now: it is shown only once.</p><p>client_id <code id="${ids.apps.newClientId}"></code></p><p>client_secret <code id="${ids.apps.newClientSecret}"></code></p>
+<p><button type="button" id="${ids.apps.copyClientSecret}" class="secondary">Copy the secret</button></p></section>
+<form id="${ids.apps.registerForm}" class="stack">
 <h2>Register an app</h2>
-<label>Name <input name="name" id="app-name" required maxlength="64"></label>
-<label>Redirect URIs <small>one per line, 1 to 10, matched exactly; https, or http on localhost</small><textarea id="redirect-uris" name="redirect_uris" rows="3" required></textarea></label>
-<label>Post-logout redirect URIs <small>optional; one per line, up to 10, matched exactly: where signing out may return to</small><textarea id="post-logout-redirect-uris" name="post_logout_redirect_uris" rows="2"></textarea></label>
-<label><input type="checkbox" id="app-public" name="public"> Public client (no secret; PKCE required) <small>for a browser or native app that cannot keep a secret</small></label>
+<label>Name <input name="name" id="${ids.apps.name}" required maxlength="64"></label>
+<label>Redirect URIs <small>one per line, 1 to 10, matched exactly; https, or http on localhost</small><textarea id="${ids.apps.redirectUris}" name="redirect_uris" rows="3" required></textarea></label>
+<label>Post-logout redirect URIs <small>optional; one per line, up to 10, matched exactly: where signing out may return to</small><textarea id="${ids.apps.postLogoutRedirectUris}" name="post_logout_redirect_uris" rows="2"></textarea></label>
+<label><input type="checkbox" id="${ids.apps.public}" name="public"> Public client (no secret; PKCE required) <small>for a browser or native app that cannot keep a secret</small></label>
 <button type="submit" id="register">Register</button>
 </form>
 <h2>Registered apps</h2>
-<div id="apps"><p>Loading…</p></div>
-<template id="scope-choices"><fieldset class="choices"><legend>Scopes</legend>${SCOPES.map((s) => html`<label><input type="checkbox" class="scope-${s}" value="${s}"${s === 'userinfo' ? html` checked` : ''}> ${s}</label> `)}</fieldset></template>`,
+<div id="${ids.apps.list}"><p>Loading…</p></div>
+<template id="${ids.apps.scopeChoices}"><fieldset class="choices"><legend>Scopes</legend>${SCOPES.map((s) => html`<label><input type="checkbox" class="scope-${s}" value="${s}"${s === 'userinfo' ? html` checked` : ''}> ${s}</label> `)}</fieldset></template>`,
   });
 }
 
-export function gamesPage(o: Common & { games: { id: number; title: string; authorName: string; url: string }[] }): string {
+type ListedGame = { id: number; title: string; authorId: number; authorName: string; url: string };
+
+/**
+ * What a signed-in person may do with a listed game: its author edits or deletes it; a moderator
+ * removes someone else's, with a reason the author is shown (the service checks the mod levels).
+ */
+function gameControls(g: ListedGame, user: PageUser | undefined): SafeHtml | '' {
+  if (!user) return '';
+  if (user.id === g.authorId) {
+    return html`<details class="game-edit"><summary>Edit or delete</summary>
+<form class="stack game-edit-form" data-game-id="${g.id}">
+<label>Title <input name="title" required maxlength="64" value="${g.title}"></label>
+<label>Address it is hosted at <small>https, or http on localhost</small><input name="url" type="url" required value="${g.url}"></label>
+<div class="button-row"><button type="submit">Save</button> <button type="button" class="danger game-delete" data-game-id="${g.id}">Delete the game</button></div>
+</form>${resultSlot(ids.games.itemResult(g.id))}</details>`;
+  }
+  if ((user.modLevel ?? 0) >= 1) {
+    return html`<details class="game-moderation"><summary>Remove (moderator)</summary>
+<form class="stack game-remove-form" data-game-id="${g.id}">
+<label>Reason <small>the author is shown it; 1-500 characters</small><input name="reason" required maxlength="500" autocomplete="off"></label>
+<button type="submit" class="danger">Remove the game</button>
+</form>${resultSlot(ids.games.itemResult(g.id))}</details>`;
+  }
+  return '';
+}
+
+export function gamesPage(o: Common & { games: ListedGame[] }): string {
   return layout({
     ...o,
     title: 'Games',
-    scripts: o.user ? ['games.js'] : [],
+    script: o.user ? 'games' : undefined,
     body: html`<h1>Games</h1>
 ${
   o.games.length
-    ? html`<ul id="games">${o.games.map((g) => html`<li><a href="/play/${g.id}">${g.title}</a> by ${g.authorName} <small>(game id ${g.id}, hosted at <code>${g.url}</code>)</small></li>`)}</ul>`
-    : html`<p id="games">No games yet.</p>`
+    ? html`<ul id="${ids.games.list}">${o.games.map(
+        (g) =>
+          html`<li data-game-id="${g.id}"><a href="/play/${g.id}">${g.title}</a> by ${g.authorName} <small>(game id ${g.id}, hosted at <code>${g.url}</code>)</small>${gameControls(g, o.user)}</li>`,
+      )}</ul>`
+    : html`<p id="${ids.games.list}">No games yet.</p>`
 }
+${o.user ? resultSlot(ids.games.listResult) : ''}
 ${
   o.user
-    ? html`<form id="game-form" class="stack"><h2>Register a game</h2>
-<p id="status" role="status"></p>
-<label>Title <input name="title" id="game-title" required maxlength="64"></label>
-<label>Address it is hosted at <small>https, or http on localhost</small><input name="url" id="game-url" type="url" required></label>
-<button type="submit" id="register-game">Register</button></form>`
+    ? html`<form id="${ids.games.form}" class="stack"><h2>Register a game</h2>
+<label>Title <input name="title" id="${ids.games.title}" required maxlength="64"></label>
+<label>Address it is hosted at <small>https, or http on localhost</small><input name="url" id="${ids.games.url}" type="url" required></label>
+<button type="submit" id="register-game">Register</button></form>
+${resultSlot(ids.games.result)}`
     : html`<p><a href="/signin?return_to=%2Fgames">Sign in</a> to register a game.</p>`
 }`,
   });
@@ -244,19 +333,19 @@ export function playPage(o: PlayView): string {
   return layout({
     ...o,
     title: o.game.title,
-    scripts: ['play.js'],
+    script: 'play',
     body: html`<h1>${o.game.title} <small>by ${o.game.authorName}</small></h1>
 <p class="play-state" id="play-state">${
       o.user
         ? html`Playing as <strong>${o.user.name}</strong>.`
         : html`You are not signed in. <a href="/signin?return_to=${encodeURIComponent(`/play/${o.game.id}`)}">Sign in</a> to let the game know who you are.`
     }</p>
-<iframe id="game" src="${o.game.url}" title="${o.game.title}" data-origin="${o.origin}" data-game-id="${o.game.id}" data-logged-in="${o.user ? 'true' : 'false'}" data-scopes="${o.scopes.join(' ')}"
+<iframe id="${ids.play.frame}" src="${o.game.url}" title="${o.game.title}" data-origin="${o.origin}" data-game-id="${o.game.id}" data-logged-in="${o.user ? 'true' : 'false'}" data-scopes="${o.scopes.join(' ')}"
  sandbox="allow-scripts allow-same-origin allow-forms allow-pointer-lock allow-popups" allow="fullscreen"></iframe>
-<dialog id="consent">
+<dialog id="${ids.play.consent}">
 <form method="dialog">
-<h2><span id="consent-app"></span> wants to use your account</h2>
-<p>An app by <strong id="consent-owner"></strong>, through the game <strong>${o.game.title}</strong>. It can:</p>
+<h2><span id="${ids.play.consentApp}"></span> wants to use your account</h2>
+<p>An app by <strong id="${ids.play.consentOwner}"></strong>, through the game <strong>${o.game.title}</strong>. It can:</p>
 <ul>${scopeItems(o.scopes)}</ul>
 <div class="actions"><button value="authorize" id="consent-authorize">Authorize</button> <button value="cancel" id="consent-cancel" class="secondary">Cancel</button></div>
 </form>

@@ -55,6 +55,12 @@ interface SessionData {
    * a factor change (src/accounts/confirmation.ts confirmPasswordOrPasskey).
    */
   passkeyConfirmedAt?: number;
+  /**
+   * Left in place of a signed-in session by the suspension of its account (the store writes it,
+   * src/store/moderation/queries.ts): whose session it was, so its next page can say why it was
+   * signed out. A sign-in replaces it.
+   */
+  suspendedUserId?: number;
 }
 
 /** A passkey ceremony: adding one to the signed-in account, signing in with one, or confirming with one. */
@@ -79,6 +85,8 @@ interface SecondStep {
  */
 export const LAST_SEEN_EVERY_MS = 5 * 60 * 1000;
 const MAX_USER_AGENT = 512;
+/** As the sign-in history keeps it (src/accounts/sign-ins.ts) and the column holds it. */
+const MAX_IP = 64;
 
 type KoaSession = SessionData & { regenerate(): Promise<void> };
 
@@ -142,6 +150,7 @@ export async function startUserSession(
 ): Promise<void> {
   const session = sessionOf(ctx);
   delete session.secondStep;
+  delete session.suspendedUserId;
   session.userId = userId;
   session.amr = [...amr];
   session.csrfSecret = csrfSecret;
@@ -173,6 +182,11 @@ export function takePasskeyChallenge(ctx: Koa.Context, ceremony: PasskeyCeremony
 /** Notes that the signed-in person just confirmed with one of the account's passkeys. */
 export function notePasskeyConfirmation(ctx: Koa.Context, now: number): void {
   sessionOf(ctx).passkeyConfirmedAt = now;
+}
+
+/** The account this session was signed in to when a suspension signed it out, if that is how it ended. */
+export function suspendedSessionUserId(ctx: Koa.Context): number | undefined {
+  return sessionOf(ctx).suspendedUserId;
 }
 
 /** When this session last confirmed with a passkey, if it did. */
@@ -249,9 +263,14 @@ export function sessionAmr(ctx: Koa.Context): readonly string[] {
   return sessionOf(ctx).amr ?? ['pwd'];
 }
 
+/**
+ * A new session's metadata. Its address is the one the sign-in history records for the same
+ * sign-in (`ctx.ip`: the trusted proxy's X-Forwarded-For when TRUST_PROXY is on), cut alike.
+ */
 function newMeta(ctx: Koa.Context, now: number): SessionMeta {
   const userAgent = ctx.get('User-Agent').slice(0, MAX_USER_AGENT);
-  return { publicId: randomSecret(16), startedAt: now, lastSeenAt: now, userAgent: userAgent === '' ? null : userAgent };
+  const signInIp = ctx.ip.slice(0, MAX_IP);
+  return { publicId: randomSecret(16), startedAt: now, lastSeenAt: now, userAgent: userAgent === '' ? null : userAgent, signInIp: signInIp === '' ? null : signInIp };
 }
 
 /**
@@ -261,7 +280,8 @@ function newMeta(ctx: Koa.Context, now: number): SessionMeta {
 export function noteActivity(ctx: Koa.Context, now: number): void {
   const session = sessionOf(ctx);
   if (session.userId === undefined) return;
-  if (!session.meta) session.meta = newMeta(ctx, now);
+  // Signed in long before this request: where from is not known (this request's address is not it).
+  if (!session.meta) session.meta = { ...newMeta(ctx, now), signInIp: null };
   else if (now - session.meta.lastSeenAt >= LAST_SEEN_EVERY_MS) session.meta = { ...session.meta, lastSeenAt: now };
 }
 

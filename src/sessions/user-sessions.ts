@@ -9,6 +9,7 @@ type UserSessionView = components['schemas']['UserSession'];
 function sessionView(m: SessionMeta, currentPublicId: string | undefined): UserSessionView {
   const view: UserSessionView = { id: m.publicId, started_at: m.startedAt, last_seen_at: m.lastSeenAt, current: m.publicId === currentPublicId };
   if (m.userAgent !== null) view.user_agent = m.userAgent;
+  if (m.signInIp !== null) view.ip = m.signInIp;
   return view;
 }
 

@@ -32,6 +32,7 @@ export const STORE_METHODS = [
   'getApp',
   'listAppsByOwner',
   'setAppSecret',
+  'updateApp',
   'deleteApp',
   'createCode',
   'getCode',
@@ -53,6 +54,8 @@ export const STORE_METHODS = [
   'getGame',
   'listGames',
   'listGamesByAuthor',
+  'updateGame',
+  'deleteGame',
 
   // GrantStore
   'getGrant',
@@ -106,6 +109,7 @@ export const STORE_METHODS = [
   'liftSuspension',
   'hideBio',
   'setModLevel',
+  'removeGame',
   'addModerationAction',
   'listModerationActions',
   'createReport',

@@ -55,10 +55,11 @@ describe('setting up an authenticator app', () => {
     expect(setup.status).toBe(200);
     expect(setup.headers.get('cache-control')).toBe('no-store');
     const body = (await setup.json()) as { uri: string; qr_image: string };
-    const host = new URL(t.config.publicUrl).hostname;
     const totp = URI.parse(body.uri) as TOTP;
     expect(totp).toBeInstanceOf(TOTP);
-    expect([totp.issuer, totp.label, totp.algorithm, totp.digits, totp.period]).toEqual([host, user.name, 'SHA1', 6, 30]);
+    // The app lists the account under the service's name, not the host name ("localhost").
+    expect([totp.issuer, totp.label, totp.algorithm, totp.digits, totp.period]).toEqual(['Identity', user.name, 'SHA1', 6, 30]);
+    expect(body.uri).toMatch(/^otpauth:\/\/totp\/Identity:[^?]+\?issuer=Identity&/);
     expect(body.qr_image).toMatch(/^data:image\/svg\+xml;base64,/);
     expect(Buffer.from(body.qr_image.split(',')[1]!, 'base64').toString()).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     const row = (await t.store.getTotp(user.id))!;

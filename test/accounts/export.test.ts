@@ -56,7 +56,8 @@ describe('exportAccount', () => {
       grants: [
         { client_id: other.clientId, app_name: 'Test App', owner: { id: owner.id, name: owner.name }, scopes: ['userinfo', 'email'], granted_at: now, last_used_at: now },
       ],
-      sessions: [expect.objectContaining({ started_at: now, last_seen_at: now, current: true })],
+      // As listSessions lists it: the address it signed in from is the sign-in history's.
+      sessions: [{ id: expect.stringMatching(/^[\w-]{22}$/), started_at: now, last_seen_at: now, user_agent: signedIn!.userAgent, ip: '127.0.0.1', current: true }],
       sign_ins: [
         { at: now + 1, ip: '203.0.113.7', user_agent: 'Browser/2 (elsewhere)' },
         { at: now, ip: '127.0.0.1', user_agent: signedIn!.userAgent },

@@ -289,13 +289,13 @@ describe('the pages', () => {
     expect(signIn).toContain('<input name="name" autocomplete="username webauthn" required maxlength="254" value="">');
     expect(signIn).toContain('<button type="button" id="passkey-signin" class="secondary">Sign in with a passkey</button>');
     expect(signIn).toContain('<input type="hidden" name="return_to" value="/apps">');
-    expect(signIn).toContain('<script src="/assets/simplewebauthn-browser.js"></script><script src="/assets/signin.js"></script>');
+    expect(signIn).toContain('<script src="/assets/signin.js"></script>');
     const { agent } = await signedInAgent(t);
     const account = await (await agent.fetch('/account')).text();
     expect(account).toMatch(/<section id="password" class="card">[^]*<\/section>\n<section id="passkeys" class="card"><h2>Passkeys<\/h2>/);
     expect(account).toContain('<button type="submit" id="add-passkey">Add a passkey</button>');
-    expect(account).toContain('<input type="password" id="add-passkey-password" name="password" autocomplete="current-password" required maxlength="256" aria-describedby="add-passkey-error">');
-    expect(account).toContain('<script src="/assets/simplewebauthn-browser.js"></script><script src="/assets/passkeys.js"></script>');
+    expect(account).toContain('<input type="password" id="add-passkey-password" name="password" autocomplete="current-password" required maxlength="256">');
+    expect(account).toContain('<script src="/assets/account.js"></script>');
   });
 });
 

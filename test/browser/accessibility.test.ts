@@ -338,9 +338,9 @@ describe.skipIf(!hasChromium)('accessibility (axe-core, WCAG 2.2 A and AA)', () 
     await page.keyboard.type(TEST_PASSWORD);
     await Promise.all([page.waitForURL(`${t.baseUrl}/oauth?**`), page.keyboard.press('Enter')]);
 
-    // The consent page: Authorize after the header, Cancel after it; Shift+Tab goes back, Space authorizes.
+    // The consent page: "Not you?" and Authorize after the header, Cancel after it; Shift+Tab goes back, Space authorizes.
     const consentStops = await tabTo(page, 'button#authorize');
-    expect(consentStops.map((f) => f.what)).toEqual([...header, 'button "Sign out"', 'button#authorize']);
+    expect(consentStops.map((f) => f.what)).toEqual([...header, 'button "Sign out"', 'button#not-you', 'button#authorize']);
     expect(consentStops.filter((f) => !f.visible)).toEqual([]);
     expect(await press('Tab')).toEqual({ what: 'button#cancel', inDialog: false, visible: true });
     expect(await press('Shift+Tab')).toEqual({ what: 'button#authorize', inDialog: false, visible: true });

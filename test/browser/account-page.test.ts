@@ -15,8 +15,9 @@ import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
 let t: TestServer;
 let browser: Browser;
 
-async function signedIn(who: UserRecord, viewport = { width: 1100, height: 800 }, userAgent?: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport, userAgent });
+/** A browser signed in as `who`; `forwardedFor` is the address the (trusted) proxy says it has. */
+async function signedIn(who: UserRecord, viewport = { width: 1100, height: 800 }, userAgent?: string, forwardedFor?: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport, userAgent, ...(forwardedFor === undefined ? {} : { extraHTTPHeaders: { 'X-Forwarded-For': forwardedFor } }) });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   await page.goto(`${t.baseUrl}/signin`);
@@ -70,7 +71,8 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
   let page: Page;
 
   beforeAll(async () => {
-    t = await startServer({}, { limits: { signInIp: { points: 1000, seconds: 600 } } });
+    // Behind a trusted proxy (the test's own address): a browser's X-Forwarded-For is its address.
+    t = await startServer({ TRUST_PROXY: '127.0.0.1' }, { limits: { signInIp: { points: 1000, seconds: 600 } } });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -175,19 +177,20 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
 
     // Removed elsewhere (another tab) while this page still offers it.
     await upload();
-    expect(await page.evaluate(async () => (await (window as unknown as { idp: { api(m: string, p: string): Promise<{ status: number }> } }).idp.api('DELETE', '/api/account/picture')).status)).toBe(200);
+    expect(await page.evaluate(() => fetch('/api/account/picture', { method: 'DELETE', headers: { 'X-CSRF-Token': document.querySelector('meta[name="csrf-token"]')!.getAttribute('content')! } }).then((r) => r.status))).toBe(200);
     await page.click('#remove-picture');
     await expect.poll(() => page.textContent('#picture-result-error')).toBe('You have no picture to remove');
     expect(await page.textContent('#picture-result-status')).toBe('');
     expect(await page.isHidden('#remove-picture')).toBe(true);
   });
 
-  it('sessions and sign-ins by device name (raw user agent in the title), two of a kind told apart by their times; every date in one format', async () => {
+  it('sessions and sign-ins by device name (raw user agent in the title), two of a kind told apart by their address and times; every date in one format', async () => {
     await page.waitForLoadState('networkidle');
     const others: BrowserContext[] = [];
-    for (const agent of [undefined, SAFARI_IPHONE, FIREFOX_WINDOWS]) {
+    // The same Chrome again, from another address; then two other browsers.
+    for (const [agent, address] of [[undefined, '198.51.100.23'], [SAFARI_IPHONE, undefined], [FIREFOX_WINDOWS, '2001:db8::7']] as const) {
       t.clock.advance(7 * 60_000);
-      const other = await signedIn(user, undefined, agent);
+      const other = await signedIn(user, undefined, agent, address);
       // Its page's calls done before the clock moves on: each session is last seen when it started.
       await other.page.waitForLoadState('networkidle');
       await other.page.goto('about:blank');
@@ -201,7 +204,12 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
     await page.reload();
     await page.waitForSelector('#sessions li.session >> nth=3');
     const sessions = await page.$$eval('#sessions li.session', (items) =>
-      items.map((li) => ({ name: li.querySelector('.session-agent')!.textContent, title: li.querySelector('.session-agent')!.getAttribute('title'), text: li.textContent })),
+      items.map((li) => ({
+        name: li.querySelector('.session-agent')!.textContent,
+        title: li.querySelector('.session-agent')!.getAttribute('title'),
+        from: li.querySelector('.session-ip')?.textContent,
+        text: li.textContent,
+      })),
     );
     const chrome = await page.evaluate(() => navigator.userAgent);
     // Most recently seen first: this page's own session was seen just now.
@@ -211,22 +219,33 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
       ['Safari on iPhone', SAFARI_IPHONE],
       ['Chrome on Linux', chrome],
     ]);
-    const listed = (await page.evaluate(() => (window as unknown as { idp: { api(m: string, p: string): Promise<{ data: { sessions: { started_at: number; last_seen_at: number }[] } }> } }).idp.api('GET', '/api/account/sessions'))).data.sessions;
+    const listed = (await page.evaluate(() => fetch('/api/account/sessions').then((r) => r.json() as Promise<{ sessions: { started_at: number; last_seen_at: number }[] }>))).sessions;
     for (const [i, s] of listed.entries()) {
       expect(sessions[i]!.text).toContain(`Signed in ${await formatted(page, s.started_at)}, last seen ${await formatted(page, s.last_seen_at)}`);
     }
     const chromes = sessions.filter((s) => s.name === 'Chrome on Linux').map((s) => s.text);
     expect(new Set(chromes).size).toBe(2);
+    // Each says where it signed in from (this page's browser sent no forwarded address: the proxy's own).
+    expect(sessions.map((s) => s.from)).toEqual([' from 127.0.0.1', ' from 2001:db8::7', ' from 127.0.0.1', ' from 198.51.100.23']);
+    expect(sessions[0]!.text).toMatch(/^Chrome on Linux \(this browser\) from 127\.0\.0\.1Signed in /);
+    expect(sessions[3]!.text).toMatch(/^Chrome on Linux from 198\.51\.100\.23Signed in /);
 
     // The sign-in history: the same names and format, the raw user agent in the title.
     const signIns = await page.$$eval('#sign-ins tbody tr', (rows: HTMLTableRowElement[]) =>
-      rows.map((r) => ({ at: r.querySelector('time')!.getAttribute('datetime')!, when: r.querySelector('time')!.textContent, name: r.cells[2]!.textContent, title: r.cells[2]!.title })),
+      rows.map((r) => ({
+        at: r.querySelector('time')!.getAttribute('datetime')!,
+        when: r.querySelector('time')!.textContent,
+        ip: r.cells[1]!.textContent,
+        name: r.cells[2]!.textContent,
+        title: r.cells[2]!.title,
+      })),
     );
-    expect(signIns.map((r) => [r.name, r.title])).toEqual([
-      ['Firefox on Windows', FIREFOX_WINDOWS],
-      ['Safari on iPhone', SAFARI_IPHONE],
-      ['Chrome on Linux', chrome],
-      ['Chrome on Linux', chrome],
+    // The same addresses as the sessions those sign-ins began.
+    expect(signIns.map((r) => [r.name, r.title, r.ip])).toEqual([
+      ['Firefox on Windows', FIREFOX_WINDOWS, '2001:db8::7'],
+      ['Safari on iPhone', SAFARI_IPHONE, '127.0.0.1'],
+      ['Chrome on Linux', chrome, '198.51.100.23'],
+      ['Chrome on Linux', chrome, '127.0.0.1'],
     ]);
     for (const r of signIns) expect(r.when).toBe(await formatted(page, Date.parse(r.at)));
 
@@ -237,6 +256,53 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
     const at = await formatted(page, t.clock.now() - 7 * 60_000);
     expect(await grant.locator('.grant-times').textContent()).toBe(`Granted ${at}, last used ${at}`);
     for (const other of others) await other.close();
+  });
+
+  it('a list of its sections at the top leads to each; every section and profile control has a heading; no two fields share a label (desktop and phone)', async () => {
+    await page.waitForSelector('#sessions li.session');
+    const links = await page.locator('#account-nav a').evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
+    expect(links).toEqual([
+      ['Profile', '#profile-settings'],
+      ['Email', '#email-section'],
+      ['Recent sign-ins', '#sign-ins'],
+      ['Connected apps', '#connected-apps'],
+      ['Password', '#password'],
+      ['Passkeys', '#passkeys'],
+      ['Authenticator app', '#authenticator'],
+      ['Sessions', '#sessions-section'],
+      ['Your data', '#your-data'],
+      ['Delete account', '#delete-account'],
+    ]);
+    // Each link's section exists, in the page's order, and starts with its heading.
+    const tops: number[] = [];
+    for (const [, href] of links) {
+      const section = page.locator(`section${href!}`);
+      expect(await section.count(), href!).toBe(1);
+      expect(await section.locator('h2').first().isVisible(), href!).toBe(true);
+      tops.push((await section.boundingBox())!.y);
+    }
+    expect(tops).toEqual([...tops].sort((a, b) => a - b));
+    expect(await page.locator('#profile-settings h3').allTextContents()).toEqual(['Bio', 'Flair', 'Profile picture']);
+
+    // Following a link brings its section's heading into view.
+    await page.click('#account-nav a[href="#delete-account"]');
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#delete-account');
+    const heading = (await page.locator('#delete-account h2').boundingBox())!;
+    expect(heading.y).toBeGreaterThanOrEqual(0);
+    expect(heading.y).toBeLessThan(800);
+
+    // Every field's name (its label) is the page's only one of that name, shown or hidden.
+    const names = await page.locator('main input:not([type=hidden]), main textarea, main select').evaluateAll((fields) =>
+      fields.map((f) => (f as HTMLInputElement).labels?.[0]?.textContent?.replace(/\s+/g, ' ').trim() ?? ''),
+    );
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    expect(names).toEqual(expect.arrayContaining(['Your password, to make new recovery codes', 'Your password, to switch the app off']));
+
+    // At phone width the list wraps inside the screen: nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const nav = (await page.locator('#account-nav').boundingBox())!;
+    expect(nav.x + nav.width).toBeLessThanOrEqual(390);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   });
 
   it('Sign out everywhere ends on the home page saying so; deletion likewise; the notice comes from a fixed list', async () => {

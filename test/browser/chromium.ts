@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { TEST_PASSWORD } from '../helpers.js';
 import { precondition } from '../preconditions.js';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -31,6 +32,20 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** Screenshots land here (ignored by git), so a person can look at what the tests saw. */
+/**
+ * A new browser (context) of the given size, signed in as `name` (with TEST_PASSWORD) through the
+ * sign-in form; it ends on the account page.
+ */
+export async function signedInPage(browser: Browser, baseUrl: string, name: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+  const page = await (await browser.newContext({ viewport })).newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${baseUrl}/signin`);
+  await page.fill('input[name=name]', name);
+  await page.fill('input[name=password]', TEST_PASSWORD);
+  await Promise.all([page.waitForURL(`${baseUrl}/account`), page.click('button[type=submit]')]);
+  return page;
+}
+
 export const SCREENSHOTS_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
 fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
 

@@ -8,6 +8,7 @@ import yaml from 'js-yaml';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers.js';
+import { expectNoAxeViolations } from './axe.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
 
 interface Contract {
@@ -76,4 +77,36 @@ describe.skipIf(!hasChromium)('the API reference page in Chromium', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'docs.png'), fullPage: false });
     await context.close();
   });
+
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    const size = `${viewport.width}x${viewport.height}`;
+    it(`passes axe (WCAG 2.2 A and AA) at ${size}, every operation rendered, under the page's own CSP`, async () => {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      const csp: string[] = [];
+      page.on('console', (msg) => {
+        if (msg.type() === 'error' && msg.text().includes('Content Security Policy')) csp.push(msg.text());
+      });
+      await page.goto(`${t.baseUrl}/docs`);
+      await page.locator('[data-section-id^="operation/"]').first().waitFor({ timeout: 20_000 });
+      await expect.poll(() => page.locator('[data-section-id^="operation/"]').count()).toBe(operations.reduce((n, op) => n + (op.tags?.length ?? 1), 0));
+      // The page's own script has made its fixes (it marks the document when done).
+      await page.locator('html[data-reference-ready]').waitFor({ state: 'attached' });
+      await expectNoAxeViolations(page, `/docs (${size})`);
+      if (viewport.width < 600) {
+        // The menu of a phone-sized page opens over it from Redoc's round button, which the page's
+        // script makes a button a keyboard reaches: opened with Enter, and checked open too.
+        const menuButton = page.locator('.menu-content + div[role=button][tabindex="0"]');
+        expect(await menuButton.getAttribute('aria-label')).toBe('Menu');
+        await menuButton.focus();
+        await page.keyboard.press('Enter');
+        await expect.poll(() => page.locator('.menu-content').evaluate((menu) => getComputedStyle(menu).display)).not.toBe('none');
+        await expect.poll(() => menuButton.getAttribute('aria-expanded')).toBe('true');
+        await expectNoAxeViolations(page, `/docs with the menu open (${size})`);
+      }
+      await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `docs-${size}.png`), fullPage: false });
+      expect(csp).toEqual([]);
+      await context.close();
+    }, 180_000);
+  }
 });

@@ -5,10 +5,12 @@
  * account page. Also the pages' answers without a browser (404, 400, 303, 403) and their width
  * on a phone.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRecord } from '../../src/domain/users.js';
-import { Agent, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
+import { Agent, fixturesDir, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
 
 let t: TestServer;
@@ -36,6 +38,21 @@ async function report(agent: Agent, target: UserRecord, reason: string, text?: s
   const res = await agent.json('POST', `/api/users/${target.id}/reports`, { reason, ...(text ? { text } : {}) });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: number }).id;
+}
+
+/** Gives `who` a profile picture, uploaded as they would. */
+async function upload(who: UserRecord): Promise<void> {
+  const agent = new Agent(t);
+  await agent.signIn(who);
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(fs.readFileSync(path.join(fixturesDir, 'photo.jpg')))]), 'photo.jpg');
+  const res = await agent.fetch('/api/account/picture', { method: 'PUT', body: form, headers: { 'X-CSRF-Token': await agent.csrf() } });
+  expect([res.status, res.status === 200 ? '' : await res.text()]).toEqual([200, '']);
+}
+
+/** Answers the page's next confirm() (accepting or not), keeping what it asked. */
+function answerNextDialog(page: Page, accept: boolean, asked: string[]): void {
+  page.once('dialog', (dialog) => void (asked.push(`${dialog.type()}: ${dialog.message()}`), accept ? dialog.accept() : dialog.dismiss()));
 }
 
 /** The names in the queue, in its order, of the users given (other tests' reports stay in it). */
@@ -79,7 +96,7 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     expect(bad.headers.get('content-type')).toBe('text/html; charset=utf-8');
   });
 
-  it('reporting a profile: the thanks in #report-status, then the 409 message with the typed values kept; not on one\'s own profile', async () => {
+  it('reporting a profile: the thanks in the result slot, then the 409 message with the typed values kept; not on one\'s own profile', async () => {
     const a = await makeUser(t);
     const b = await makeUser(t);
     const page = await signedIn(a, 360);
@@ -97,16 +114,17 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     await page.selectOption('#report-reason', 'harassment');
     await page.fill('#report-text', 'Insults me in the game chat.');
     await page.click('#report-submit');
-    await expect.poll(() => page.textContent('#report-status')).toBe('Thanks. A moderator will look at this profile.');
-    expect(await page.getAttribute('#report-status', 'role')).toBe('status');
+    await expect.poll(() => page.textContent('#report-result-status')).toBe('Thanks. A moderator will look at this profile.');
+    expect(await page.getAttribute('#report-result-status', 'role')).toBe('status');
+    expect(await page.textContent('#report-result-error')).toBe('');
     expect(await scrollsSideways(page)).toBe(false);
 
-    await page.evaluate(() => (document.getElementById('report-status')!.textContent = ''));
     const [again] = await Promise.all([page.waitForResponse((r) => r.url().endsWith(`/api/users/${b.id}/reports`)), page.click('#report-submit')]);
     expect(again.status()).toBe(409);
     const { message } = (await again.json()) as { message: string };
-    await expect.poll(() => page.textContent('#report-status')).toBe(message);
-    expect(await page.getAttribute('#report-status', 'class')).toBe('error');
+    await expect.poll(() => page.textContent('#report-result-error')).toBe(`Reporting failed: ${message}`);
+    expect(await page.getAttribute('#report-result-error', 'role')).toBe('alert');
+    expect(await page.textContent('#report-result-status')).toBe('');
     expect(await page.inputValue('#report-reason')).toBe('harassment');
     expect(await page.inputValue('#report-text')).toBe('Insults me in the game chat.');
 
@@ -115,10 +133,11 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     expect(await page.textContent('main')).toContain('This is your public profile.');
   });
 
-  it('a moderator works through the queue: hides a bio, suspends, closes the reports; the users see why', async () => {
+  it('a moderator works through the queue: hides a bio, removes a picture, suspends (once asked), closes the reports; the users see why', async () => {
     const rude = await makeUser(t);
     const spammer = await makeUser(t);
     await t.store.updateUser(rude.id, { bio: 'You are all idiots' });
+    await upload(spammer);
     const mod = await makeUser(t);
     await t.store.updateUser(mod.id, { modLevel: 1 });
     const { agent: c } = await signedInAgent(t);
@@ -141,29 +160,64 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     expect(await page.textContent('#moderation-bio')).toBe('You are all idiots');
     expect(await page.locator('#lift-suspension').count()).toBe(0);
     expect(await page.locator('#mod-level').count()).toBe(0);
+    // A bio and no picture: Hide bio, not Remove picture.
+    expect(await page.isVisible('#hide-bio')).toBe(true);
+    expect(await page.locator('#remove-picture').count()).toBe(0);
+    await page.click('#hide-bio');
+    await expect.poll(() => page.textContent('#moderation-result-error')).toBe('Hiding the bio: write the reason first; the user is shown it.');
+    expect(await page.getAttribute('#action-reason', 'aria-invalid')).toBe('true');
+    expect(await page.getAttribute('#action-reason', 'aria-describedby')).toBe('moderation-result-error');
     await page.fill('#action-reason', 'Insults other players.');
     await page.click('#hide-bio');
-    await expect.poll(() => page.textContent('#moderation-status')).toBe('Hiding the bio: done.');
+    await expect.poll(() => page.textContent('#moderation-result-status')).toBe('Hiding the bio: done.');
+    expect(await page.textContent('#moderation-result-error')).toBe('');
     expect(await page.textContent('#moderation-bio')).toBe('empty');
+    expect(await page.locator('#hide-bio').count()).toBe(0);
     expect(await page.textContent('#moderation-bio-removed')).toContain(': Insults other players.');
     expect(await page.locator('#moderation-history li').first().textContent()).toMatch(new RegExp(`^Hid the bio: Insults other players\\. \\(by ${mod.name}, .+\\)$`));
     await page.selectOption(`#close-outcome-${first}`, 'bio_hidden');
     await page.click(`#close-report-${first}`);
-    await expect.poll(() => page.textContent('#moderation-status')).toBe(`Report #${first} closed: Bio hidden.`);
+    await expect.poll(() => page.textContent('#moderation-result-status')).toBe(`Report #${first} closed: Bio hidden.`);
     expect(await page.textContent('#moderation-reports')).toBe('No open reports.');
     await expect.poll(() => queueNames(page, rude, spammer)).toEqual([spammer.name]);
 
     await page.click(`#report-queue a:text-is("${spammer.name}")`);
     await expect.poll(() => page.textContent('#moderation-user-heading')).toBe(`${spammer.name} (id ${spammer.id})`);
+    // A picture and no bio: Remove picture, not Hide bio.
+    expect(await page.locator('#hide-bio').count()).toBe(0);
     await page.fill('#action-reason', 'Advertising in every game.');
+    await page.click('#remove-picture');
+    await expect.poll(() => page.textContent('#moderation-result-status')).toBe('Removing the picture: done.');
+    expect(await page.locator('#remove-picture').count()).toBe(0);
+    expect(await page.locator('#moderation-history li').first().textContent()).toMatch(new RegExp(`^Removed the picture: Advertising in every game\\. \\(by ${mod.name}, .+\\)$`));
+
+    // Suspending asks first, naming the user and the end; dismissed, nothing is done.
+    const asked: string[] = [];
+    await page.fill('#action-reason', 'Advertising in every game.');
+    answerNextDialog(page, false, asked);
     await page.click('#suspend');
-    await expect.poll(() => page.textContent('#moderation-status')).toBe('Suspending: done.');
+    await expect.poll(() => asked).toEqual([`confirm: Suspend ${spammer.name} until lifted? They are signed out everywhere and cannot sign in while it lasts.`]);
+    expect(await page.textContent('#moderation-suspension')).toBe('Not suspended');
+    expect(await page.textContent('#moderation-result-status')).toBe('Removing the picture: done.');
+    answerNextDialog(page, true, asked);
+    await page.click('#suspend');
+    await expect.poll(() => page.textContent('#moderation-result-status')).toBe('Suspending: done.');
+    expect(asked).toHaveLength(2);
     expect(await page.textContent('#moderation-suspension')).toMatch(/^Since .+ until lifted: Advertising in every game\.$/);
     expect(await page.isVisible('#lift-suspension')).toBe(true);
+    // Changing it asks again, with the new end as the page writes dates.
+    const end = '2030-06-01T12:00';
+    const endWritten = await page.evaluate((v) => new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(v)), end);
+    await page.fill('#action-reason', 'Advertising in every game.');
+    await page.fill('#suspend-until', end);
+    answerNextDialog(page, true, asked);
+    await page.click('#suspend');
+    await expect.poll(() => page.locator('#moderation-suspension time').nth(1).textContent()).toBe(endWritten);
+    expect(asked[2]).toBe(`confirm: Change the suspension of ${spammer.name} to last until ${endWritten}?`);
     for (const id of [second, third]) {
       await page.selectOption(`#close-outcome-${id}`, 'suspended');
       await page.click(`#close-report-${id}`);
-      await expect.poll(() => page.textContent('#moderation-status')).toBe(`Report #${id} closed: Suspended.`);
+      await expect.poll(() => page.textContent('#moderation-result-status')).toBe(`Report #${id} closed: Suspended.`);
     }
     await expect.poll(() => queueNames(page, rude, spammer)).toEqual([]);
     await page.screenshot({ path: `${SCREENSHOTS_DIR}/moderation-user.png`, fullPage: true });
@@ -220,7 +274,7 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     await page.selectOption('#mod-level', '0');
     await page.fill('#action-reason', 'Stepped down.');
     await page.click('#set-mod-level');
-    await expect.poll(() => page.textContent('#moderation-status')).toBe('Setting the mod level: done.');
+    await expect.poll(() => page.textContent('#moderation-result-status')).toBe('Setting the mod level: done.');
     expect(await page.locator('#moderation-history li').first().textContent()).toMatch(new RegExp(`^Set the mod level to 0: Stepped down\\. \\(by ${mod.name}, .+\\)$`));
     expect((await t.store.getUser(peer.id))!.modLevel).toBe(0);
     expect(await scrollsSideways(page)).toBe(false);

@@ -48,7 +48,7 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
     // Adding one asks for the password first: a wrong one is said, and nothing is registered.
     await page.fill('#add-passkey-password', 'not my password');
     await page.click('#add-passkey');
-    await expect.poll(() => page.textContent('#add-passkey-error')).toBe('Adding a passkey failed: The password is wrong');
+    await expect.poll(() => page.textContent('#add-passkey-result-error')).toBe('Adding a passkey failed: The password is wrong');
     expect(await page.getAttribute('#add-passkey-password', 'aria-invalid')).toBe('true');
     await page.fill('#add-passkey-password', TEST_PASSWORD);
     await page.click('#add-passkey');
@@ -84,7 +84,7 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
     await t.store.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash']);
     await page.reload();
     await page.click('#totp-passkey-confirm');
-    await page.waitForFunction(() => document.getElementById('totp-passkey-status')?.textContent === 'Confirmed with a passkey: for 5 minutes, leave the password empty.');
+    await page.waitForFunction(() => document.getElementById('totp-passkey-result-status')?.textContent === 'Confirmed with a passkey: for 5 minutes, leave the password empty.');
     await page.click('#recovery-new');
     await page.waitForSelector('#recovery-codes li');
     expect(await t.store.countRecoveryCodes(user.id)).toBe(10);

@@ -3,6 +3,7 @@
  * address #totp-uri shows), recovery codes shown once, then a sign-in that asks for a code after
  * the password, and a recovery code that works once.
  */
+import fs from 'node:fs';
 import { TOTP, URI } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +37,7 @@ describe.skipIf(!hasChromium)('authenticator app in Chromium', () => {
     await t?.close();
   });
 
+  // A long walk (setup, copy, download, three sign-ins): more than the default 30 s on a loaded machine.
   it('sets up from the account page, then signs in with a code after the password; a recovery code works once', async () => {
     const page = await passwordStep();
     expect(new URL(page.url()).pathname).toBe('/account');
@@ -45,7 +47,7 @@ describe.skipIf(!hasChromium)('authenticator app in Chromium', () => {
     // Setting up asks for the password first.
     await page.fill('#totp-start-password', 'not my password');
     await page.click('#totp-start');
-    await expect.poll(() => page.textContent('#totp-start-error')).toBe('Starting the setup failed: The password is wrong');
+    await expect.poll(() => page.textContent('#totp-start-result-error')).toBe('Starting the setup failed: The password is wrong');
     await page.fill('#totp-start-password', TEST_PASSWORD);
     await page.click('#totp-start');
     // The address appears once the page's request for it has answered.
@@ -56,15 +58,28 @@ describe.skipIf(!hasChromium)('authenticator app in Chromium', () => {
     // The QR code is an image the page's CSP lets load, with alt text.
     await page.waitForFunction(() => (document.getElementById('totp-qr') as HTMLImageElement).naturalWidth > 0);
     expect(await page.getAttribute('#totp-qr', 'alt')).toBe('QR code of the authenticator app address shown below');
+    // The setup key a phone app asks for when typed by hand: the address's secret, in groups of four.
+    expect(await page.textContent('#totp-setup-key')).toBe(totp.secret.base32.match(/.{1,4}/g)!.join(' '));
+    expect(await page.isVisible('#totp-setup-key')).toBe(true);
 
     await page.fill('#totp-code', totp.generate({ timestamp: t.clock.now() + 10 * 60_000 }));
     await page.click('#totp-confirm');
-    await expect.poll(() => page.locator('#totp-error').textContent()).toContain('That code is not right');
+    await expect.poll(() => page.locator('#totp-confirm-result-error').textContent()).toContain('That code is not right');
     await page.fill('#totp-code', totp.generate({ timestamp: t.clock.now() }));
     await page.click('#totp-confirm');
     await page.locator('#recovery-codes li').nth(9).waitFor();
     const codes = await page.locator('#recovery-codes li').allTextContents();
     expect(codes).toHaveLength(10);
+    // Copy: the codes, one a line, on the clipboard; the button says so beside it.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
+    await page.click('#copy-recovery-codes');
+    await expect.poll(() => page.textContent('#recovery-result-status')).toBe('Copied the recovery codes to the clipboard');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(codes.join('\n'));
+    // Download: a text file made in the page, the same codes.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-recovery-codes')]);
+    expect(download.suggestedFilename()).toBe('recovery-codes.txt');
+    const file = fs.readFileSync(await download.path(), 'utf8');
+    expect(file).toBe(`Recovery codes for your account at ${new URL(t.baseUrl).host}. Each works once.\n\n${codes.join('\n')}\n`);
     expect(await page.isVisible('#totp-on')).toBe(true);
     expect(await page.textContent('#totp-ended-sessions')).toBe('No other session was signed in.');
     expect(csp).toEqual([]);
@@ -96,5 +111,5 @@ describe.skipIf(!hasChromium)('authenticator app in Chromium', () => {
     expect(await reused.textContent('#error-message[role=alert]')).toBe('That code is not right, or it was used already');
     expect(await reused.inputValue('#otp')).toBe(codes[0]);
     await reused.context().close();
-  });
+  }, 90_000);
 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, tokenRequest, type TestServer } from '../helpers.js';
+import { makeUser, startServer, TEST_PASSWORD, tokenRequest, type TestServer } from '../helpers.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR, startCallbackServer, type CallbackServer } from './chromium.js';
 
 let t: TestServer;
@@ -104,7 +104,7 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     await page.fill('#post-logout-redirect-uris', `${new URL(callbackUrl).origin}/bye`);
     await page.check('#app-public');
     await page.click('#register');
-    await expect.poll(() => page.textContent('#status')).toBe('Registered Browser Client (public client: no secret; use PKCE)');
+    await expect.poll(() => page.textContent('#apps-result-status')).toBe('Registered Browser Client (public client: no secret; use PKCE)');
     expect(await page.isVisible('#new-secret')).toBe(false);
     const card = page.locator('section.app', { hasText: 'Browser Client' });
     await card.waitFor();
@@ -202,6 +202,32 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     await tab.fill('input[name=password]', 'correct horse battery');
     await Promise.all([tab.waitForURL(link), tab.click('button[type=submit]')]);
     expect(await tab.textContent('#app-name')).toBe('Callback Client');
+    await fresh.close();
+  });
+
+  it('the consent page sits in the middle, names where the person will be sent, and "Not you?" signs out and comes back for the other person', async () => {
+    const fresh = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const tab = await fresh.newPage();
+    const link = await consentLink(false);
+    await tab.goto(link);
+    await tab.fill('input[name=name]', name);
+    await tab.fill('input[name=password]', 'correct horse battery');
+    await Promise.all([tab.waitForURL(link), tab.click('button[type=submit]')]);
+    expect(await tab.textContent('#consent-user')).toBe(name);
+    expect(await tab.textContent('#redirect-host')).toBe(new URL(callbackUrl).host);
+    // Centred: as much room on its left as on its right.
+    const card = (await tab.locator('.consent').boundingBox())!;
+    expect(Math.abs(card.x - (1280 - card.x - card.width))).toBeLessThan(2);
+
+    const other = await makeUser(t);
+    await Promise.all([tab.waitForURL(`${t.baseUrl}/signin?**`), tab.click('#not-you')]);
+    expect(new URL(tab.url()).searchParams.get('return_to')).toBe(link.slice(t.baseUrl.length));
+    // Signed out: the header offers Sign in again, and the account page asks for it.
+    expect(await tab.locator('header .who').count()).toBe(0);
+    await tab.fill('input[name=name]', other.name);
+    await tab.fill('input[name=password]', TEST_PASSWORD);
+    await Promise.all([tab.waitForURL(link), tab.click('main button[type=submit]')]);
+    expect(await tab.textContent('#consent-user')).toBe(other.name);
     await fresh.close();
   });
 

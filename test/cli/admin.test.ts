@@ -302,9 +302,37 @@ describe('app', () => {
     expect(res.status).toBe(200);
   });
 
-  it('rotate-secret and delete fail for an unknown client id', async () => {
+  it('rotate-secret, update and delete fail for an unknown client id', async () => {
     await fails(3, 'App nosuchclient not found', 'app', 'rotate-secret', '--client-id', 'nosuchclient');
+    await fails(3, 'App nosuchclient not found', 'app', 'update', '--client-id', 'nosuchclient', '--name', 'X');
     await fails(3, 'App nosuchclient not found', 'app', 'delete', '--client-id', 'nosuchclient');
+  });
+
+  it('update changes the name and replaces the address lists it is given, prints the app as listApps gives it; the secret keeps working', async () => {
+    const { id } = await storedUser();
+    const app = await cliCreateApp(id, 'https://app.example/cb');
+    const created = (await t.store.getApp(app.client_id))!.createdAt;
+    const listed = { client_id: app.client_id, name: 'CLI App', public: false, redirect_uris: ['https://app.example/cb'], post_logout_redirect_uris: [], created_at: created };
+    expect(await ok('app', 'update', '--client-id', app.client_id, '--name', ' Renamed ')).toEqual({ ...listed, name: 'Renamed' });
+    const moved = await ok('app', 'update', '--client-id', app.client_id, '--redirect-uri', 'https://new.example/cb', '--redirect-uri', 'http://localhost:9000/cb',
+      '--post-logout-redirect-uri', 'https://new.example/bye');
+    const after = { ...listed, name: 'Renamed', redirect_uris: ['https://new.example/cb', 'http://localhost:9000/cb'], post_logout_redirect_uris: ['https://new.example/bye'] };
+    expect(moved).toEqual(after);
+    expect(await ok('app', 'update', '--client-id', app.client_id, '--clear-post-logout-redirect-uris')).toEqual({ ...after, post_logout_redirect_uris: [] });
+    const { code } = await ok<{ code: string }>('code', 'issue', '--user', String(id), '--client-id', app.client_id, '--scope', 'userinfo');
+    expect((await redeem({ code, client_id: app.client_id, client_secret: app.client_secret })).status).toBe(200);
+  });
+
+  it('update refuses what registration refuses, and needs something to change (usage error, exit 2)', async () => {
+    const { id } = await storedUser();
+    const app = await cliCreateApp(id);
+    await fails(1, 'Redirect URI must use https (http is allowed on localhost only): http://a.example/cb', 'app', 'update', '--client-id', app.client_id, '--redirect-uri', 'http://a.example/cb');
+    await fails(1, 'App name must be 1 to 64 characters', 'app', 'update', '--client-id', app.client_id, '--name', ' ');
+    await fails(2, 'give at least one of --name, --redirect-uri, --post-logout-redirect-uri and --clear-post-logout-redirect-uris', 'app', 'update', '--client-id', app.client_id);
+    const both = await cli('app', 'update', '--client-id', app.client_id, '--post-logout-redirect-uri', 'https://a.example/', '--clear-post-logout-redirect-uris');
+    expect(both.code).toBe(2);
+    expect(both.stdout).toBe('');
+    expect((await t.store.getApp(app.client_id))?.redirectUris).toEqual(['https://app.example/cb']);
   });
 
   it('delete prints {} and the app is gone', async () => {
@@ -519,6 +547,44 @@ describe('game', () => {
 
   it('fails on a missing --url (usage error, exit 2)', async () => {
     expect((await cli('game', 'create', '--author', '1', '--title', 'T')).code).toBe(2);
+  });
+
+  it('update changes the title and/or the address and prints the game as listGames gives it; the play page follows', async () => {
+    const author = await storedUser();
+    const { id } = await ok<{ id: number }>('game', 'create', '--author', String(author.id), '--title', 'Old', '--url', 'https://old.example/play');
+    const created = (await t.store.getGame(id))!.createdAt;
+    const listed = { id, title: 'Old', url: 'https://old.example/play', author: { id: author.id, name: author.name }, created_at: created };
+    expect(await ok('game', 'update', '--id', String(id), '--title', ' New ')).toEqual({ ...listed, title: 'New' });
+    expect(await ok('game', 'update', '--id', String(id), '--url', 'https://new.example/play')).toEqual({ ...listed, title: 'New', url: 'https://new.example/play' });
+    const page = await fetch(`${t.baseUrl}/play/${id}`);
+    expect(page.headers.get('content-security-policy')).toContain("frame-src 'self' https://new.example");
+    await page.text();
+    await fails(1, 'Game URL must not contain a fragment: https://new.example/#x', 'game', 'update', '--id', String(id), '--url', 'https://new.example/#x');
+    await fails(2, 'give --title, --url or both', 'game', 'update', '--id', String(id));
+    await fails(3, 'Game 999999 not found', 'game', 'update', '--id', '999999', '--title', 'T');
+  });
+
+  it('delete prints {}; /play/<id> answers 404 and list no longer shows it; an unknown id exits 3', async () => {
+    const author = await storedUser();
+    const { id } = await ok<{ id: number }>('game', 'create', '--author', String(author.id), '--title', 'Doomed', '--url', 'https://doomed.example/');
+    expect(await ok('game', 'delete', '--id', String(id))).toEqual({});
+    expect((await fetch(`${t.baseUrl}/play/${id}`)).status).toBe(404);
+    expect((await ok<{ games: { id: number }[] }>('game', 'list')).games.map((g) => g.id)).not.toContain(id);
+    await fails(3, `Game ${id} not found`, 'game', 'delete', '--id', String(id));
+  });
+
+  it('remove is a moderation action with no moderator: recorded on the author with the game and the reason', async () => {
+    const author = await storedUser();
+    const { id } = await ok<{ id: number }>('game', 'create', '--author', String(author.id), '--title', 'Rude', '--url', 'https://rude.example/');
+    const run = await cli('game', 'remove', '--id', String(id), '--reason', 'Slurs');
+    expect(run.code).toBe(0);
+    const answer = JSON.parse(run.stdout) as { user: { id: number }; actions: unknown[] };
+    const action = { id: expect.any(Number), target: author, action: 'remove_game', reason: 'Slurs', game: { id, title: 'Rude' }, created_at: expect.any(Number) };
+    expect([answer.user.id, answer.actions]).toEqual([author.id, [action]]);
+    expect(await t.store.getGame(id)).toBeUndefined();
+    expect((await ok<{ actions: unknown[] }>('moderation', 'actions', '--target', String(author.id))).actions).toEqual([action]);
+    await fails(3, 'Game not found', 'game', 'remove', '--id', String(id), '--reason', 'again');
+    await fails(2, "required option '--reason <text>' not specified", 'game', 'remove', '--id', String(id));
   });
 });
 

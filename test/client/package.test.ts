@@ -129,9 +129,8 @@ afterAll(async () => {
 
 describe('the client package', () => {
   it('ships the build, the contract types and the game SDK, at the contract version', () => {
-    const sdk = fs.existsSync(path.join(root, 'client/sdk/game.js')) ? ['sdk/game.js'] : [];
     expect(packed.files.map((f) => f.path).sort()).toEqual(
-      ['README.md', 'dist/client/index.d.ts', 'dist/client/index.js', 'dist/generated/api.d.ts', 'package.json', 'sdk/game.d.ts', ...sdk].sort(),
+      ['README.md', 'dist/client/index.d.ts', 'dist/client/index.js', 'dist/client/sdk/game.d.ts', 'dist/client/sdk/game.js', 'dist/generated/api.d.ts', 'package.json'].sort(),
     );
     const installed = JSON.parse(fs.readFileSync(path.join(project, 'node_modules/@identity-profile-service/client/package.json'), 'utf8')) as { version: string };
     const contract = yaml.load(fs.readFileSync(path.join(root, 'openapi.yaml'), 'utf8')) as { info: { version: string } };

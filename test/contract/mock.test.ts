@@ -108,6 +108,7 @@ describe('npm run mock', () => {
       'confirmTotpSetup',
       'deleteAccount',
       'deleteApp',
+      'deleteGame',
       'disableTotp',
       'endSession',
       'exchangeToken',
@@ -178,6 +179,7 @@ describe('npm run mock', () => {
       'registerApp',
       'registerGame',
       'removeAccountPicture',
+      'removeGame',
       'removePasskey',
       'removePicture',
       'renamePasskey',
@@ -193,6 +195,8 @@ describe('npm run mock', () => {
       'startTotpSetup',
       'suspendUser',
       'updateAccount',
+      'updateApp',
+      'updateGame',
     ]);
   });
 

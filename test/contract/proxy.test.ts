@@ -197,17 +197,21 @@ describe('through the Prism proxy, responses match the contract', () => {
     expect(await through('/api/account/heartbeat', json('POST'))).toMatchObject({ status: 200, body: { addedMinutes: 0, playMinutes: 0 } });
   });
 
-  it('apps: register 201, list 200, rotate 200, delete 204, then 404', async () => {
+  it('apps: register 201, list 200, update 200/400, rotate 200, delete 204, then 404', async () => {
     const { json } = await session();
     const created = await through('/api/apps', json('POST', { name: 'Prism App', redirect_uris: ['https://prism.example/cb'] }));
     expect(created.status).toBe(201);
     const clientId = (created.body as { client_id: string }).client_id;
     expect(await through('/api/apps', json('POST', { name: 'Bad', redirect_uris: ['http://prism.example/cb'] }))).toMatchObject({ status: 400 });
+    expect(await through(`/api/apps/${clientId}`, json('PATCH', { name: 'Prism App 2' }))).toMatchObject({ status: 200, body: { client_id: clientId, name: 'Prism App 2' } });
+    expect(await through(`/api/apps/${clientId}`, json('PATCH', { redirect_uris: ['http://prism.example/cb'] }))).toMatchObject({ status: 400 });
+    expect(await through(`/api/apps/${clientId}`, json('PATCH', { name: 'Prism App' }))).toMatchObject({ status: 200 });
     expect(await through('/api/apps', json('GET'))).toMatchObject({ status: 200, body: { apps: [{ client_id: clientId, name: 'Prism App' }] } });
     expect(await through(`/api/apps/${clientId}/secret`, json('POST'))).toMatchObject({ status: 200, body: { client_id: clientId } });
     expect((await through(`/api/apps/${clientId}`, json('DELETE'))).status).toBe(204);
     expect(await through(`/api/apps/${clientId}/secret`, json('POST'))).toMatchObject({ status: 404, body: { message: 'App not found' } });
     expect(await through(`/api/apps/${clientId}`, json('DELETE'))).toMatchObject({ status: 404, body: { message: 'App not found' } });
+    expect(await through(`/api/apps/${clientId}`, json('PATCH', { name: 'Gone' }))).toMatchObject({ status: 404, body: { message: 'App not found' } });
   });
 
   it('games: register 201, list 200, game app 200/403/404, game code 200/400/403', async () => {
@@ -225,6 +229,11 @@ describe('through the Prism proxy, responses match the contract', () => {
     expect(await through(`/api/games/${gameId}/codes`, json('POST', { client_id: own.clientId, scopes: ['userinfo'] }))).toMatchObject({ status: 200, body: { code: expect.any(String) } });
     expect(await through(`/api/games/${gameId}/codes`, json('POST', { client_id: own.clientId, scopes: ['email'] }))).toMatchObject({ status: 400 });
     expect(await through(`/api/games/${gameId}/codes`, json('POST', { client_id: stranger.clientId, scopes: ['userinfo'] }))).toMatchObject({ status: 403 });
+    expect(await through(`/api/games/${gameId}`, json('PATCH', { title: 'Prism Game 2' }))).toMatchObject({ status: 200, body: { id: gameId, title: 'Prism Game 2' } });
+    expect(await through(`/api/games/${gameId}`, json('PATCH', { url: 'http://game.example/' }))).toMatchObject({ status: 400 });
+    expect((await through(`/api/games/${gameId}`, json('DELETE'))).status).toBe(204);
+    expect(await through(`/api/games/${gameId}`, json('DELETE'))).toMatchObject({ status: 404, body: { message: 'Game not found' } });
+    expect(await through(`/api/games/${gameId}`, json('PATCH', { title: 'Gone' }))).toMatchObject({ status: 404, body: { message: 'Game not found' } });
   });
 
   // Prism's proxy follows redirects itself, so the pages' 302/303 answers are tested directly.

@@ -79,6 +79,16 @@ describe('the docs page', () => {
     expect(await license.text()).toContain('MIT');
   });
 
+  it("serves the page's own accessibility script after Redoc's, with Redoc's theme in the page (test/browser/docs-page.test.ts runs axe)", async () => {
+    const html = await (await fetch(`${t.baseUrl}/docs`)).text();
+    expect(html).toContain('<script src="docs/assets/redoc.standalone.js"></script>\n<script src="docs/assets/reference-a11y.js"></script>');
+    const theme = /<redoc [^>]*theme="([^"]*)"/.exec(html)![1]!.replace(/&#34;/g, '"');
+    expect((JSON.parse(theme) as { colors: { text: { primary: string } } }).colors.text.primary).toBe('#1a202c');
+    const script = await fetch(`${t.baseUrl}/docs/assets/reference-a11y.js`);
+    expect([script.status, script.headers.get('content-type'), script.headers.get('cache-control')]).toEqual([200, 'application/javascript; charset=utf-8', 'public, max-age=3600']);
+    expect(await script.text()).toContain("setAttribute('data-reference-ready', '')");
+  });
+
   it('answers 404 for any other asset name', async () => {
     for (const name of ['other.js', '..%2Fpackage.json', 'redoc.standalone.js.map']) {
       const res = await fetch(`${t.baseUrl}/docs/assets/${name}`);

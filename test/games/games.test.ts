@@ -1,11 +1,19 @@
-/** Games and the game flow's server side: registerGame, listGames, getGameApp, issueGameCode, getGamesPage, getPlayPage. */
+/** Games and the game flow's server side: registerGame, listGames, updateGame, deleteGame, getGameApp, issueGameCode, getGamesPage, getPlayPage. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditEvent, AuditFields } from '../../src/audit.js';
 import { registerGame } from '../../src/games/games.js';
 import { Agent, makeClient, makeUser, signedInAgent, startServer, tokenRequest, type TestServer } from '../helpers.js';
 
 let t: TestServer;
+/** The audit events of the games API, as the trail hears them. */
+let audited: { event: AuditEvent; fields: AuditFields }[] = [];
 beforeAll(async () => {
   t = await startServer();
+  const audit = t.app.deps.audit;
+  t.app.deps.audit = (event, fields) => {
+    if (event.startsWith('game_')) audited.push({ event, fields });
+    audit(event, fields);
+  };
 });
 afterAll(async () => t?.close());
 
@@ -37,6 +45,149 @@ describe('registerGame and listGames', () => {
     expect((await new Agent(t).json('POST', '/api/games', { title: 'T', url: 'https://chess.example/' })).status).toBe(401);
     const forged = await agent.fetch('/api/games', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': 'x' }, body: '{"title":"T","url":"https://a.example/"}' });
     expect(forged.status).toBe(403);
+  });
+});
+
+/** A game registered through the API by a new signed-in author. */
+async function ownGame(title = 'Space Chess', url = 'https://chess.example/play') {
+  const { agent, user } = await signedInAgent(t);
+  const res = await agent.json('POST', '/api/games', { title, url });
+  expect(res.status).toBe(201);
+  const game = (await res.json()) as { id: number; title: string; url: string; author: { id: number; name: string }; created_at: number };
+  return { agent, user, game };
+}
+
+/** A JSON call with the session cookie and no CSRF token. */
+function withoutCsrf(agent: Agent, method: string, path: string, body?: unknown): Promise<Response> {
+  return agent.fetch(path, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+async function answer(res: Response): Promise<[number, unknown]> {
+  return [res.status, res.status === 204 ? await res.text() : await res.json()];
+}
+
+describe('updateGame', () => {
+  it("changes the owner's game (title trimmed, a field left out unchanged) and answers it as listGames lists it; audited with the fields changed", async () => {
+    const { agent, user, game } = await ownGame();
+    audited = [];
+    const renamed = await agent.json('PATCH', `/api/games/${game.id}`, { title: '  Space Chess 2  ' });
+    const expected = { id: game.id, title: 'Space Chess 2', url: 'https://chess.example/play', author: { id: user.id, name: user.name }, created_at: game.created_at };
+    expect(await answer(renamed)).toEqual([200, expected]);
+    const moved = await agent.json('PATCH', `/api/games/${game.id}`, { url: 'http://localhost:8081/v2/' });
+    expect(await answer(moved)).toEqual([200, { ...expected, url: 'http://localhost:8081/v2/' }]);
+    const both = await agent.json('PATCH', `/api/games/${game.id}`, { title: 'Space Chess 3', url: 'https://chess3.example/' });
+    const after = { ...expected, title: 'Space Chess 3', url: 'https://chess3.example/' };
+    expect(await answer(both)).toEqual([200, after]);
+    const list = (await (await fetch(`${t.baseUrl}/api/games`)).json()) as { games: { id: number }[] };
+    expect(list.games.find((g) => g.id === game.id)).toEqual(after);
+    expect(audited).toEqual([
+      { event: 'game_updated', fields: { userId: user.id, gameId: game.id, fields: ['title'], ip: '127.0.0.1' } },
+      { event: 'game_updated', fields: { userId: user.id, gameId: game.id, fields: ['url'], ip: '127.0.0.1' } },
+      { event: 'game_updated', fields: { userId: user.id, gameId: game.id, fields: ['title', 'url'], ip: '127.0.0.1' } },
+    ]);
+  });
+
+  it('moves the play page to the new address at once: it frames it and allows only its origin', async () => {
+    const { agent, game } = await ownGame('Moving', 'https://old.example/play');
+    expect((await agent.json('PATCH', `/api/games/${game.id}`, { url: 'https://new.example/play?x=1' })).status).toBe(200);
+    const page = await fetch(`${t.baseUrl}/play/${game.id}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toMatch(/(^|;)frame-src 'self' https:\/\/new\.example(;|$)/);
+    const body = await page.text();
+    expect(body).toContain('src="https://new.example/play?x=1"');
+    expect(body).not.toContain('old.example');
+  });
+
+  it("is 404 for another user's game, which stays as it was, and for an unknown one", async () => {
+    const { game } = await ownGame();
+    const { agent } = await signedInAgent(t);
+    audited = [];
+    for (const id of [game.id, 999_999]) {
+      expect(await answer(await agent.json('PATCH', `/api/games/${id}`, { title: 'Mine now' }))).toEqual([404, { message: 'Game not found' }]);
+    }
+    // Nothing to change is not worth telling a stranger apart from an owner either.
+    expect(await answer(await agent.json('PATCH', `/api/games/${game.id}`, {}))).toEqual([404, { message: 'Game not found' }]);
+    expect((await t.store.getGame(game.id))?.title).toBe('Space Chess');
+    expect(audited).toEqual([]);
+  });
+
+  it('refuses an empty change, a bad title or address, and fields it does not know, changing nothing', async () => {
+    const { agent, game } = await ownGame();
+    const cases: [unknown, string][] = [
+      [{}, 'Send at least one of title and url'],
+      [{ title: ' ' }, 'Game title must be 1 to 64 characters'],
+      [{ title: 'a\u0007b' }, 'Game title must not contain control characters'],
+      [{ title: 'T', url: 'http://chess.example/' }, 'Game URL must use https (http is allowed on localhost only): http://chess.example/'],
+      [{ url: 'https://chess.example/#top' }, 'Game URL must not contain a fragment: https://chess.example/#top'],
+      [{ url: 'chess.example' }, 'Game URL is not an absolute URL: chess.example'],
+      [{ title: 'x'.repeat(65) }, 'Body field title must NOT have more than 64 characters'],
+      [{ title: 'T', author: { id: 1 } }, 'Body field author is not allowed'],
+      [{ title: 'T', created_at: 1 }, 'Body field created_at is not allowed'],
+      [{ title: null }, 'Body field title must be string'],
+    ];
+    for (const [body, message] of cases) {
+      expect(await answer(await agent.json('PATCH', `/api/games/${game.id}`, body)), JSON.stringify(body)).toEqual([400, { message }]);
+    }
+    expect(await t.store.getGame(game.id)).toMatchObject({ title: 'Space Chess', url: 'https://chess.example/play' });
+  });
+
+  it('is 401 signed out and 403 without the CSRF token', async () => {
+    const { agent, game } = await ownGame();
+    expect(await answer(await new Agent(t).json('PATCH', `/api/games/${game.id}`, { title: 'T' }))).toEqual([401, { message: 'Sign in first' }]);
+    expect(await answer(await withoutCsrf(agent, 'PATCH', `/api/games/${game.id}`, { title: 'T' }))).toEqual([403, { message: 'Invalid CSRF token' }]);
+    expect((await t.store.getGame(game.id))?.title).toBe('Space Chess');
+  });
+});
+
+describe('deleteGame', () => {
+  it('deletes the game (204): /play/<id> answers 404, listGames drops it, its game flow stops; audited', async () => {
+    const { agent, user, game } = await ownGame();
+    const client = await makeClient(t, user.id);
+    const player = await signedInAgent(t);
+    expect((await fetch(`${t.baseUrl}/play/${game.id}`)).status).toBe(200);
+    audited = [];
+    expect(await answer(await agent.json('DELETE', `/api/games/${game.id}`))).toEqual([204, '']);
+    expect(audited).toEqual([{ event: 'game_deleted', fields: { userId: user.id, gameId: game.id, ip: '127.0.0.1' } }]);
+
+    const play = await fetch(`${t.baseUrl}/play/${game.id}`);
+    expect([play.status, play.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
+    expect(await play.text()).toContain('Game not found');
+    const list = (await (await fetch(`${t.baseUrl}/api/games`)).json()) as { games: { id: number }[] };
+    expect(list.games.map((g) => g.id)).not.toContain(game.id);
+    expect(await answer(await fetch(`${t.baseUrl}/api/games/${game.id}/apps/${client.clientId}`))).toEqual([404, { message: 'Game not found' }]);
+    const code = await player.agent.json('POST', `/api/games/${game.id}/codes`, { client_id: client.clientId, scopes: ['userinfo'] });
+    expect(await answer(code)).toEqual([404, { message: 'Game not found' }]);
+    expect(await answer(await agent.json('DELETE', `/api/games/${game.id}`))).toEqual([404, { message: 'Game not found' }]);
+    expect(await answer(await agent.json('PATCH', `/api/games/${game.id}`, { title: 'Back' }))).toEqual([404, { message: 'Game not found' }]);
+    // The app stays: it belongs to the author, not to the game.
+    expect(await t.store.getApp(client.clientId)).toBeDefined();
+  });
+
+  it('never gives a deleted game\'s id to a new game', async () => {
+    const { agent, game } = await ownGame();
+    expect((await agent.json('DELETE', `/api/games/${game.id}`)).status).toBe(204);
+    const { game: next } = await ownGame();
+    expect(next.id).toBeGreaterThan(game.id);
+    expect((await fetch(`${t.baseUrl}/play/${game.id}`)).status).toBe(404);
+  });
+
+  it("is 404 for another user's game, which stays, and for an unknown one", async () => {
+    const { game } = await ownGame();
+    const { agent } = await signedInAgent(t);
+    audited = [];
+    for (const id of [game.id, 999_999]) {
+      expect(await answer(await agent.json('DELETE', `/api/games/${id}`))).toEqual([404, { message: 'Game not found' }]);
+    }
+    expect(await t.store.getGame(game.id)).toBeDefined();
+    expect((await fetch(`${t.baseUrl}/play/${game.id}`)).status).toBe(200);
+    expect(audited).toEqual([]);
+  });
+
+  it('is 401 signed out and 403 without the CSRF token, and the game stays', async () => {
+    const { agent, game } = await ownGame();
+    expect(await answer(await new Agent(t).json('DELETE', `/api/games/${game.id}`))).toEqual([401, { message: 'Sign in first' }]);
+    expect(await answer(await withoutCsrf(agent, 'DELETE', `/api/games/${game.id}`))).toEqual([403, { message: 'Invalid CSRF token' }]);
+    expect(await t.store.getGame(game.id)).toBeDefined();
   });
 });
 

@@ -1,14 +1,19 @@
-/** GET /sdk/game.js and /sdk/game.d.ts: the files of client/sdk/, cacheable, readable from any origin. */
+/**
+ * GET /sdk/game.js and /sdk/game.d.ts: the game SDK bundled from client/sdk/game.ts and its
+ * generated declarations (generated/game.d.ts), cacheable, readable from any origin.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleBrowserCode } from '../../src/pages/browser-code.js';
 import { startServer, type TestServer } from '../helpers.js';
 
-const sdkFile = (name: string) => fs.readFileSync(path.resolve(import.meta.dirname, '../../client/sdk', name), 'utf8');
+let bundled: Map<string, string>;
+const sdkFile = (name: string) => (name === 'game.d.ts' ? fs.readFileSync(path.resolve(import.meta.dirname, '../../generated/game.d.ts'), 'utf8') : bundled.get(`sdk/${name}`));
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startServer();
+  [t, bundled] = await Promise.all([startServer(), bundleBrowserCode()]);
 });
 afterAll(async () => t?.close());
 
@@ -17,7 +22,7 @@ describe('the game SDK', () => {
     ['game.js', 'text/javascript; charset=utf-8'],
     ['game.d.ts', 'application/typescript; charset=utf-8'],
   ] as const) {
-    it(`serves ${file} as it is in client/sdk/, cacheable, to any origin, with a 304 on its ETag`, async () => {
+    it(`serves ${file} as made from client/sdk/game.ts, cacheable, to any origin, with a 304 on its ETag`, async () => {
       const res = await fetch(`${t.baseUrl}/sdk/${file}`, { headers: { Origin: 'https://game.example' } });
       expect(res.status).toBe(200);
       const etag = res.headers.get('etag');
@@ -50,6 +55,14 @@ describe('the game SDK', () => {
       expect(await stale.text()).toBe(sdkFile(file));
     });
   }
+
+  it('serves an ES module of plain JavaScript with the four exports the declarations name', async () => {
+    const body = await (await fetch(`${t.baseUrl}/sdk/game.js`)).text();
+    const sdk = (await import(`data:text/javascript,${encodeURIComponent(body)}`)) as Record<string, unknown>;
+    expect(Object.keys(sdk).sort()).toEqual(['GAME_FLOW_ERROR_CODES', 'GameAuthError', 'authorize', 'info']);
+    const types = await (await fetch(`${t.baseUrl}/sdk/game.d.ts`)).text();
+    for (const name of ['const GAME_FLOW_ERROR_CODES', 'class GameAuthError', 'function authorize', 'function info']) expect(types).toContain(`export declare ${name}`);
+  });
 
   it('the two files have different ETags; HEAD has no body', async () => {
     const [js, dts] = await Promise.all(['game.js', 'game.d.ts'].map((f) => fetch(`${t.baseUrl}/sdk/${f}`, { method: 'HEAD' })));

@@ -2,6 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditEvent, AuditFields } from '../../src/audit.js';
+import { registerGame } from '../../src/games/games.js';
 import { setPicture } from '../../src/pictures/pictures.js';
 import type { UserRecord } from '../../src/domain/users.js';
 import { Agent, fixturesDir, makeClient, makeCode, makeUser, oauthErrorBody, signedInAgent, startServer, storedPictures, tokenRequest, type TestServer } from '../helpers.js';
@@ -49,6 +51,7 @@ describe('who may moderate', () => {
       ['POST', (id) => `/api/moderation/users/${id}/picture-removal`, { reason: 'r' }],
       ['PUT', (id) => `/api/moderation/users/${id}/mod-level`, { modLevel: 0 }],
       ['POST', (id) => `/api/moderation/reports/${id}/close`, { outcome: 'no_action' }],
+      ['POST', (id) => `/api/moderation/games/${id}/removal`, { reason: 'r' }],
     ];
     for (const [method, url, body] of calls) {
       const existing = await answer(await plain.agent.json(method, url(target.id), body));
@@ -128,6 +131,81 @@ describe('hideBio and removePicture', () => {
       409,
       { message: 'This user has no picture' },
     ]);
+  });
+});
+
+describe('removeGame', () => {
+  const game = async (authorId: number, title = 'Rude Game') =>
+    registerGame({ store: t.store, now: t.clock.now }, { authorId, title, url: 'https://rude.example/play' });
+
+  it("deletes a user's game as its author would, recorded on the author with the game and the reason, audited; answers the author", async () => {
+    const { agent, user } = await signedInAgent(t);
+    const removed = await game(user.id);
+    const client = await makeClient(t, user.id);
+    const events: { event: AuditEvent; fields: AuditFields }[] = [];
+    const audit = t.app.deps.audit;
+    t.app.deps.audit = (event, fields) => {
+      events.push({ event, fields });
+      audit(event, fields);
+    };
+    let res: Response;
+    try {
+      res = await mod.agent.json('POST', `/api/moderation/games/${removed.id}/removal`, { reason: 'Slurs on the start screen' });
+    } finally {
+      t.app.deps.audit = audit;
+    }
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const body = (await res.json()) as { user: { id: number }; can_act: boolean; actions: unknown[] };
+    expect([body.user.id, body.can_act]).toEqual([user.id, true]);
+    const action = {
+      id: expect.any(Number),
+      moderator: ref(mod.user),
+      target: ref(user),
+      action: 'remove_game',
+      reason: 'Slurs on the start screen',
+      game: { id: removed.id, title: 'Rude Game' },
+      created_at: t.clock.now(),
+    };
+    expect(body.actions).toEqual([action]);
+    expect(events).toEqual([{ event: 'moderation_action', fields: { moderatorId: mod.user.id, userId: user.id, action: 'remove_game', gameId: removed.id } }]);
+
+    // Gone as a deleted game is: the play page, the list, the game flow.
+    expect((await fetch(`${t.baseUrl}/play/${removed.id}`)).status).toBe(404);
+    const list = (await (await fetch(`${t.baseUrl}/api/games`)).json()) as { games: { id: number }[] };
+    expect(list.games.map((g) => g.id)).not.toContain(removed.id);
+    expect(await answer(await fetch(`${t.baseUrl}/api/games/${removed.id}/apps/${client.clientId}`))).toEqual([404, { message: 'Game not found' }]);
+    expect(await answer(await agent.json('PATCH', `/api/games/${removed.id}`, { title: 'Back' }))).toEqual([404, { message: 'Game not found' }]);
+    expect(await answer(await mod.agent.json('POST', `/api/moderation/games/${removed.id}/removal`, { reason: 'again' }))).toEqual([404, { message: 'Game not found' }]);
+
+    // The record, and the author's export (no moderator).
+    expect(await answer(await mod.agent.fetch(`/api/moderation/actions?target=${user.id}`))).toEqual([200, { actions: [action] }]);
+    const exported = (await (await agent.fetch('/api/account/export')).json()) as Record<string, unknown>;
+    expect(exported.moderation_actions).toEqual([{ action: 'remove_game', reason: 'Slurs on the start screen', game: { id: removed.id, title: 'Rude Game' }, created_at: t.clock.now() }]);
+  });
+
+  it("needs a moderator above the game's author; 404 for no such game; 400 without a reason; the game stays", async () => {
+    const peer = await moderator(1);
+    const peersGame = await game(peer.user.id);
+    const plainGame = await game(plain.user.id);
+    expect(await answer(await mod.agent.json('POST', `/api/moderation/games/${peersGame.id}/removal`, { reason: 'r' }))).toEqual([403, OUTRANKED]);
+    expect(await answer(await plain.agent.json('POST', `/api/moderation/games/${plainGame.id}/removal`, { reason: 'r' }))).toEqual([403, NOT_MODERATOR]);
+    expect(await answer(await plain.agent.json('POST', '/api/moderation/games/999999/removal', { reason: 'r' }))).toEqual([403, NOT_MODERATOR]);
+    expect(await answer(await mod.agent.json('POST', '/api/moderation/games/999999/removal', { reason: 'r' }))).toEqual([404, { message: 'Game not found' }]);
+    expect(await answer(await mod.agent.json('POST', `/api/moderation/games/${plainGame.id}/removal`, { reason: '' }))).toEqual([
+      400,
+      { message: 'Body field reason must NOT have fewer than 1 characters' },
+    ]);
+    expect(await answer(await mod.agent.json('POST', `/api/moderation/games/${plainGame.id}/removal`, {}))).toEqual([400, { message: 'Body field reason is required' }]);
+    expect(await answer(await new Agent(t).json('POST', `/api/moderation/games/${plainGame.id}/removal`, { reason: 'r' }))).toEqual([401, { message: 'Sign in first' }]);
+    const forged = await mod.agent.fetch(`/api/moderation/games/${plainGame.id}/removal`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"reason":"r"}' });
+    expect(await answer(forged)).toEqual([403, { message: 'Invalid CSRF token' }]);
+    expect(await t.store.getGame(peersGame.id)).toBeDefined();
+    expect(await t.store.getGame(plainGame.id)).toBeDefined();
+    expect(await t.store.listModerationActions({ targetId: plain.user.id })).toEqual([]);
+    // An admin outranks the moderator.
+    expect((await admin.agent.json('POST', `/api/moderation/games/${peersGame.id}/removal`, { reason: 'r' })).status).toBe(200);
+    expect(await t.store.getGame(peersGame.id)).toBeUndefined();
   });
 });
 

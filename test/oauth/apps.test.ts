@@ -1,10 +1,18 @@
-/** The signed-in user's apps: registerApp, listApps, rotateAppSecret, deleteApp, getAppsPage. */
+/** The signed-in user's apps: registerApp, listApps, updateApp, rotateAppSecret, deleteApp, getAppsPage. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditEvent, AuditFields } from '../../src/audit.js';
 import { Agent, makeCode, oauthErrorBody, signedInAgent, startServer, tokenRequest, type TestServer } from '../helpers.js';
 
 let t: TestServer;
+/** The app_updated events, as the trail hears them. */
+let audited: { event: AuditEvent; fields: AuditFields }[] = [];
 beforeAll(async () => {
   t = await startServer();
+  const audit = t.app.deps.audit;
+  t.app.deps.audit = (event, fields) => {
+    if (event === 'app_updated') audited.push({ event, fields });
+    audit(event, fields);
+  };
 });
 afterAll(async () => t?.close());
 
@@ -89,6 +97,107 @@ describe('listApps', () => {
   });
 });
 
+describe('updateApp', () => {
+  const authorize = (clientId: string, redirectUri: string) =>
+    new Agent(t).fetch(`/oauth?${new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, scope: 'userinfo', response_type: 'code' })}`);
+  const withoutSecret = ({ client_secret: _secret, ...app }: Registered) => app;
+
+  it("changes the owner's app and answers it as listApps lists it, not cached; a field left out stays; audited with the fields changed", async () => {
+    const { agent, user } = await signedInAgent(t);
+    const app = await register(agent);
+    audited = [];
+    const renamed = await agent.json('PATCH', `/api/apps/${app.client_id}`, { name: '  Chess 2  ' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.headers.get('cache-control')).toBe('no-store');
+    const expected = { ...withoutSecret(app), name: 'Chess 2', public: false, post_logout_redirect_uris: [] };
+    expect(await renamed.json()).toEqual(expected);
+    const moved = await agent.json('PATCH', `/api/apps/${app.client_id}`, {
+      redirect_uris: ['https://new.example/cb', 'https://new.example/cb', 'http://127.0.0.1/cb'],
+      post_logout_redirect_uris: ['https://new.example/bye'],
+    });
+    const after = { ...expected, redirect_uris: ['https://new.example/cb', 'http://127.0.0.1/cb'], post_logout_redirect_uris: ['https://new.example/bye'] };
+    expect([moved.status, await moved.json()]).toEqual([200, after]);
+    const cleared = await agent.json('PATCH', `/api/apps/${app.client_id}`, { post_logout_redirect_uris: [] });
+    expect([cleared.status, await cleared.json()]).toEqual([200, { ...after, post_logout_redirect_uris: [] }]);
+    expect(await (await agent.fetch('/api/apps')).json()).toEqual({ apps: [{ ...after, post_logout_redirect_uris: [] }] });
+    expect(audited).toEqual([
+      { event: 'app_updated', fields: { userId: user.id, clientId: app.client_id, fields: ['name'], ip: '127.0.0.1' } },
+      { event: 'app_updated', fields: { userId: user.id, clientId: app.client_id, fields: ['redirect_uris', 'post_logout_redirect_uris'], ip: '127.0.0.1' } },
+      { event: 'app_updated', fields: { userId: user.id, clientId: app.client_id, fields: ['post_logout_redirect_uris'], ip: '127.0.0.1' } },
+    ]);
+  });
+
+  it('keeps the client id, the secret and public: the old secret still works, and the new redirect URIs are the only ones /oauth accepts', async () => {
+    const { agent, user } = await signedInAgent(t);
+    const app = await register(agent, ['https://old.example/cb']);
+    expect((await authorize(app.client_id, 'https://old.example/cb')).status).toBe(302);
+    expect((await agent.json('PATCH', `/api/apps/${app.client_id}`, { redirect_uris: ['https://new.example/cb'] })).status).toBe(200);
+    expect((await authorize(app.client_id, 'https://old.example/cb')).status).toBe(400);
+    const signIn = await authorize(app.client_id, 'https://new.example/cb');
+    expect([signIn.status, signIn.headers.get('location')?.startsWith('/signin?return_to=')]).toEqual([302, true]);
+    expect((await exchange(user.id, app, app.client_secret)).status).toBe(200);
+    expect(await t.store.getApp(app.client_id)).toMatchObject({ clientId: app.client_id, public: false, ownerId: user.id, redirectUris: ['https://new.example/cb'] });
+  });
+
+  it('changes a public app and leaves it public, without a secret', async () => {
+    const { agent } = await signedInAgent(t);
+    const created = await agent.json('POST', '/api/apps', { name: 'SPA', redirect_uris: ['https://spa.example/cb'], public: true });
+    const app = (await created.json()) as { client_id: string; created_at: number };
+    const res = await agent.json('PATCH', `/api/apps/${app.client_id}`, { name: 'SPA 2', redirect_uris: ['https://spa2.example/cb'] });
+    expect([res.status, await res.json()]).toEqual([
+      200,
+      { client_id: app.client_id, name: 'SPA 2', public: true, redirect_uris: ['https://spa2.example/cb'], post_logout_redirect_uris: [], created_at: app.created_at },
+    ]);
+    expect((await t.store.getApp(app.client_id))?.secretHash).toBeNull();
+  });
+
+  it('refuses an empty change, the registration rules broken, and fields it does not change (public, the secret, the client id)', async () => {
+    const { agent } = await signedInAgent(t);
+    const app = await register(agent);
+    const cases: [unknown, string][] = [
+      [{}, 'Send at least one of name, redirect_uris and post_logout_redirect_uris'],
+      [{ name: ' ' }, 'App name must be 1 to 64 characters'],
+      [{ name: 'a\u0000b' }, 'App name must not contain control characters'],
+      [{ redirect_uris: [] }, 'An app needs 1 to 10 redirect URIs'],
+      [{ redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`) }, 'Body field redirect_uris must NOT have more than 10 items'],
+      [{ redirect_uris: ['http://chess.example/cb'] }, 'Redirect URI must use https (http is allowed on localhost only): http://chess.example/cb'],
+      [{ redirect_uris: ['https://chess.example/cb#x'] }, 'Redirect URI must not contain a fragment: https://chess.example/cb#x'],
+      [{ post_logout_redirect_uris: ['https://chess.example/#bye'] }, 'Post-logout redirect URI must not contain a fragment: https://chess.example/#bye'],
+      [{ name: 'A', public: true }, 'Body field public is not allowed'],
+      [{ name: 'A', client_secret: 'x' }, 'Body field client_secret is not allowed'],
+      [{ name: 'A', client_id: 'other' }, 'Body field client_id is not allowed'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await agent.json('PATCH', `/api/apps/${app.client_id}`, body);
+      expect([res.status, await res.json()], JSON.stringify(body)).toEqual([400, { message }]);
+    }
+    expect(await (await agent.fetch('/api/apps')).json()).toEqual({ apps: [{ ...withoutSecret(app), name: 'Chess', public: false, post_logout_redirect_uris: [] }] });
+  });
+
+  it("is 404 for another user's app, which stays as it was, and for an unknown one", async () => {
+    const owner = await signedInAgent(t);
+    const app = await register(owner.agent);
+    const { agent } = await signedInAgent(t);
+    audited = [];
+    for (const id of [app.client_id, 'unknown']) {
+      const res = await agent.json('PATCH', `/api/apps/${id}`, { name: 'Mine now' });
+      expect([res.status, await res.json()]).toEqual([404, { message: 'App not found' }]);
+    }
+    expect((await t.store.getApp(app.client_id))?.name).toBe('Chess');
+    expect(audited).toEqual([]);
+  });
+
+  it('is 401 signed out and 403 without the CSRF token', async () => {
+    const { agent } = await signedInAgent(t);
+    const app = await register(agent);
+    const anon = await new Agent(t).json('PATCH', `/api/apps/${app.client_id}`, { name: 'A' });
+    expect([anon.status, await anon.json()]).toEqual([401, { message: 'Sign in first' }]);
+    const res = await agent.fetch(`/api/apps/${app.client_id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: '{"name":"A"}' });
+    expect([res.status, await res.json()]).toEqual([403, { message: 'Invalid CSRF token' }]);
+    expect((await t.store.getApp(app.client_id))?.name).toBe('Chess');
+  });
+});
+
 describe('rotateAppSecret', () => {
   it('gives a new secret; the old one stops working at once', async () => {
     const { agent, user } = await signedInAgent(t);
@@ -148,6 +257,6 @@ describe('getAppsPage', () => {
     expect(page.status).toBe(200);
     const body = await page.text();
     expect(body).toContain('<form id="register-form" class="stack">');
-    expect(body).toContain('<script src="/assets/common.js"></script><script src="/assets/apps.js"></script>');
+    expect(body).toContain('<script src="/assets/apps.js"></script>');
   });
 });

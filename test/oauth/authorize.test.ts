@@ -107,11 +107,34 @@ describe('getAuthorize: the consent page', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = await res.text();
     expect(body).toContain('<h1><span id="app-name">Test App</span> wants to use your account</h1>');
-    expect(body).toContain(`An app by <strong id="app-owner">${owner.name}</strong>. You are signed in as <strong>${user.name}</strong>.`);
+    expect(body).toContain(`An app by <strong id="app-owner">${owner.name}</strong>.`);
+    expect(body).toContain(`Signed in as <strong id="consent-user">${user.name}</strong>.`);
+    // Where either button sends the person: the redirect URI's host.
+    expect(body).toContain('Either way, you will be sent to <strong id="redirect-host">localhost:8080</strong>.');
     expect(body).toContain('<li data-scope="userinfo">See your user id, name and profile picture <code>userinfo</code></li>');
     expect(body).toContain('<li data-scope="email">See your email address <code>email</code></li>');
     expect(body).toContain('<input type="hidden" name="state" value="a&quot;b&lt;c">');
     expect(body).toMatch(/<input type="hidden" name="_csrf" value="[\w-]+">/);
+  });
+});
+
+describe('"Not you?" on the consent page', () => {
+  it('signs out and goes on to sign in for the same request; postSignOut follows only a path of this service', async () => {
+    const { client } = await setup();
+    const { agent } = await signedInAgent(t);
+    const request = authorizeUrl({ response_type: 'code', client_id: client.clientId, redirect_uri: SECOND, scope: 'userinfo', state: 's' });
+    const page = await (await agent.fetch(request)).text();
+    const action = /<form method="post" action="([^"]*)" class="inline"><input type="hidden" name="_csrf" value="[\w-]+"><button type="submit" id="not-you"/.exec(page)![1]!.replace(/&amp;/g, '&');
+    expect(action).toBe(`/signout?return_to=${encodeURIComponent(`/signin?return_to=${encodeURIComponent(request)}`)}`);
+    const out = await agent.form(action, {});
+    expect([out.status, out.headers.get('location')]).toEqual([303, `/signin?return_to=${encodeURIComponent(request)}`]);
+    expect((await agent.fetch('/api/account')).status).toBe(401);
+
+    for (const elsewhere of ['https://evil.example/', '//evil.example/x', '/\\evil.example']) {
+      const { agent: other } = await signedInAgent(t);
+      const res = await other.form(`/signout?return_to=${encodeURIComponent(elsewhere)}`, {});
+      expect([res.status, res.headers.get('location')]).toEqual([303, '/']);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 /** getHome, getAsset, and the headers every page and public resource gets. */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleBrowserCode, PAGE_SCRIPTS } from '../../src/pages/browser-code.js';
 import { Agent, makeUser, signedInAgent, startServer, type TestServer } from '../helpers.js';
 
 let t: TestServer;
@@ -52,15 +53,24 @@ describe('getAsset', () => {
     expect(home).toContain('<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">');
   });
 
-  it('serves the vendored WebAuthn library as installed in node_modules', async () => {
+  it('serves each page script as bundled from src/pages/scripts/, the WebAuthn library inside the pages that use it', async () => {
+    const bundled = await bundleBrowserCode();
+    for (const page of PAGE_SCRIPTS) {
+      const res = await fetch(`${t.baseUrl}/assets/${page}.js`);
+      expect([page, res.status, res.headers.get('content-type'), res.headers.get('cache-control')]).toEqual([page, 200, 'text/javascript; charset=utf-8', 'public, max-age=300']);
+      const body = await res.text();
+      expect(body).toBe(bundled.get(`assets/${page}.js`));
+      // An IIFE, no module syntax: a classic <script> runs it.
+      expect([page, body.startsWith('"use strict";(()=>{')]).toEqual([page, true]);
+      expect([page, body.includes('navigator.credentials.get(')]).toEqual([page, page === 'signin' || page === 'account']);
+    }
+    // The library is no longer a file of its own.
     const res = await fetch(`${t.baseUrl}/assets/simplewebauthn-browser.js`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(await res.text()).toBe(fs.readFileSync('node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', 'utf8'));
+    expect([res.status, await res.json()]).toEqual([404, { message: 'No such asset' }]);
   });
 
   it('is 404 for an unknown or malformed name, never a file outside assets/', async () => {
-    for (const file of ['nope.js', 'nope.svg', '..%2Fhtml.ts', 'play.ts', '.hidden.js', 'favicon.ico']) {
+    for (const file of ['nope.js', 'nope.svg', '..%2Fhtml.ts', 'play.ts', 'api.js', 'common.js', '.hidden.js', 'favicon.ico']) {
       const res = await fetch(`${t.baseUrl}/assets/${file}`);
       expect([res.status, await res.json()]).toEqual([404, { message: 'No such asset' }]);
     }
@@ -77,6 +87,39 @@ describe('public resources', () => {
       expect(res.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
       expect(res.headers.getSetCookie()).toEqual([]);
     }
+  });
+});
+
+describe('error pages', () => {
+  it('are headed by what the status means to a person, with the specific reason below', async () => {
+    const heading = async (res: Response) => [res.status, /<h1>([^<]*)<\/h1>\n<p class="error" id="error-message">([^<]*)<\/p>/.exec(await res.text())?.slice(1)];
+    expect(await heading(await fetch(`${t.baseUrl}/users/999999`))).toEqual([404, ['Not found', 'User not found']]);
+    expect(await heading(await fetch(`${t.baseUrl}/users/abc`))).toEqual([400, ['This request cannot be used', expect.any(String)]]);
+    const { agent } = await signedInAgent(t);
+    expect(await heading(await agent.fetch('/moderation'))).toEqual([403, ['You are not allowed to do this', 'Only moderators may see this page']]);
+    const notModerator = await (await agent.fetch('/moderation')).text();
+    expect(notModerator).toContain('<title>You are not allowed to do this (error 403)</title>');
+  });
+
+  it('has a heading of its own for each status a page can answer', async () => {
+    const { errorPage } = await import('../../src/pages/pages.js');
+    const headings = Object.fromEntries(
+      [400, 401, 403, 404, 409, 413, 429, 500, 503, 418, 502].map((status) => [status, /<h1>([^<]*)<\/h1>/.exec(errorPage({ user: undefined, csrfToken: '', status, message: 'm' }))![1]]),
+    );
+    expect(headings).toEqual({
+      400: 'This request cannot be used',
+      401: 'Sign in to continue',
+      403: 'You are not allowed to do this',
+      404: 'Not found',
+      409: 'This cannot be done as things are now',
+      413: 'That is too large',
+      429: 'Too many tries: wait a moment',
+      500: 'Something went wrong on our side',
+      503: 'The service is unavailable for a moment',
+      418: 'This request cannot be used',
+      502: 'Something went wrong on our side',
+    });
+    expect(errorPage({ user: undefined, csrfToken: '', status: 401, message: 'Sign in first' })).toContain('<p><a href="/signin">Sign in</a></p>');
   });
 });
 
@@ -99,7 +142,7 @@ describe('an unknown address', () => {
     const { agent, user } = await signedInAgent(t);
     const signedIn = await agent.fetch('/nope', { headers: { Accept: BROWSER_ACCEPT } });
     expect(signedIn.status).toBe(404);
-    expect(await signedIn.text()).toContain(`<span class="who">Signed in as <strong>${user.name}</strong></span>`);
+    expect(await signedIn.text()).toContain(`<span class="who"><span class="who-label">Signed in as </span><strong>${user.name}</strong></span>`);
   });
 
   it('API clients keep JSON: no HTML in Accept, a program address, or a method other than GET', async () => {

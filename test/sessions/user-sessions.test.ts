@@ -1,6 +1,7 @@
 /**
- * The user's sessions: listSessions (started, last seen, user agent, a public id that is not the
- * cookie), endSession by that id, signOutEverywhere, and the throttled last-seen write.
+ * The user's sessions: listSessions (started, last seen, user agent, the address signed in from,
+ * a public id that is not the cookie), endSession by that id, signOutEverywhere, and the throttled
+ * last-seen write.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,15 +19,16 @@ interface Listed {
   started_at: number;
   last_seen_at: number;
   user_agent?: string;
+  ip?: string;
   current: boolean;
 }
 
-async function signIn(user: { name: string }, userAgent: string): Promise<Agent> {
-  const agent = new Agent(t);
+async function signIn(user: { name: string }, userAgent: string, server = t, headers: Record<string, string> = {}): Promise<Agent> {
+  const agent = new Agent(server);
   const csrf = await agent.csrf();
   const res = await agent.fetch('/signin', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': userAgent },
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': userAgent, ...headers },
     body: new URLSearchParams({ _csrf: csrf, name: user.name, password: TEST_PASSWORD }).toString(),
   });
   expect(res.status).toBe(303);
@@ -53,9 +55,54 @@ describe('listSessions', () => {
     expect(sessions).toHaveLength(2);
     expect(sessions.map((s) => s.user_agent)).toEqual(['Phone Browser/2.0', 'Laptop Browser/1.0']);
     expect(sessions.map((s) => s.current)).toEqual([false, true]);
+    expect(sessions.map((s) => s.ip)).toEqual(['127.0.0.1', '127.0.0.1']);
     expect(sessions[1]).toMatchObject({ started_at: started, last_seen_at: started });
     expect(sessions[0]).toMatchObject({ started_at: started + 1000, last_seen_at: started + 1000 });
     expect((await list(phone)).map((s) => s.current)).toEqual([true, false]);
+  });
+
+  it('says the address each session signed in from, as the sign-in history does: behind a trusted proxy the forwarded one', async () => {
+    const proxied = await startServer({ TRUST_PROXY: '127.0.0.1' });
+    try {
+      const user = await makeUser(proxied);
+      const started = proxied.clock.now();
+      const laptop = await signIn(user, 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0', proxied, { 'X-Forwarded-For': '203.0.113.7' });
+      proxied.clock.advance(1000);
+      await signIn(user, 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0', proxied, { 'X-Forwarded-For': '2001:db8::23' });
+      // Listed from yet another address: each session keeps the one it signed in from.
+      const res = await laptop.fetch('/api/account/sessions', { headers: { 'X-Forwarded-For': '198.51.100.9' } });
+      expect([res.status, res.headers.get('cache-control'), await res.json()]).toEqual([
+        200,
+        'no-store',
+        {
+          sessions: [
+            { id: expect.stringMatching(/^[\w-]{22}$/), started_at: started + 1000, last_seen_at: started + 1000, user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0', ip: '2001:db8::23', current: false },
+            { id: expect.stringMatching(/^[\w-]{22}$/), started_at: started, last_seen_at: started, user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0', ip: '203.0.113.7', current: true },
+          ],
+        },
+      ]);
+      expect((await proxied.store.listSignIns(user.id, 10)).map((s) => s.ip)).toEqual(['2001:db8::23', '203.0.113.7']);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('leaves the address out for a session signed in before it was recorded, also after its next write', async () => {
+    const user = await makeUser(t);
+    const id = randomBytes(32).toString('base64url');
+    const idHash = createHash('sha256').update(id).digest('hex');
+    const started = t.clock.now();
+    // Its meta (in its data, and in the columns the migration left the address null in) has no address.
+    const meta = { publicId: randomBytes(16).toString('base64url'), startedAt: started, lastSeenAt: started, userAgent: 'Old/1' };
+    await t.store.setSession(idHash, JSON.stringify({ userId: user.id, csrfSecret: 'x'.repeat(24), meta }), started + 60 * 60_000, user.id, { ...meta, signInIp: null });
+    const agent = new Agent(t);
+    agent.cookies.set('idp.sid', id);
+    agent.cookies.set('idp.sid.sig', createHmac('sha1', t.config.sessionSecret).update(`idp.sid=${id}`).digest('base64url'));
+    const expected = (lastSeen: number) => [{ id: meta.publicId, started_at: started, last_seen_at: lastSeen, user_agent: 'Old/1', current: true }];
+    expect(await list(agent)).toEqual(expected(started));
+    t.clock.advance(LAST_SEEN_EVERY_MS);
+    expect((await agent.fetch('/api/account')).status).toBe(200);
+    expect(await list(agent)).toEqual(expected(started + LAST_SEEN_EVERY_MS));
   });
 
   it('the public id is neither the cookie value nor its stored hash', async () => {
@@ -99,6 +146,7 @@ describe('listSessions', () => {
     expect(await t.store.listUserSessions(user.id, t.clock.now())).toEqual([]);
     expect((await agent.fetch('/api/account')).status).toBe(200);
     const sessions = await list(agent);
+    // Where it signed in from is not known: this request's address is not it.
     expect(sessions).toEqual([{ id: expect.stringMatching(/^[\w-]{22}$/), started_at: t.clock.now(), last_seen_at: t.clock.now(), current: true, user_agent: 'node' }]);
     expect(await t.store.listUserSessions(user.id, t.clock.now())).toHaveLength(1);
   });

@@ -201,6 +201,22 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getApp('app-a\u0000')).toBeUndefined();
   });
 
+  it('changes the fields a patch names of an app, and nothing else', async () => {
+    const before = (await store.getApp('app-b'))!;
+    expect(await store.updateApp('app-b', { name: 'B2' })).toBe(true);
+    expect(await store.getApp('app-b')).toEqual({ ...before, name: 'B2' });
+    expect(await store.updateApp('app-b', { redirectUris: ['https://b2.example/cb', 'http://127.0.0.1/cb'], postLogoutRedirectUris: ['https://b2.example/bye'] })).toBe(true);
+    const changed = { ...before, name: 'B2', redirectUris: ['https://b2.example/cb', 'http://127.0.0.1/cb'], postLogoutRedirectUris: ['https://b2.example/bye'] };
+    expect(await store.getApp('app-b')).toEqual(changed);
+    // An empty patch changes nothing and says whether the app exists.
+    expect(await store.updateApp('app-b', {})).toBe(true);
+    expect(await store.updateApp('no-such-app', {})).toBe(false);
+    expect(await store.updateApp('no-such-app', { name: 'X' })).toBe(false);
+    expect(await store.updateApp('app-b', { name: before.name, redirectUris: before.redirectUris, postLogoutRedirectUris: before.postLogoutRedirectUris })).toBe(true);
+    expect(await store.getApp('app-b')).toEqual(before);
+    expect((await store.listAppsByOwner(alice.id)).map((a) => a.clientId)).toEqual(['app-a', 'app-b']);
+  });
+
   const code = (c: string, over: Partial<CodeRecord> = {}): CodeRecord => ({
     codeHash: hash(c),
     clientId: 'app-a',
@@ -450,6 +466,26 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.listGamesByAuthor(2 ** 31)).toEqual([]);
   });
 
+  it('changes the fields a patch names of a game, deletes one, and never gives its id again', async () => {
+    const extra = await store.createGame({ authorId: bob.id, title: 'Extra', url: 'https://games.example/x', createdAt: NOW + 3 });
+    expect(await store.updateGame(extra.id, { title: 'Extra 2' })).toBe(true);
+    expect(await store.getGame(extra.id)).toEqual({ ...extra, title: 'Extra 2', authorName: 'bob' });
+    expect(await store.updateGame(extra.id, { url: 'https://games.example/x2' })).toBe(true);
+    expect(await store.updateGame(extra.id, {})).toBe(true);
+    expect(await store.getGame(extra.id)).toEqual({ ...extra, title: 'Extra 2', url: 'https://games.example/x2', authorName: 'bob' });
+    expect(await store.updateGame(extra.id + 100, { title: 'Nobody' })).toBe(false);
+    expect(await store.updateGame(extra.id + 100, {})).toBe(false);
+    // The newest game deleted: the next one still gets a new id.
+    expect(await store.deleteGame(extra.id)).toBe(true);
+    expect(await store.getGame(extra.id)).toBeUndefined();
+    expect(await store.deleteGame(extra.id)).toBe(false);
+    expect(await store.updateGame(extra.id, { title: 'Back' })).toBe(false);
+    const next = await store.createGame({ authorId: bob.id, title: 'Next', url: 'https://games.example/n', createdAt: NOW + 4 });
+    expect(next.id).toBeGreaterThan(extra.id);
+    expect(await store.deleteGame(next.id)).toBe(true);
+    expect((await store.listGames()).map((g) => g.title)).toEqual(['Third', 'Second', 'First']);
+  });
+
   it('stores, replaces and expires sessions', async () => {
     await store.setSession(hash('1'), '{"a":1}', NOW + 1000, null);
     await store.setSession(hash('1'), '{"a":2}', NOW + 1000, alice.id);
@@ -471,28 +507,39 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getSession(hash('7'), NOW)).toBe('{}');
   });
 
-  const meta = (publicId: string, startedAt: number, lastSeenAt: number, userAgent: string | null): SessionMeta => ({ publicId, startedAt, lastSeenAt, userAgent });
+  const meta = (publicId: string, startedAt: number, lastSeenAt: number, userAgent: string | null, signInIp: string | null = null): SessionMeta => ({
+    publicId,
+    startedAt,
+    lastSeenAt,
+    userAgent,
+    signInIp,
+  });
 
   it("lists a user's live sessions that have a public id, most recently seen first, as setSession's meta last said", async () => {
-    await store.setSession(hash('a'), '{}', NOW + 1000, alice.id, meta('pub-a', NOW, NOW + 5, 'Firefox'));
-    await store.setSession(hash('b'), '{}', NOW + 1000, alice.id, meta('pub-b', NOW + 1, NOW + 9, null));
+    await store.setSession(hash('a'), '{}', NOW + 1000, alice.id, meta('pub-a', NOW, NOW + 5, 'Firefox', '203.0.113.7'));
+    await store.setSession(hash('b'), '{}', NOW + 1000, alice.id, meta('pub-b', NOW + 1, NOW + 9, null, '2001:db8::1'));
     await store.setSession(hash('c'), '{}', NOW + 1000, alice.id, meta('pub-c', NOW + 2, NOW + 5, 'curl/8'));
     await store.setSession(hash('d'), '{}', NOW + 10, alice.id, meta('pub-d', NOW + 3, NOW + 9, null)); // expired at NOW + 10
     await store.setSession(hash('e'), '{}', NOW + 1000, alice.id); // no meta: not listed
     await store.setSession(hash('f'), '{}', NOW + 1000, bob.id, meta('pub-f', NOW, NOW, 'Safari'));
     expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([
-      meta('pub-b', NOW + 1, NOW + 9, null),
-      meta('pub-a', NOW, NOW + 5, 'Firefox'),
-      meta('pub-c', NOW + 2, NOW + 5, 'curl/8'),
+      meta('pub-b', NOW + 1, NOW + 9, null, '2001:db8::1'),
+      meta('pub-a', NOW, NOW + 5, 'Firefox', '203.0.113.7'),
+      meta('pub-c', NOW + 2, NOW + 5, 'curl/8', null),
     ]);
     expect(await store.listUserSessions(bob.id, NOW + 10)).toEqual([meta('pub-f', NOW, NOW, 'Safari')]);
     expect(await store.listUserSessions(bob.id + 100, NOW)).toEqual([]);
     expect(await store.listUserSessions(0, NOW)).toEqual([]);
 
     // Replacing a session replaces its meta; signing out (no user, meta null) unlists it.
-    await store.setSession(hash('a'), '{"x":1}', NOW + 1000, alice.id, meta('pub-a', NOW, NOW + 20, 'Firefox'));
+    await store.setSession(hash('a'), '{"x":1}', NOW + 1000, alice.id, meta('pub-a', NOW, NOW + 20, 'Firefox', '203.0.113.7'));
     await store.setSession(hash('c'), '{}', NOW + 1000, null, null);
-    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([meta('pub-a', NOW, NOW + 20, 'Firefox'), meta('pub-b', NOW + 1, NOW + 9, null)]);
+    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([meta('pub-a', NOW, NOW + 20, 'Firefox', '203.0.113.7'), meta('pub-b', NOW + 1, NOW + 9, null, '2001:db8::1')]);
+    // The meta of a session signed in before its address was recorded (kept in its data) has no
+    // signInIp: the column stays null.
+    const { signInIp: _, ...before } = meta('pub-b', NOW + 1, NOW + 9, null);
+    await store.setSession(hash('b'), '{}', NOW + 1000, alice.id, before as SessionMeta);
+    expect(await store.listUserSessions(alice.id, NOW + 10)).toEqual([meta('pub-a', NOW, NOW + 20, 'Firefox', '203.0.113.7'), meta('pub-b', NOW + 1, NOW + 9, null, null)]);
     expect(await store.getSession(hash('a'), NOW)).toBe('{"x":1}');
     expect(await store.getSession(hash('c'), NOW)).toBe('{}');
   });
@@ -830,7 +877,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     const rep = await store.createUser({ name: 'mo_rep', email: 'mo.rep@example.com', passwordHash: 'h' }, NOW);
     const ref = (u: UserRecord) => ({ id: u.id, name: u.name });
     const action = (kind: NewModerationAction['action'], over: Partial<NewModerationAction> = {}): NewModerationAction => ({
-      moderator: ref(mod), target: ref(tgt), action: kind, reason: null, until: null, modLevel: null, reportId: null, outcome: null, createdAt: NOW + 100, ...over,
+      moderator: ref(mod), target: ref(tgt), action: kind, reason: null, until: null, modLevel: null, reportId: null, outcome: null, game: null, createdAt: NOW + 100, ...over,
     });
     // The target's session, a live token, an expired one, a used code and an unused one; bob's stay.
     await store.setSession(hash('m'), '{}', NOW + 100_000, tgt.id);
@@ -846,7 +893,9 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.suspendUser(tgt.id, suspension, action('suspend', { reason: 'Spam', until: NOW + 10_000 }))).toBe(true);
     expect(await store.suspendUser(999_999, suspension, action('suspend'))).toBe(false);
     expect((await store.getUser(tgt.id))!.suspension).toEqual(suspension);
-    expect(await store.getSession(hash('m'), NOW)).toBeUndefined();
+    // The target's session is signed out, keeping only whose it was (its next page says why).
+    expect(await store.getSession(hash('m'), NOW)).toBe(JSON.stringify({ suspendedUserId: tgt.id }));
+    expect(await store.listUserSessions(tgt.id, NOW)).toEqual([]);
     expect(await store.getSession(hash('n'), NOW)).toBe('{}');
     expect((await store.getTokenWithUser(hash('S')))!.token.revokedAt).toBe(NOW + 100);
     expect((await store.getTokenWithUser(hash('U')))!.token.revokedAt).toBeNull();
@@ -870,6 +919,13 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect((await store.getUser(tgt.id))!.modLevel).toBe(1);
     const picture = await store.addModerationAction(action('remove_picture', { reason: 'Gore', createdAt: NOW + 500 }));
     expect(picture).toEqual({ id: picture.id, ...action('remove_picture', { reason: 'Gore', createdAt: NOW + 500 }) });
+    // A game removed: gone with its action recorded, in one step; the record keeps the game by id and title.
+    const rude = await store.createGame({ authorId: tgt.id, title: 'Rude', url: 'https://rude.example/', createdAt: NOW });
+    const removal = action('remove_game', { reason: 'Slurs', game: { id: rude.id, title: 'Rude' }, createdAt: NOW + 550 });
+    expect(await store.removeGame(rude.id, removal)).toBe(true);
+    expect(await store.getGame(rude.id)).toBeUndefined();
+    expect(await store.removeGame(rude.id, removal)).toBe(false);
+    expect(await store.removeGame(2 ** 31, removal)).toBe(false);
 
     // Reports: one open per reporter and target; names joined; the open ones oldest first.
     const first = await store.createReport({ reporterId: rep.id, targetId: tgt.id, reason: 'spam', text: null, createdAt: NOW + 600 });
@@ -899,8 +955,10 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.findUsers({ id: tgt.id }, NOW, 20)).toEqual([{ id: tgt.id, name: 'mo_Target', modLevel: 1, suspended: false, openReports: 1 }]);
 
     const onTarget = await store.listModerationActions({ targetId: tgt.id });
-    expect(onTarget.map((a) => a.action)).toEqual(['close_report', 'remove_picture', 'set_mod_level', 'hide_bio', 'lift_suspension', 'suspend']);
-    expect(onTarget[2]!.moderator).toBeNull();
+    expect(onTarget.map((a) => a.action)).toEqual(['close_report', 'remove_game', 'remove_picture', 'set_mod_level', 'hide_bio', 'lift_suspension', 'suspend']);
+    expect(onTarget[1]).toEqual({ id: onTarget[1]!.id, ...removal });
+    expect(onTarget[2]!.game).toBeNull();
+    expect(onTarget[3]!.moderator).toBeNull();
     expect(await store.listModerationActions({ limit: 2 })).toEqual([(await store.listModerationActions({ targetId: rep.id }))[0], onTarget[0]]);
 
     // Deleting the target takes every report by and on them, and leaves the record.
@@ -932,6 +990,8 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.getApp(nul)).toBeUndefined();
       expect(await store.listAppsByOwner(far)).toEqual([]);
       expect(await store.setAppSecret(nul, 'h')).toBe(false);
+      expect(await store.updateApp(nul, { name: 'x' })).toBe(false);
+      expect(await store.updateApp(nul, {})).toBe(false);
       expect(await store.deleteApp(nul)).toBe(false);
       expect(await store.getCode(nul)).toBeUndefined();
       expect(await store.redeemCode(nul, NOW, token('n', nul))).toEqual({ outcome: 'replayed', revokedTokens: 0 });
@@ -942,6 +1002,9 @@ describe(`Store (${TEST_DATABASE})`, () => {
 
       expect(await store.getGame(far)).toBeUndefined();
       expect(await store.listGamesByAuthor(far)).toEqual([]);
+      expect(await store.updateGame(far, { title: 'x' })).toBe(false);
+      expect(await store.deleteGame(far)).toBe(false);
+      expect(await store.deleteGame(1.5)).toBe(false);
 
       expect(await store.getGrant(far, 'app-a')).toBeUndefined();
       expect(await store.getGrant(alice.id, nul)).toBeUndefined();

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { type AppRecord, type CodeRecord, EXPIRED, REDEEMED, type Redemption, type TokenRecord, type TokenWithUser } from '../../domain/apps.js';
-import { toApp, tokenRow } from './rows.js';
+import { type AppPatch, type AppRecord, type CodeRecord, EXPIRED, REDEEMED, type Redemption, type TokenRecord, type TokenWithUser } from '../../domain/apps.js';
+import { appPatchRow, toApp, tokenRow } from './rows.js';
 import { Queries } from '../queries.js';
 import { type Row, isRowId, isRowKey } from '../rows.js';
 
@@ -31,6 +31,13 @@ export abstract class AppsQueries extends Queries {
   async setAppSecret(clientId: string, secretHash: string): Promise<boolean> {
     if (!isRowKey(clientId)) return false;
     return (await this.knex('apps').where({ client_id: clientId }).update({ secret_hash: secretHash })) === 1;
+  }
+
+  async updateApp(clientId: string, patch: AppPatch): Promise<boolean> {
+    if (!isRowKey(clientId)) return false;
+    const row = appPatchRow(patch);
+    if (Object.keys(row).length === 0) return (await this.knex('apps').where({ client_id: clientId }).first('client_id')) !== undefined;
+    return (await this.knex('apps').where({ client_id: clientId }).update(row)) === 1;
   }
 
   async deleteApp(clientId: string): Promise<boolean> {

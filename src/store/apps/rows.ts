@@ -1,5 +1,5 @@
 /** Rows of the apps tables as records (src/domain/apps.ts), and records as rows. */
-import type { AppRecord, CodeRecord, TokenRecord, TokenWithUser } from '../../domain/apps.js';
+import type { AppPatch, AppRecord, CodeRecord, TokenRecord, TokenWithUser } from '../../domain/apps.js';
 import { type Row, num, numOrNull, scopesOf } from '../rows.js';
 
 /** Every apps column toApp reads. */
@@ -17,6 +17,15 @@ export function toApp(r: Row): AppRecord {
     postLogoutRedirectUris: JSON.parse(String(r.post_logout_redirect_uris)) as string[],
     createdAt: num(r.created_at),
   };
+}
+
+/** The columns a patch changes (none for an empty one). */
+export function appPatchRow(patch: AppPatch): Row {
+  const row: Row = {};
+  if (patch.name !== undefined) row.name = patch.name;
+  if (patch.redirectUris !== undefined) row.redirect_uris = JSON.stringify(patch.redirectUris);
+  if (patch.postLogoutRedirectUris !== undefined) row.post_logout_redirect_uris = JSON.stringify(patch.postLogoutRedirectUris);
+  return row;
 }
 
 /** Every auth_codes column toCode reads. */

@@ -1,4 +1,4 @@
-import type { AppRecord, CodeRecord, Redemption, TokenRecord, TokenWithUser } from '../../domain/apps.js';
+import type { AppPatch, AppRecord, CodeRecord, Redemption, TokenRecord, TokenWithUser } from '../../domain/apps.js';
 
 /** OAuth clients with the authorization codes and access tokens issued to them. */
 export interface AppStore {
@@ -7,6 +7,8 @@ export interface AppStore {
   /** The apps a user owns, oldest first. */
   listAppsByOwner(ownerId: number): Promise<AppRecord[]>;
   setAppSecret(clientId: string, secretHash: string): Promise<boolean>;
+  /** Changes the fields the patch names (name, redirect URIs, post-logout redirect URIs); false when there is no such app. */
+  updateApp(clientId: string, patch: AppPatch): Promise<boolean>;
   /** Deletes the app with its codes and tokens. */
   deleteApp(clientId: string): Promise<boolean>;
 

@@ -1,5 +1,5 @@
-import type { GameRecord, GameWithAuthor, NewGame } from '../../domain/games.js';
-import { toGame } from './rows.js';
+import type { GamePatch, GameRecord, GameWithAuthor, NewGame } from '../../domain/games.js';
+import { gamePatchRow, toGame } from './rows.js';
 import { Queries } from '../queries.js';
 import { type Row, isRowId, num } from '../rows.js';
 
@@ -31,5 +31,17 @@ export abstract class GamesQueries extends Queries {
     if (!isRowId(authorId)) return [];
     const rows = (await this.gamesQuery().where('g.author_id', authorId).orderBy('g.id')) as Row[];
     return rows.map(toGame);
+  }
+
+  async updateGame(id: number, patch: GamePatch): Promise<boolean> {
+    if (!isRowId(id)) return false;
+    const row = gamePatchRow(patch);
+    if (Object.keys(row).length === 0) return (await this.knex('games').where({ id }).first('id')) !== undefined;
+    return (await this.knex('games').where({ id }).update(row)) === 1;
+  }
+
+  async deleteGame(id: number): Promise<boolean> {
+    if (!isRowId(id)) return false;
+    return (await this.knex('games').where({ id }).delete()) === 1;
   }
 }

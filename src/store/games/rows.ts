@@ -1,5 +1,5 @@
 /** Rows of the games tables as records (src/domain/games.ts), and records as rows. */
-import type { GameWithAuthor } from '../../domain/games.js';
+import type { GamePatch, GameWithAuthor } from '../../domain/games.js';
 import { type Row, num } from '../rows.js';
 
 /** A games row joined with its author's name (`author_name`). */
@@ -12,4 +12,12 @@ export function toGame(r: Row): GameWithAuthor {
     createdAt: num(r.created_at),
     authorName: String(r.author_name),
   };
+}
+
+/** The columns a patch changes (none for an empty one). */
+export function gamePatchRow(patch: GamePatch): Row {
+  const row: Row = {};
+  if (patch.title !== undefined) row.title = patch.title;
+  if (patch.url !== undefined) row.url = patch.url;
+  return row;
 }

@@ -1,4 +1,4 @@
-import type { GameRecord, GameWithAuthor, NewGame } from '../../domain/games.js';
+import type { GamePatch, GameRecord, GameWithAuthor, NewGame } from '../../domain/games.js';
 
 /** The games users registered. */
 export interface GameStore {
@@ -8,4 +8,8 @@ export interface GameStore {
   listGames(): Promise<GameWithAuthor[]>;
   /** The games a user registered, oldest first. */
   listGamesByAuthor(authorId: number): Promise<GameWithAuthor[]>;
+  /** Changes the fields the patch names; false when there is no such game. */
+  updateGame(id: number, patch: GamePatch): Promise<boolean>;
+  /** Deletes the game; false when there is none. */
+  deleteGame(id: number): Promise<boolean>;
 }

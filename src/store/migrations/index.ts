@@ -16,6 +16,8 @@ import * as m015 from './015_moderation.js';
 import * as m016 from './016_picture_store.js';
 import * as m017 from './017_redeem_code_function.js';
 import * as m018 from './018_recovery_code_slow_hash.js';
+import * as m019 from './019_game_removals.js';
+import * as m020 from './020_session_addresses.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -36,6 +38,8 @@ const migrations: Record<string, Knex.Migration> = {
   '016_picture_store': m016,
   '017_redeem_code_function': m017,
   '018_recovery_code_slow_hash': m018,
+  '019_game_removals': m019,
+  '020_session_addresses': m020,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -15,7 +15,11 @@ export abstract class ModerationQueries extends Queries {
         .update({ suspension_reason: suspension.reason, suspended_at: suspension.since, suspended_until: suspension.until });
       if (changed !== 1) return false;
       const now = suspension.since;
-      await trx('sessions').where({ user_id: userId }).delete();
+      // Each session of the account is signed out, keeping only whose it was: its next page says
+      // the account is suspended and why (the cookie proves it is that person's own browser).
+      await trx('sessions')
+        .where({ user_id: userId })
+        .update({ data: JSON.stringify({ suspendedUserId: userId }), user_id: null, public_id: null, started_at: null, last_seen_at: null, user_agent: null, sign_in_ip: null });
       await trx('access_tokens').where({ user_id: userId }).whereNull('revoked_at').where('expires_at', '>', now).update({ revoked_at: now });
       // Deleted, not marked used: a redemption of a used code counts as a replay.
       await trx('auth_codes').where({ user_id: userId }).whereNull('used_at').delete();
@@ -55,6 +59,15 @@ export abstract class ModerationQueries extends Queries {
     if (!isRowId(userId)) return false;
     return this.knex.transaction(async (trx) => {
       if ((await trx('users').where({ id: userId }).update({ mod_level: modLevel })) !== 1) return false;
+      await trx('moderation_actions').insert(moderationActionRow(action));
+      return true;
+    });
+  }
+
+  async removeGame(gameId: number, action: NewModerationAction): Promise<boolean> {
+    if (!isRowId(gameId)) return false;
+    return this.knex.transaction(async (trx) => {
+      if ((await trx('games').where({ id: gameId }).delete()) !== 1) return false;
       await trx('moderation_actions').insert(moderationActionRow(action));
       return true;
     });

@@ -31,12 +31,15 @@ export function moderationActionRow(a: NewModerationAction): Row {
     mod_level: a.modLevel,
     report_id: a.reportId,
     outcome: a.outcome,
+    game_id: a.game?.id ?? null,
+    game_title: a.game?.title ?? null,
     created_at: a.createdAt,
   };
 }
 
 export function toModerationAction(r: Row): ModerationActionRecord {
   const moderatorId = numOrNull(r.moderator_id);
+  const gameId = numOrNull(r.game_id);
   return {
     id: num(r.id),
     moderator: moderatorId === null ? null : { id: moderatorId, name: String(r.moderator_name) },
@@ -47,6 +50,7 @@ export function toModerationAction(r: Row): ModerationActionRecord {
     modLevel: numOrNull(r.mod_level),
     reportId: numOrNull(r.report_id),
     outcome: (r.outcome as ReportOutcome | null) ?? null,
+    game: gameId === null ? null : { id: gameId, title: String(r.game_title) },
     createdAt: num(r.created_at),
   };
 }

@@ -18,6 +18,11 @@ export interface ModerationStore {
   hideBio(userId: number, action: NewModerationAction): Promise<boolean>;
   /** Sets the user's modLevel and records `action`; false when there is no such user. */
   setModLevel(userId: number, modLevel: number, action: NewModerationAction): Promise<boolean>;
+  /**
+   * Deletes the game and records `action` (remove_game) in one transaction; false, writing
+   * nothing, when there is no such game.
+   */
+  removeGame(gameId: number, action: NewModerationAction): Promise<boolean>;
   /** Records an action whose change was made elsewhere (a picture removal). */
   addModerationAction(action: NewModerationAction): Promise<ModerationActionRecord>;
   /** The record, newest first: every action, or those on `targetId`; at most `limit` when given. */

@@ -14,9 +14,10 @@ export abstract class SessionsQueries extends Queries {
   async setSession(idHash: string, data: string, expiresAt: number, userId: number | null, meta?: SessionMeta | null): Promise<void> {
     const row: Row = { id_hash: idHash, data, expires_at: expiresAt, user_id: userId };
     if (meta) {
-      Object.assign(row, { public_id: meta.publicId, started_at: meta.startedAt, last_seen_at: meta.lastSeenAt, user_agent: meta.userAgent });
+      // The meta of a session signed in before its address was recorded has no signInIp.
+      Object.assign(row, { public_id: meta.publicId, started_at: meta.startedAt, last_seen_at: meta.lastSeenAt, user_agent: meta.userAgent, sign_in_ip: meta.signInIp ?? null });
     } else {
-      Object.assign(row, { public_id: null, started_at: null, last_seen_at: null, user_agent: null });
+      Object.assign(row, { public_id: null, started_at: null, last_seen_at: null, user_agent: null, sign_in_ip: null });
     }
     await this.knex('sessions').insert(row).onConflict('id_hash').merge();
   }
@@ -28,7 +29,7 @@ export abstract class SessionsQueries extends Queries {
       .where('expires_at', '>', now)
       .whereNotNull('public_id')
       .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'public_id' }])
-      .select<Row[]>('public_id', 'started_at', 'last_seen_at', 'user_agent');
+      .select<Row[]>('public_id', 'started_at', 'last_seen_at', 'user_agent', 'sign_in_ip');
     return rows.map(toSessionMeta);
   }
 

@@ -8,5 +8,6 @@ export function toSessionMeta(r: Row): SessionMeta {
     startedAt: num(r.started_at),
     lastSeenAt: num(r.last_seen_at),
     userAgent: (r.user_agent as string | null) ?? null,
+    signInIp: (r.sign_in_ip as string | null) ?? null,
   };
 }

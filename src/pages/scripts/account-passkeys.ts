@@ -1,0 +1,141 @@
+/**
+ * The account page's passkeys (src/pages/passkeys.ts): list, add (a WebAuthn registration),
+ * rename, remove. Adding and removing a passkey ask for the password again, or a confirmation with
+ * one of the account's passkeys.
+ */
+import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
+import type { components } from '../../../generated/api.js';
+import { ids } from '../ids.js';
+import { api, reasonOf } from './api.js';
+import { byId, el } from './dom.js';
+import { formatDate as when } from './format.js';
+import { confirmWithPasskey } from './passkey-confirmation.js';
+import { acting, cleared, loading, refused, said } from './result.js';
+import { register } from './webauthn.js';
+
+type Passkey = components['schemas']['Passkey'];
+
+const k = ids.passkeys;
+const list = byId(k.list);
+const addForm = byId(k.addForm, HTMLFormElement);
+const addPassword = byId(k.addPassword, HTMLInputElement);
+const addWithPasskey = byId(k.addWithPasskey, HTMLButtonElement);
+
+async function load(): Promise<void> {
+  const res = await api.GET('/api/account/passkeys');
+  if (!res.data) return refused(k.result, res, 'Loading the passkeys');
+  addWithPasskey.hidden = res.data.passkeys.length === 0;
+  if (res.data.passkeys.length === 0) list.replaceChildren(el('li', { text: 'No passkeys yet.' }));
+  else list.replaceChildren(...res.data.passkeys.map(item));
+}
+
+function item(p: Passkey): HTMLLIElement {
+  const name = el('input', { class: 'passkey-name', 'aria-label': 'Passkey name', maxlength: '64', required: true, value: p.name });
+  const used = p.last_used_at === undefined ? 'never used' : `last used ${when(p.last_used_at)}`;
+  const errorId = `passkey-remove-error-${p.id}`;
+  const password = el('input', { type: 'password', class: 'passkey-remove-password', autocomplete: 'current-password', required: true, maxlength: '256', 'aria-describedby': errorId });
+  const error = el('p', { class: 'error passkey-remove-error', id: errorId, role: 'alert' });
+  const what = 'Removing the passkey';
+  const confirmForm = el(
+    'form',
+    { class: 'stack passkey-remove-confirm', hidden: true, onsubmit: acting(k.result, what, () => remove(p, { password: password.value }, password, error)) },
+    el('p', { text: 'Type your password, or confirm with a passkey, to remove it.' }),
+    el('label', {}, 'Password ', password),
+    error,
+    el('button', { type: 'submit', class: 'danger remove-passkey-confirmed', text: 'Remove with password' }),
+    el('button', { type: 'button', class: 'secondary remove-passkey-with-passkey', text: 'Confirm with a passkey', onclick: acting(k.result, what, () => removeWithPasskey(p, password, error)) }),
+  );
+  return el(
+    'li',
+    { class: 'passkey', 'data-passkey-id': p.id },
+    el(
+      'form',
+      { class: 'inline rename-form', onsubmit: acting(k.result, 'Renaming the passkey', () => rename(p, name)) },
+      name,
+      el('button', { type: 'submit', class: 'secondary rename-passkey', text: 'Rename' }),
+    ),
+    el('div', { class: 'passkey-times', text: `Added ${when(p.created_at)}, ${used}${p.synced ? ' (synced)' : ''}` }),
+    el('button', {
+      type: 'button',
+      class: 'secondary remove-passkey',
+      text: 'Remove',
+      onclick: acting(k.result, what, async () => {
+        if (confirm(`Remove the passkey "${p.name}"? It will no longer sign you in.`)) await remove(p, undefined, password, error);
+      }),
+    }),
+    confirmForm,
+  );
+}
+
+async function rename(passkey: Passkey, input: HTMLInputElement): Promise<void> {
+  const res = await api.PATCH('/api/account/passkeys/{passkeyId}', { params: { path: { passkeyId: String(passkey.id) } }, body: { name: input.value } });
+  if (!res.data) return refused(k.result, res, 'Renaming the passkey', res.response.status === 400 && input);
+  said(k.result, `Passkey renamed to ${res.data.name}`);
+  await load();
+}
+
+// Without a body first: a passkey confirmation of the session may stand in for the password;
+// a 400 (no such confirmation) shows the item's password form.
+async function remove(passkey: Passkey, body: { password?: string } | undefined, password: HTMLInputElement, error: HTMLElement): Promise<void> {
+  const res = await api.DELETE('/api/account/passkeys/{passkeyId}', { params: { path: { passkeyId: String(passkey.id) } }, body });
+  password.value = '';
+  if (res.response.status === 400 && body === undefined) {
+    const form = password.closest('form');
+    if (form) form.hidden = false;
+    password.focus();
+    return;
+  }
+  if (!res.response.ok) {
+    password.setAttribute('aria-invalid', 'true');
+    error.textContent = `Removing the passkey failed: ${reasonOf(res)}`;
+    return;
+  }
+  said(k.result, `Removed ${passkey.name}`);
+  await load();
+}
+
+async function removeWithPasskey(passkey: Passkey, password: HTMLInputElement, error: HTMLElement): Promise<void> {
+  const failure = await confirmWithPasskey();
+  if (failure) {
+    error.textContent = failure;
+    return;
+  }
+  await remove(passkey, {}, password, error);
+}
+
+// An empty password sends none: a passkey confirmation of the session may stand in for it.
+async function add(): Promise<void> {
+  const what = 'Adding a passkey';
+  const options = await api.POST('/api/account/passkeys/options', { body: addPassword.value === '' ? {} : { password: addPassword.value } });
+  addPassword.value = '';
+  if (!options.data) return refused(k.addResult, options, what, addPassword);
+  cleared(k.addResult);
+  let credential;
+  try {
+    credential = await register(options.data);
+  } catch (err) {
+    return refused(k.result, err instanceof Error ? err.message : String(err), what);
+  }
+  const res = await api.POST('/api/account/passkeys', { body: { credential } });
+  if (!res.data) return refused(k.result, res, what);
+  said(k.result, `Added ${res.data.name}`);
+  await load();
+}
+
+async function confirmBeforeAdding(): Promise<void> {
+  const failure = await confirmWithPasskey();
+  if (failure) return refused(k.addResult, failure);
+  cleared(k.addResult);
+  addPassword.required = false;
+  said(k.result, 'Confirmed with a passkey: for 5 minutes, leave the password empty.');
+}
+
+export function startPasskeys(): void {
+  if (!browserSupportsWebAuthn()) {
+    addForm.hidden = true;
+    byId(k.unsupported).hidden = false;
+  }
+  addForm.addEventListener('submit', acting(k.addResult, 'Adding a passkey', add));
+  addWithPasskey.addEventListener('click', acting(k.addResult, 'Confirming with a passkey', confirmBeforeAdding));
+  loading(k.result, 'Loading the passkeys', load);
+}
