@@ -112,17 +112,29 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
     await expect.poll(() => page.textContent('#apps-result-status')).toBe('Copied the client secret to the clipboard');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
     await page.context().close();
+
+    // The same edit form at a phone's width.
+    const phone = await signedIn(owner, 390, 844);
+    await phone.goto(`${t.baseUrl}/apps`);
+    await phone.locator(`section.app[data-client-id="${app.clientId}"] summary`, { hasText: 'Edit name and addresses' }).click();
+    await expectNoAxeViolations(phone, 'apps page, editing (390)');
+    await phone.context().close();
   });
 
-  it('a moderator removes someone else\'s game with a reason; the record names it; a plain user sees no such control', async () => {
+  it('a moderator removes someone else\'s game with a reason; the record names it', async () => {
     const moderator = await makeUser(t);
     await t.store.updateUser(moderator.id, { modLevel: 1 });
     const author = await makeUser(t);
     const { id } = await registerGame(t.app.deps, { authorId: author.id, title: 'Spam game', url: 'https://spam.example/' });
+    const phone = await signedIn(moderator, 390, 844);
+    await phone.goto(`${t.baseUrl}/games`);
+    await game(phone, id).locator('summary', { hasText: 'Remove (moderator)' }).click();
+    await expectNoAxeViolations(phone, 'games page, a moderator removing (390)');
+    await phone.context().close();
     const page = await signedIn(moderator);
     await page.goto(`${t.baseUrl}/games`);
     await game(page, id).locator('summary', { hasText: 'Remove (moderator)' }).click();
-    await expectNoAxeViolations(page, 'games page, a moderator removing');
+    await expectNoAxeViolations(page, 'games page, a moderator removing (1280)');
     await game(page, id).locator('input[name=reason]').fill('Advertising, not a game');
     page.once('dialog', (d) => void d.accept());
     await game(page, id).locator('button', { hasText: 'Remove the game' }).click();

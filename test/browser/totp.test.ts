@@ -55,6 +55,8 @@ describe.skipIf(!hasChromium)('authenticator app in Chromium', () => {
     const uri = (await page.locator('#totp-uri').textContent())!;
     const totp = URI.parse(uri) as TOTP;
     expect(totp).toBeInstanceOf(TOTP);
+    // The phone app lists the account under the service's name, not its host.
+    expect([totp.issuer, totp.label]).toEqual(['Identity', user.name]);
     // The QR code is an image the page's CSP lets load, with alt text.
     await page.waitForFunction(() => (document.getElementById('totp-qr') as HTMLImageElement).naturalWidth > 0);
     expect(await page.getAttribute('#totp-qr', 'alt')).toBe('QR code of the authenticator app address shown below');
