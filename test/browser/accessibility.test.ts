@@ -249,7 +249,11 @@ function describeFocus(): { what: string; inDialog: boolean; visible: boolean } 
 async function focused(page: Page): Promise<Focused> {
   const top = await page.evaluate(describeFocus);
   if (top.what !== 'iframe#game') return top;
-  const inner = await page.frame({ url: /^http:\/\/127\.0\.0\.1:\d+\/\?service=/ })!.evaluate(describeFocus);
+  const frame = page.frame({ url: /^http:\/\/127\.0\.0\.1:\d+\/\?service=/ })!;
+  // The game's frame is another origin (another process): the focus lands inside it a moment after
+  // the frame element took it, the frame's body holding it meanwhile. Wait for it to land (2 s at most).
+  await frame.waitForFunction(() => document.activeElement !== document.body, undefined, { timeout: 2000 }).catch(() => undefined);
+  const inner = await frame.evaluate(describeFocus);
   return { ...inner, what: `iframe > ${inner.what}` };
 }
 
