@@ -1,5 +1,5 @@
 import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
-import { refuseSuspended } from '../moderation/moderation.js';
+import { refuseSuspended } from '../moderation/suspensions.js';
 import { PUBLIC_CLIENT_NEEDS_PKCE, redirectUriMatches, type Deps } from './clients.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { hashSecret, randomSecret } from '../security/secrets.js';
