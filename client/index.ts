@@ -6,17 +6,23 @@
  * carrying the server's `{message}` and status.
  *
  *   const idp = createIdentityClient({ baseUrl: 'http://localhost:3000', clientId, clientSecret });
- *   const { access_token, id_token } = await idp.exchangeToken({ code });
+ *   const { access_token, id_token, refresh_token } = await idp.exchangeToken({ code });
  *   const claims = await idp.verifyIdToken(id_token!, { nonce });
  *   const me = await idp.whois(access_token);
  *   const profile = await idp.userInfo(me.id);
  *   const src = idp.pictureUrl(profile, 'medium');
+ *   const renewed = await idp.refresh(refresh_token!); // with offline_access: keep renewed.refresh_token
  */
 import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from '../generated/api.js';
 
+/** The token endpoint's answer; `refresh_token` when the grant has `offline_access` (and the app the refresh grant). */
 export type TokenResponse = components['schemas']['TokenResponse'];
+/** The answer to a refresh: always a new refresh token, which replaces the one sent (keep the newest). */
+export type RefreshedTokenResponse = TokenResponse & { refresh_token: string };
+/** The grants an app may use at the token endpoint (its `grant_types`). */
+export type GrantType = components['schemas']['GrantType'];
 export type Identity = components['schemas']['Identity'];
 export type IntrospectionResponse = components['schemas']['IntrospectionResponse'];
 export type AuthorizationServerMetadata = components['schemas']['AuthorizationServerMetadata'];
@@ -330,22 +336,42 @@ export interface ClientAuthOptions {
   clientAuth?: 'body' | 'basic';
 }
 
+export interface RefreshOptions extends ClientAuthOptions {
+  /**
+   * Fewer scopes for the new access token (each granted to the sign-in; `invalid_scope`
+   * otherwise); left out, all of them. The new refresh token keeps every scope either way.
+   */
+  scope?: Scope[] | string;
+}
+
 export interface IdentityClient {
   /** The underlying openapi-fetch client, typed by the contract, for anything not wrapped here. */
   readonly http: Client<paths>;
   readonly baseUrl: string;
-  /** POST /api/oauth/token: exchange an authorization code for a 600-second Bearer token. */
+  /**
+   * POST /api/oauth/token: exchange an authorization code for a 600-second Bearer token (and a
+   * refresh token when the code was granted `offline_access`).
+   */
   exchangeToken(params: ExchangeTokenParams): Promise<TokenResponse>;
+  /**
+   * POST /api/oauth/token with `grant_type=refresh_token` (RFC 6749 6), authenticated as
+   * exchangeToken is (a public app: its client id alone): a new access token, a new refresh
+   * token, and a new ID token with `openid`. The refresh token sent is spent: keep the new one.
+   * Sending a spent one again rejects with `invalid_grant` and ends every token of that sign-in.
+   */
+  refresh(refreshToken: string, options?: RefreshOptions): Promise<RefreshedTokenResponse>;
   /** GET /api/oauth/whois: who the token belongs to (`email` only with the email scope). */
   whois(accessToken: string): Promise<Identity>;
   /**
-   * POST /api/oauth/revoke (RFC 7009): ends one of this app's tokens. Resolves also when the token
-   * was unknown, expired or already revoked; rejects with 403 for another app's token.
+   * POST /api/oauth/revoke (RFC 7009): ends one of this app's tokens, an access token or a refresh
+   * token (with every token of its sign-in). Resolves also when the token was unknown, expired or
+   * already revoked; rejects with 403 for another app's token.
    */
   revokeToken(token: string, options?: ClientAuthOptions): Promise<void>;
   /**
    * POST /api/oauth/introspect (RFC 7662): whether one of this app's tokens is live, and for whom.
-   * `exp` and `iat` are SECONDS since the epoch; anything not live is `{active: false}`.
+   * `exp` and `iat` are SECONDS since the epoch; anything not live is `{active: false}`. A refresh
+   * token has `token_use: 'refresh_token'` instead of `token_type`, and `exp` is its idle expiry.
    */
   introspectToken(token: string, options?: ClientAuthOptions): Promise<IntrospectionResponse>;
   /** GET /.well-known/oauth-authorization-server (RFC 8414): the service's endpoints and features. */
@@ -499,6 +525,21 @@ export function createIdentityClient(options: IdentityClientOptions): IdentityCl
       });
       if (error !== undefined || data === undefined) throw failure(response, error);
       return data;
+    },
+
+    async refresh(refreshToken, refreshOptions = {}) {
+      const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken };
+      const { scope } = refreshOptions;
+      if (scope !== undefined) form.scope = Array.isArray(scope) ? scope.join(' ') : scope;
+      const request = authenticated('refresh', form, refreshOptions);
+      const { data, error, response } = await http.POST('/api/oauth/token', {
+        body: request.form as components['schemas']['TokenRequest'],
+        bodySerializer: request.bodySerializer,
+        headers: request.headers,
+      });
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      // Every refresh answers a new refresh token (the contract's TokenResponse.refresh_token).
+      return data as RefreshedTokenResponse;
     },
 
     async whois(accessToken) {

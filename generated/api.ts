@@ -14,7 +14,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Exchange an authorization code for an access token
+         * Exchange an authorization code (or a refresh token) for an access token
          * @description Exchanges a single-use authorization code for a Bearer access token valid for 600 seconds.
          *     The body is a URL-encoded form whatever the Content-Type header says
          *     (`application/x-www-form-urlencoded`, `text/plain` or none); a JSON object is accepted too.
@@ -32,6 +32,18 @@ export interface paths {
          *
          *     A code can be redeemed once. Redeeming it again fails and revokes every token issued
          *     from it. Codes expire 5 minutes after they are issued.
+         *
+         *     **Refresh tokens** (RFC 6749 section 6): a code granted `offline_access` (an app whose
+         *     `grant_types` include `refresh_token`) is answered with a `refresh_token` too.
+         *     `grant_type=refresh_token` with it (and the same client authentication; a public app's
+         *     refresh token is bound to its client id) answers a new access token, a new refresh token
+         *     and, with `openid`, a new ID token (same `sub`, `aud` and `auth_time`, no `nonce`). The
+         *     refresh token used is spent: sending it again (a stolen copy, or a race of two uses of
+         *     it, of which exactly one wins) is refused with `invalid_grant` and revokes every refresh
+         *     and access token of that sign-in, and the person is told by mail. Other refusals:
+         *     `invalid_grant` for an unknown, expired or revoked one or another app's,
+         *     `unauthorized_client` when the app's `grant_types` no longer include `refresh_token`,
+         *     `invalid_scope` for a scope the sign-in was not granted.
          *
          *     **CORS** (`x-cors: client`): a browser app may call this endpoint from another origin.
          *     Preflights are answered for any origin. An actual response carries
@@ -98,8 +110,11 @@ export interface paths {
          *     The answer is 200 with an empty body when the token was this client's (it is now
          *     revoked), and also when the token is unknown, expired or already revoked (RFC 7009
          *     section 2.2: the client cannot tell these apart, and does not need to). A token issued to
-         *     another client is not revoked: 403. `token_type_hint` may be `access_token`; any other
-         *     value is ignored, as RFC 7009 section 2.1 allows.
+         *     another client is not revoked: 403. `token_type_hint` may be `access_token` or
+         *     `refresh_token`; both kinds are found whatever it says, as RFC 7009 section 2.1 allows.
+         *
+         *     A **refresh token** is revoked with its whole family (RFC 7009 section 2.1): every refresh
+         *     token of the same sign-in and every access token they were issued with.
          *
          *     **CORS** (`x-cors: client`): a browser app may call this endpoint from another origin.
          *     Preflights are answered for any origin. An actual response carries
@@ -130,8 +145,10 @@ export interface paths {
          *     calling whois. The body and the client authentication are those of the revocation
          *     endpoint.
          *
-         *     For a live token issued to the calling client the answer is
-         *     `{active: true, scope, client_id, token_type, exp, iat, sub, username}`. **`exp` and `iat`
+         *     For a live access token issued to the calling client the answer is
+         *     `{active: true, scope, client_id, token_type, exp, iat, sub, username}`; for a live refresh
+         *     token, `token_use: refresh_token` stands in place of `token_type`, and `exp` is its idle
+         *     expiry. **`exp` and `iat`
          *     are in SECONDS since the Unix epoch** (RFC 7662 uses NumericDate), unlike the rest of this
          *     API, which counts milliseconds. `sub` is the user id as a string.
          *
@@ -2053,18 +2070,38 @@ export interface components {
          *     `email` needs `userinfo` or `openid`; `profile` needs `openid`. The game flow grants
          *     `userinfo`, `openid` and `profile`, never `email`. Any other scope, or a request that
          *     breaks these rules, is an invalid scope request. Lists are in this order.
+         *     `offline_access` asks for a refresh token (OpenID Connect Core section 11): it needs
+         *     `userinfo` or `openid`, is granted only to an app whose `grant_types` include
+         *     `refresh_token` (for any other app it is left out of the grant, not refused), and only
+         *     with the person's consent; the game flow never grants it.
          * @enum {string}
          */
-        Scope: "userinfo" | "email" | "openid" | "profile";
-        /** @description Token request parameters. `client_id` and `client_secret` may be left out when sent as HTTP Basic credentials; a public app sends `client_id` and no `client_secret`. */
+        Scope: "userinfo" | "email" | "openid" | "profile" | "offline_access";
+        /**
+         * @description A grant an app may use at the token endpoint (RFC 7591 `grant_types`): `authorization_code`
+         *     (every app, by default alone) and `refresh_token`. Lists are in this order.
+         * @enum {string}
+         */
+        GrantType: "authorization_code" | "refresh_token";
+        /**
+         * @description Token request parameters. `client_id` and `client_secret` may be left out when sent as HTTP
+         *     Basic credentials; a public app sends `client_id` and no `client_secret`.
+         *     `grant_type=authorization_code` needs `code` (a request without one is refused with
+         *     `Body field code is required`, whatever else is wrong with it, as before refresh tokens);
+         *     `grant_type=refresh_token` needs `refresh_token`.
+         */
         TokenRequest: {
             /**
-             * @description Always `authorization_code`.
+             * @description `authorization_code` (the seed's only grant) or `refresh_token` (RFC 6749 section 6); anything else is `unsupported_grant_type`.
              * @example authorization_code
              */
             grant_type: string;
-            /** @description The authorization code from the traditional or game flow. */
-            code: string;
+            /** @description The authorization code from the traditional or game flow (`authorization_code` only). */
+            code?: string;
+            /** @description The refresh token to use (`refresh_token` only). Every use replaces it with the new one in the response; a replaced one sent again ends every token of its sign-in. */
+            refresh_token?: string;
+            /** @description `refresh_token` only: space-separated scopes for the new access token, each granted before (`invalid_scope` otherwise); left out, all of them. The refresh token keeps every scope. */
+            scope?: string;
             /** @description The client id of the app. */
             client_id?: string;
             /** @description The client secret of a confidential app; a public app has none and must not send one. */
@@ -2076,9 +2113,9 @@ export interface components {
         };
         /** @description The token a client revokes or asks about, with its client credentials (left out when sent as HTTP Basic). */
         TokenReference: {
-            /** @description The access token. */
+            /** @description The access token or refresh token. */
             token: string;
-            /** @description `access_token` (the only kind this service issues); any other value is ignored. */
+            /** @description `access_token` or `refresh_token`: only a hint, as both kinds are looked for; any other value is ignored. */
             token_type_hint?: string;
             /** @description The client id of the app. */
             client_id?: string;
@@ -2086,8 +2123,9 @@ export interface components {
             client_secret?: string;
         };
         /**
-         * @description RFC 7662 section 2.2. A live token of the calling client has every field; anything else
-         *     is exactly `{"active": false}`. `exp` and `iat` are SECONDS since the Unix epoch.
+         * @description RFC 7662 section 2.2. A live token of the calling client has every field (a refresh token
+         *     `token_use` instead of `token_type`); anything else is exactly `{"active": false}`. `exp`
+         *     and `iat` are SECONDS since the Unix epoch.
          */
         IntrospectionResponse: {
             /** @description Whether the token is live and was issued to the calling client. */
@@ -2097,10 +2135,15 @@ export interface components {
             /** @description The client the token was issued to (the caller). */
             client_id?: string;
             /**
-             * @description Always `Bearer`.
+             * @description `Bearer`, for an access token (absent for a refresh token).
              * @enum {string}
              */
             token_type?: "Bearer";
+            /**
+             * @description `refresh_token`, for a refresh token only (the name ORY Hydra gives this field).
+             * @enum {string}
+             */
+            token_use?: "refresh_token";
             /** @description When the token expires, in SECONDS since the Unix epoch (NumericDate). */
             exp?: number;
             /** @description When the token was issued, in SECONDS since the Unix epoch (NumericDate). */
@@ -2150,7 +2193,7 @@ export interface components {
             scopes_supported: components["schemas"]["Scope"][];
             /** @description Only `code`. */
             response_types_supported: string[];
-            /** @description Only `authorization_code`. */
+            /** @description `authorization_code` and `refresh_token` (which of them an app may use is its `grant_types`). */
             grant_types_supported: string[];
             /** @description Only `S256`. */
             code_challenge_methods_supported: string[];
@@ -2211,10 +2254,19 @@ export interface components {
                 alg: "RS256";
             }[];
         };
-        /** @description A Bearer access token. Exactly these three fields, and `id_token` when the `openid` scope was granted. */
+        /** @description A Bearer access token. Exactly these three fields, `id_token` when the `openid` scope was granted, and `refresh_token` when `offline_access` was. */
         TokenResponse: {
             /**
-             * @description Only when the code was granted the `openid` scope: an OpenID Connect ID token, a JWT
+             * @description Only when the grant has the `offline_access` scope (and the app the `refresh_token`
+             *     grant): 43 characters of base64url, for `grant_type=refresh_token`. Every refresh
+             *     answers a new one, and the one used is spent: keep the newest. It dies unused after the
+             *     idle lifetime (14 days by default) and in any case at the absolute lifetime of the
+             *     sign-in (90 days by default), when the app's access is revoked, the password changes,
+             *     the account is suspended or deleted, or a spent one is used again.
+             */
+            refresh_token?: string;
+            /**
+             * @description Only when the code (or the refreshed grant) has the `openid` scope: an OpenID Connect ID token, a JWT
              *     signed with RS256 (the key's `kid` in its header, the key in `jwks_uri`). Claims:
              *     `iss`, `sub` (the user id as a string), `aud` and `azp` (the client id), `iat`, `exp`
              *     (600 seconds later), `auth_time` (when the person signed in), `amr` (how: RFC 8176
@@ -2354,6 +2406,8 @@ export interface components {
             redirect_uris: string[];
             /** @description Where the end-session endpoint may send the browser after signing out (0-10, exact match). */
             post_logout_redirect_uris: string[];
+            /** @description The grants the app may use at the token endpoint (RFC 7591 `grant_types`), in the contract's order. */
+            grant_types: components["schemas"]["GrantType"][];
             /** @description ms since the Unix epoch. */
             created_at: number;
         };
@@ -2371,6 +2425,8 @@ export interface components {
             redirect_uris: string[];
             /** @description Where the end-session endpoint may send the browser after signing out (0-10, exact match). */
             post_logout_redirect_uris: string[];
+            /** @description The grants the app may use at the token endpoint (RFC 7591 `grant_types`), in the contract's order. */
+            grant_types: components["schemas"]["GrantType"][];
             /** @description Registration time, ms since the Unix epoch. */
             created_at: number;
         };
@@ -2829,12 +2885,15 @@ export interface components {
             /**
              * @description RFC 6749 section 5.2's code: `invalid_request` (a malformed request),
              *     `invalid_client` (client authentication failed; 401), `invalid_grant` (the code is
-             *     unknown, expired, used, or was issued for another redirect URI or PKCE challenge),
-             *     `unsupported_grant_type`, `unauthorized_client` (a token of another client; 403),
-             *     `temporarily_unavailable` (429 and 503), `server_error` (500).
+             *     unknown, expired, used, or was issued for another redirect URI or PKCE challenge; the
+             *     refresh token is unknown, expired, revoked, used or another app's),
+             *     `unsupported_grant_type`, `unauthorized_client` (a token of another client, 403; an
+             *     app without the refresh grant sending a refresh token, 400), `invalid_scope` (a refresh
+             *     asking for a scope the sign-in was not granted), `temporarily_unavailable` (429 and
+             *     503), `server_error` (500).
              * @enum {string}
              */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "temporarily_unavailable" | "server_error";
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "temporarily_unavailable" | "server_error";
             /** @description The message, in the characters RFC 6749 section 5.2 allows. */
             error_description: string;
         };
@@ -3441,7 +3500,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description Malformed request, unsupported grant type, or an invalid, expired or already used code. */
+            /** @description Malformed request, unsupported grant type, an invalid, expired or already used code, or a refresh token refused (unknown, expired, revoked, already used, another app's), an app without the refresh grant, or a scope beyond the sign-in's. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6688,6 +6747,9 @@ export interface operations {
                      *             "https://chess.example/callback"
                      *           ],
                      *           "post_logout_redirect_uris": [],
+                     *           "grant_types": [
+                     *             "authorization_code"
+                     *           ],
                      *           "created_at": 1733600000000
                      *         }
                      *       ],
@@ -7476,6 +7538,9 @@ export interface operations {
                      *             "https://chess.example/callback"
                      *           ],
                      *           "post_logout_redirect_uris": [],
+                     *           "grant_types": [
+                     *             "authorization_code"
+                     *           ],
                      *           "created_at": 1733707565493
                      *         },
                      *         {
@@ -7487,6 +7552,9 @@ export interface operations {
                      *           ],
                      *           "post_logout_redirect_uris": [
                      *             "https://chess.example/spa/"
+                     *           ],
+                     *           "grant_types": [
+                     *             "authorization_code"
                      *           ],
                      *           "created_at": 1733707600000
                      *         }
@@ -7533,6 +7601,14 @@ export interface operations {
                      *     dropped. Default none.
                      */
                     post_logout_redirect_uris?: string[];
+                    /**
+                     * @description The grants the app may use at the token endpoint (RFC 7591 `grant_types`):
+                     *     `authorization_code` (always among them: every sign-in starts with a code),
+                     *     and `refresh_token` for refresh tokens (issued when the app asks for the
+                     *     `offline_access` scope and the person consents). Duplicates are dropped.
+                     *     Default `[authorization_code]`.
+                     */
+                    grant_types?: components["schemas"]["GrantType"][];
                 };
             };
         };
@@ -7626,6 +7702,12 @@ export interface operations {
                      *     rules as `redirect_uris` (`[]` removes them all). Duplicates are dropped.
                      */
                     post_logout_redirect_uris?: string[];
+                    /**
+                     * @description The grants the app may use from now on, replacing the old ones (see
+                     *     `registerApp`). Removing `refresh_token` makes the app's refresh tokens
+                     *     unusable (`unauthorized_client`) until it is added again.
+                     */
+                    grant_types?: components["schemas"]["GrantType"][];
                 };
             };
         };
@@ -7648,6 +7730,9 @@ export interface operations {
                      *         "https://chess.example/v2/callback"
                      *       ],
                      *       "post_logout_redirect_uris": [],
+                     *       "grant_types": [
+                     *         "authorization_code"
+                     *       ],
                      *       "created_at": 1733707565493
                      *     }
                      */

@@ -12,9 +12,10 @@
  *          valgrind's callgrind, until two batches agree (instructions per request; needs valgrind)
  * With TEST_POSTGRES_URL set (a throwaway cluster), the service is also driven on a PostgreSQL
  * database of its own created on that cluster (and dropped at the end): users/info, whois,
- * introspection, revocation and the token exchange against PostgreSQL baselines in the same run
- * (Koa + a `pg` pool + one named prepared statement for the reads; Koa + a `pg` pool + the
- * exchange's two writes in one transaction), and a picture stored in the database against
+ * introspection, revocation, the token exchange and the refresh grant against PostgreSQL
+ * baselines in the same run (Koa + a `pg` pool + one named prepared statement for the reads; Koa
+ * + a `pg` pool + the exchange's two writes in one transaction, for the exchange and the refresh
+ * grant alike), and a picture stored in the database against
  * koa-static. --pg-pool N (10) sets the pool size of both the service (DATABASE_POOL_SIZE) and
  * those baselines.
  */
@@ -27,7 +28,7 @@ import type autocannon from 'autocannon';
 import sharp from 'sharp';
 import { countInstructions, hasCallgrind, type InstructionCount } from './bench/instructions.js';
 import type { LoadOutput, LoadSpec } from './bench/load.js';
-import { BENCH_CLIENT, issueCodes, issueTokens, seedDatabase, seedPostgres } from './bench/seed.js';
+import { BENCH_CLIENT, issueCodes, issueRefreshTokens, issueTokens, seedDatabase, seedPostgres } from './bench/seed.js';
 import { waitForUrl } from './bench/wait.js';
 import { freePort } from './free-port.js';
 
@@ -337,6 +338,8 @@ async function main() {
   const openidCodes = issueCodes(small.db, Math.min(200_000, (warmup + duration * repeat) * 4000 + 1000), 'userinfo email openid profile');
   // Live tokens for revocation (one each; after the last, the same tokens again, already revoked).
   const tokens = issueTokens(small.db, Math.min(400_000, (warmup + duration * repeat) * 12_000 + 1000));
+  // Live refresh tokens for the refresh grant (one each: a spent one again would be a replay, 400).
+  const refreshTokens = issueRefreshTokens(small.db, Math.min(600_000, (warmup + duration * repeat) * 15_000 + 1000));
   const pgServer = process.env.TEST_POSTGRES_URL;
   const pgPool = args['pg-pool'];
   if (pgServer) process.stderr.write('seeding PostgreSQL\n');
@@ -346,6 +349,7 @@ async function main() {
         codes: Math.min(300_000, timed * 6000 + 1000),
         baselineCodes: Math.min(400_000, timed * 10_000 + 1000),
         tokens: Math.min(400_000, timed * 10_000 + 1000),
+        refreshTokens: Math.min(300_000, timed * 6000 + 1000),
       })
     : undefined;
 
@@ -394,14 +398,23 @@ async function main() {
   const codesFile = valuesFile(dir, 'codes', codes);
   const openidCodesFile = valuesFile(dir, 'openid-codes', openidCodes);
   const tokensFile = valuesFile(dir, 'tokens', tokens);
+  const refreshTokensFile = valuesFile(dir, 'refresh-tokens', refreshTokens);
   const pgCodesFile = pgBench ? valuesFile(dir, 'pg-codes', pgBench.codes) : undefined;
   const pgBaselineCodesFile = pgBench ? valuesFile(dir, 'pg-baseline-codes', pgBench.baselineCodes) : undefined;
   const pgTokensFile = pgBench ? valuesFile(dir, 'pg-tokens', pgBench.tokens) : undefined;
+  const pgRefreshTokensFile = pgBench ? valuesFile(dir, 'pg-refresh-tokens', pgBench.refreshTokens) : undefined;
   const exchange = (file: string): LoadSpec['feed'] => ({
     path: '/api/oauth/token',
     method: 'POST',
     headers: form,
     body: `grant_type=authorization_code&code={}&${clientAuth}`,
+    values: { file, start: 0 },
+  });
+  const refresh = (file: string): LoadSpec['feed'] => ({
+    path: '/api/oauth/token',
+    method: 'POST',
+    headers: form,
+    body: `grant_type=refresh_token&refresh_token={}&${clientAuth}`,
     values: { file, start: 0 },
   });
 
@@ -429,8 +442,10 @@ async function main() {
     },
     { name: 'token exchange (fresh code each)', kind: 'service', url: service, feed: exchange(codesFile), baseline: 'baseline: bare Koa JSON', target: 0.25 },
     { name: 'token exchange with openid (ID token)', kind: 'service', url: service, feed: exchange(openidCodesFile), baseline: 'token exchange (fresh code each)' },
+    // A rotation: the token claimed, a new refresh token and access token written (no ID token: no openid).
+    { name: 'refresh grant (a live refresh token each)', kind: 'service', url: service, feed: refresh(refreshTokensFile), baseline: 'baseline: bare Koa JSON' },
     // PostgreSQL: the same requests against baselines on the same database (docs/performance.md#postgresql).
-    ...(servicePg && pgBench && pgRead && pgExchange && pgCodesFile && pgBaselineCodesFile && pgTokensFile
+    ...(servicePg && pgBench && pgRead && pgExchange && pgCodesFile && pgBaselineCodesFile && pgTokensFile && pgRefreshTokensFile
       ? ((): Case[] => {
           const read = 'baseline: Koa + pg prepared read';
           const whois = 'whois (valid token), PostgreSQL';
@@ -467,6 +482,14 @@ async function main() {
               target: 0.6,
               p99Target: 20,
               sqlite: 'token exchange (fresh code each)',
+            },
+            {
+              name: 'refresh grant, PostgreSQL (a live refresh token each)',
+              kind: 'service',
+              url: servicePg,
+              feed: refresh(pgRefreshTokensFile),
+              baseline: writes,
+              sqlite: 'refresh grant (a live refresh token each)',
             },
           ];
         })()
@@ -516,6 +539,7 @@ async function main() {
     // Codes and tokens of their own: the timed runs above have used theirs.
     const countedCodes = issueCodes(small.db, 10 * Math.max(100, Math.round(instructionRequests / 5)) + 100);
     const countedTokens = issueTokens(small.db, 10 * instructionRequests + 100);
+    const countedRefreshTokens = issueRefreshTokens(small.db, 10 * Math.max(100, Math.round(instructionRequests / 5)) + 100);
     const [basePort, servicePort] = [await freePort(), await freePort()];
     // Both servers at once: a count does not depend on what else runs.
     const counted = await Promise.all([
@@ -557,6 +581,17 @@ async function main() {
                 method: 'POST',
                 headers: form,
                 body: `grant_type=authorization_code&code=${countedCodes.pop()}&${clientAuth}`,
+              }),
+            },
+            {
+              name: 'refresh grant (a live refresh token each)',
+              path: '/api/oauth/token',
+              requests: Math.max(100, Math.round(instructionRequests / 5)),
+              request: () => ({
+                path: '/api/oauth/token',
+                method: 'POST',
+                headers: form,
+                body: `grant_type=refresh_token&refresh_token=${countedRefreshTokens.pop()}&${clientAuth}`,
               }),
             },
           ],

@@ -55,6 +55,8 @@ export interface AuditEvents {
   game_deleted: { userId: number; gameId: number; ip: string };
   consent_given: { userId: number; clientId: string; scopes: Scope[]; flow: 'traditional' | 'game' };
   code_replay_detected: { userId: number; clientId: string; revokedTokens: number };
+  /** A spent refresh token was used again: its family (every refresh and access token of that sign-in) is revoked. */
+  refresh_token_reuse_detected: { userId: number; clientId: string; revokedTokens: number };
   token_revoked: { userId: number; clientId: string; by: 'client' };
   grant_revoked: { userId: number; clientId: string };
   account_deleted: { userId: number; name: string; by: 'user' | 'operator' };

@@ -7,6 +7,7 @@ import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { DEFAULT_POOL_SIZE, parseDatabaseUrl, type DatabaseLocation } from './domain/database.js';
 import { PRODUCT_NAME } from './domain/product.js';
+import { LIFETIMES } from './domain/lifetimes.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -92,6 +93,16 @@ export interface Config {
   purgeIntervalSeconds: number;
   /** PURGE_BATCH_SIZE: rows per table per delete statement (default 250, 1 to 100000). */
   purgeBatchSize: number;
+  /**
+   * REFRESH_TOKEN_IDLE_SECONDS: a refresh token unused this long dies (default 1209600, 14 days;
+   * at least 60). Each refresh starts the idle time again, never past the absolute lifetime.
+   */
+  refreshTokenIdleSeconds: number;
+  /**
+   * REFRESH_TOKEN_ABSOLUTE_SECONDS: how long a sign-in's refresh tokens may be renewed at all,
+   * from the sign-in's first code exchange (default 7776000, 90 days; at least 60).
+   */
+  refreshTokenAbsoluteSeconds: number;
 }
 
 /** false, a number of proxy hops to trust, or the trusted proxy addresses/CIDRs. */
@@ -242,6 +253,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metricsHost = env.METRICS_HOST || '127.0.0.1';
   const purgeIntervalSeconds = parseSeconds('PURGE_INTERVAL_SECONDS', env.PURGE_INTERVAL_SECONDS, 300);
   const purgeBatchSize = parseBatchSize(env.PURGE_BATCH_SIZE);
+  const refreshTokenIdleSeconds = parseSeconds('REFRESH_TOKEN_IDLE_SECONDS', env.REFRESH_TOKEN_IDLE_SECONDS, LIFETIMES.refreshTokenIdle / 1000);
+  const refreshTokenAbsoluteSeconds = parseSeconds('REFRESH_TOKEN_ABSOLUTE_SECONDS', env.REFRESH_TOKEN_ABSOLUTE_SECONDS, LIFETIMES.refreshTokenAbsolute / 1000);
+  if (refreshTokenIdleSeconds < 60) throw new ConfigError('REFRESH_TOKEN_IDLE_SECONDS must be at least 60');
+  if (refreshTokenAbsoluteSeconds < 60) throw new ConfigError('REFRESH_TOKEN_ABSOLUTE_SECONDS must be at least 60');
   return {
     port,
     host,
@@ -266,5 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsHost,
     purgeIntervalSeconds,
     purgeBatchSize,
+    refreshTokenIdleSeconds,
+    refreshTokenAbsoluteSeconds,
   };
 }

@@ -62,6 +62,7 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
     name: DEMO.app.name,
     redirectUris: [DEMO.app.redirectUri],
     postLogoutRedirectUris: [],
+    grantTypes: ['authorization_code'],
     createdAt: now(),
   });
   await store.createApp({
@@ -72,6 +73,7 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
     name: DEMO.publicApp.name,
     redirectUris: [DEMO.publicApp.redirectUri],
     postLogoutRedirectUris: [],
+    grantTypes: ['authorization_code'],
     createdAt: now(),
   });
   const game = await store.createGame({ authorId: user.id, title: DEMO.game.title, url: DEMO.game.url, createdAt: now() });

@@ -15,6 +15,7 @@ export interface RegisteredApp {
   name: string;
   redirect_uris: string[];
   post_logout_redirect_uris: string[];
+  grant_types: string[];
   public: boolean;
   created_at: number;
 }
@@ -22,7 +23,7 @@ export interface RegisteredApp {
 /** POST /api/apps as the signed-in `developer`; expects 201 and the shape the contract gives. */
 export async function registerApp(
   developer: Agent,
-  body: { name: string; redirect_uris: string[]; public?: boolean; post_logout_redirect_uris?: string[] },
+  body: { name: string; redirect_uris: string[]; public?: boolean; post_logout_redirect_uris?: string[]; grant_types?: string[] },
 ): Promise<RegisteredApp> {
   const res = await developer.json('POST', '/api/apps', body);
   const created = (await res.json()) as RegisteredApp;
@@ -34,6 +35,7 @@ export async function registerApp(
       name: body.name,
       redirect_uris: body.redirect_uris,
       post_logout_redirect_uris: body.post_logout_redirect_uris ?? [],
+      grant_types: body.grant_types ?? ['authorization_code'],
       public: body.public ?? false,
       created_at: expect.any(Number),
     },

@@ -1,4 +1,4 @@
-/** Seeds a benchmark database: N users (fast path, prepared inserts), an app, a picture, codes. */
+/** Seeds a benchmark database: N users (fast path, prepared inserts), an app, a picture, codes, tokens and refresh tokens. */
 import Database from 'better-sqlite3';
 import cliProgress from 'cli-progress';
 import pg from 'pg';
@@ -45,7 +45,10 @@ export async function seedDatabase(file: string, picturesDir: string, users: num
     bar?.update(to - 1);
   }
   bar?.stop();
-  db.prepare(`insert into apps (client_id, secret_hash, owner_id, name, redirect_uris, created_at) values (?, ?, 1, 'Bench', '["https://bench.example/cb"]', ?)`).run(
+  // With the refresh grant too: the refresh case's tokens are the bench client's (the exchange's codes ask no offline_access).
+  db.prepare(
+    `insert into apps (client_id, secret_hash, owner_id, name, redirect_uris, grant_types, created_at) values (?, ?, 1, 'Bench', '["https://bench.example/cb"]', 'authorization_code refresh_token', ?)`,
+  ).run(
     BENCH_CLIENT.id,
     hashSecret(BENCH_CLIENT.secret),
     now,
@@ -102,6 +105,32 @@ export function issueTokens(file: string, count: number): string[] {
   return tokens;
 }
 
+/**
+ * Pre-issues `count` live refresh tokens (`userinfo offline_access`, as an exchange of a code with
+ * offline_access leaves them) for the bench client, each the only one of its family, valid (idle
+ * and absolute) for an hour; returns the plain tokens. The rows are what the service writes:
+ * SHA-256 hashes of the token, of the family's code and of the access token issued with it.
+ */
+export function issueRefreshTokens(file: string, count: number, scope = 'userinfo offline_access'): string[] {
+  const db = new Database(file);
+  const insert = db.prepare(
+    `insert into refresh_tokens (token_hash, family_id, client_id, user_id, scopes, auth_time, amr, access_token_hash, family_expires_at, expires_at, used_at, revoked_at, created_at)
+     values (?, ?, ?, ?, '${scope}', ?, 'pwd', ?, ?, ?, null, null, ?)`,
+  );
+  const tokens: string[] = [];
+  const now = Date.now();
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const token = randomSecret(32);
+      tokens.push(token);
+      // Valid for an hour: the benchmark must not measure expiry.
+      insert.run(hashSecret(token), hashSecret(randomSecret(32)), BENCH_CLIENT.id, 1 + (i % 1000), now, hashSecret(randomSecret(32)), now + 3_600_000, now + 3_600_000, now);
+    }
+  })();
+  db.close();
+  return tokens;
+}
+
 /** How many of each kind seedPostgres makes. */
 interface PostgresSeedCounts {
   /** Codes for the service's token exchange. */
@@ -110,6 +139,8 @@ interface PostgresSeedCounts {
   baselineCodes: number;
   /** Live tokens (an hour to live): one for whois and introspection, the rest for revocation. */
   tokens: number;
+  /** Live refresh tokens (an hour to live) for the refresh grant. */
+  refreshTokens: number;
 }
 
 interface PostgresSeed {
@@ -120,6 +151,8 @@ interface PostgresSeed {
   token: string;
   /** For revocation, one each. */
   tokens: string[];
+  /** For the refresh grant, one each. */
+  refreshTokens: string[];
   pictureTs: number;
   drop: () => Promise<void>;
 }
@@ -129,14 +162,14 @@ interface PostgresSeed {
  * made by PostgreSQL itself from the same formula (generate_series, sha256): hundreds of
  * thousands in seconds, where sending them from here took minutes.
  */
-const benchValue = (kind: 'code' | 'token', i: number): string => `bench-${kind}-${String(i).padStart(43 - 7 - kind.length, '0')}`;
-const benchValueSql = (kind: 'code' | 'token'): string => `'bench-${kind}-' || lpad(i::text, ${43 - 7 - kind.length}, '0')`;
+const benchValue = (kind: 'code' | 'token' | 'refresh', i: number): string => `bench-${kind}-${String(i).padStart(43 - 7 - kind.length, '0')}`;
+const benchValueSql = (kind: 'code' | 'token' | 'refresh'): string => `'bench-${kind}-' || lpad(i::text, ${43 - 7 - kind.length}, '0')`;
 const sha256Sql = (value: string): string => `encode(sha256(convert_to(${value}, 'UTF8')), 'hex')`;
 
 /**
  * A PostgreSQL database of its own on the cluster at `serverUrl` (the throwaway one of
- * TEST_POSTGRES_URL), migrated, with 1,000 users, the bench client, its codes and live tokens,
- * and user 1's picture; dropped by `drop`.
+ * TEST_POSTGRES_URL), migrated, with 1,000 users, the bench client (with the refresh grant), its
+ * codes, live tokens and refresh tokens, and user 1's picture; dropped by `drop`.
  */
 export async function seedPostgres(serverUrl: string, counts: PostgresSeedCounts): Promise<PostgresSeed> {
   const name = `idp_bench_${process.pid}_${Date.now().toString(36)}`;
@@ -163,6 +196,7 @@ export async function seedPostgres(serverUrl: string, counts: PostgresSeedCounts
     owner_id: 1,
     name: 'Bench',
     redirect_uris: '["https://bench.example/cb"]',
+    grant_types: 'authorization_code refresh_token',
     created_at: now,
   });
   // Valid for an hour: the benchmark must not measure expiry.
@@ -177,9 +211,17 @@ export async function seedPostgres(serverUrl: string, counts: PostgresSeedCounts
      select ${sha256Sql(benchValueSql('token'))}, ?, 1 + i % 1000, 'userinfo', null, ?, null, ? from generate_series(0, ? - 1) as i`,
     [BENCH_CLIENT.id, now + 3_600_000, now, counts.tokens + 1],
   );
+  // Each the only token of its family (family_id and access_token_hash: hashes of values of their own).
+  await store.knex.raw(
+    `insert into refresh_tokens (token_hash, family_id, client_id, user_id, scopes, auth_time, amr, access_token_hash, family_expires_at, expires_at, used_at, revoked_at, created_at)
+     select ${sha256Sql(benchValueSql('refresh'))}, ${sha256Sql(`'family-' || ${benchValueSql('refresh')}`)}, ?, 1 + i % 1000, 'userinfo offline_access', ?, 'pwd',
+       ${sha256Sql(`'access-' || ${benchValueSql('refresh')}`)}, ?, ?, null, null, ? from generate_series(0, ? - 1) as i`,
+    [BENCH_CLIENT.id, now, now + 3_600_000, now + 3_600_000, now, counts.refreshTokens],
+  );
   await store.knex.raw('analyze');
   if (hashSecret(benchValue('code', 0)) !== (await store.getCode(hashSecret(benchValue('code', 0))))?.codeHash) throw new Error('the seeded codes do not hash as the service hashes');
-  const values = (kind: 'code' | 'token', from: number, count: number) => Array.from({ length: count }, (_, i) => benchValue(kind, from + i));
+  if (counts.refreshTokens > 0 && !(await store.getRefreshToken(hashSecret(benchValue('refresh', 0))))) throw new Error('the seeded refresh tokens do not hash as the service hashes');
+  const values = (kind: 'code' | 'token' | 'refresh', from: number, count: number) => Array.from({ length: count }, (_, i) => benchValue(kind, from + i));
   // User 1's picture, stored in the database (the same image as the SQLite seed's).
   const photo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#4a7bd0' } }).jpeg().toBuffer();
   const pictures = picturesFor({ database: { dialect: 'postgres', url: url.toString() }, picturesDir: '' }, store, Date.now);
@@ -191,6 +233,7 @@ export async function seedPostgres(serverUrl: string, counts: PostgresSeedCounts
     baselineCodes: values('code', counts.codes, counts.baselineCodes),
     token: benchValue('token', counts.tokens),
     tokens: values('token', 0, counts.tokens),
+    refreshTokens: values('refresh', 0, counts.refreshTokens),
     pictureTs,
     async drop() {
       const client = new pg.Client({ connectionString: serverUrl });

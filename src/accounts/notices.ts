@@ -10,11 +10,11 @@
 import type { AuditEvents, AuditListener } from '../audit.js';
 import type { Config } from '../config.js';
 import type { Mailer } from '../mail/mailer.js';
-import { securityNoticeMessage, suspensionNoticeMessage, type SecurityChange } from '../mail/messages.js';
+import { refreshTokenReuseMessage, securityNoticeMessage, suspensionNoticeMessage, type SecurityChange } from '../mail/messages.js';
 import type { Store } from '../store/types.js';
 
 interface NoticeDeps {
-  store: Pick<Store, 'getUser'>;
+  store: Pick<Store, 'getUser' | 'getApp'>;
   mailer: Pick<Mailer, 'background' | 'send'>;
   config: Pick<Config, 'publicUrl'>;
   /** Hears each notice the mailer took (the CLI answers whether the person was told). */
@@ -24,10 +24,14 @@ interface NoticeDeps {
 /** A change of whether the account may be used at all: a moderator's (or the operator's) suspension, and its lifting. */
 type StandingChange = 'suspended' | 'suspension_lifted';
 
+/** An app's sign-in ended because a spent refresh token of it came back: `clientId` names the app. */
+type AppSignInEnded = 'refresh_token_reused';
+
 /** Whom a notice goes to, and of what. */
 interface Notice {
   userId: number;
-  change: SecurityChange | StandingChange;
+  change: SecurityChange | StandingChange | AppSignInEnded;
+  clientId?: string;
 }
 
 /** The audit events that mail a notice, and which; every other event mails none. */
@@ -39,6 +43,7 @@ const NOTICES: { [Event in keyof AuditEvents]?: (fields: AuditEvents[Event]) => 
   second_factor_changed: ({ userId, change }) => ({ userId, change }),
   recovery_code_used: ({ userId }) => ({ userId, change: 'recovery_code_used' }),
   factors_reset: ({ userId }) => ({ userId, change: 'factors_reset' }),
+  refresh_token_reuse_detected: ({ userId, clientId }) => ({ userId, change: 'refresh_token_reused', clientId }),
   moderation_action: ({ userId, action }) =>
     action === 'suspend' ? { userId, change: 'suspended' } : action === 'lift_suspension' ? { userId, change: 'suspension_lifted' } : undefined,
 };
@@ -51,10 +56,15 @@ export function securityNotices(deps: NoticeDeps): AuditListener {
   };
 }
 
-function send(deps: NoticeDeps, { userId, change }: Notice): void {
+function send(deps: NoticeDeps, { userId, change, clientId }: Notice): void {
   deps.mailer.background(async () => {
     const user = await deps.store.getUser(userId);
     if (!user || user.emailVerifiedAt === null) return;
+    if (change === 'refresh_token_reused') {
+      const app = clientId === undefined ? undefined : await deps.store.getApp(clientId);
+      if (app) await deps.mailer.send(refreshTokenReuseMessage(deps.config.publicUrl, user.email, user.name, app.name));
+      return;
+    }
     if (change === 'suspended' || change === 'suspension_lifted') {
       // As the account is now: a suspension lifted before this mail went says nothing any more.
       if ((change === 'suspended') !== (user.suspension !== null)) return;

@@ -1,7 +1,8 @@
 /**
  * Changing a password while signed in: the current password is required (src/accounts/confirmation.ts),
  * and every other session of the user ends, since whoever else held one may be the reason for the
- * change. The session that made the change stays signed in.
+ * change, and so do the refresh tokens every app holds (docs/oauth.md#refresh-tokens). The session
+ * that made the change stays signed in.
  */
 import type { Audit } from '../audit.js';
 import { SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
@@ -21,5 +22,6 @@ export async function changePassword(
   await confirmPassword(deps, user, input.currentPassword, ip, 'The current password is wrong');
   await deps.store.setUserPassword(user.id, await hashPassword(input.newPassword));
   const ended = await deps.store.deleteUserSessions(user.id, input.keepSessionIdHash);
+  await deps.store.revokeUserRefreshTokens(user.id, deps.now());
   deps.audit('password_changed', { userId: user.id, endedSessions: ended });
 }

@@ -1,6 +1,9 @@
 /** Apps (OAuth clients) with the authorization codes and access tokens issued to them: the records the domain, the store and the pages share. */
 import type { UserRecord } from './users.js';
 
+/** The contract's GrantType enum (src/oauth/grant-types.ts checks that the two agree): what an app may use at the token endpoint. */
+export type GrantType = 'authorization_code' | 'refresh_token';
+
 export interface AppRecord {
   clientId: string;
   /** SHA-256 of the client secret; null for a public app, which has none. */
@@ -12,11 +15,13 @@ export interface AppRecord {
   redirectUris: string[];
   /** Where the end-session endpoint may send the browser after signing out (exact match). */
   postLogoutRedirectUris: string[];
+  /** The grants it may use at the token endpoint (RFC 7591 `grant_types`), in the contract's order. */
+  grantTypes: GrantType[];
   createdAt: number;
 }
 
 /** What its owner (or the operator) may change of an app; a field left out stays. Never the secret or `public`. */
-export type AppPatch = Partial<Pick<AppRecord, 'name' | 'redirectUris' | 'postLogoutRedirectUris'>>;
+export type AppPatch = Partial<Pick<AppRecord, 'name' | 'redirectUris' | 'postLogoutRedirectUris' | 'grantTypes'>>;
 
 export interface CodeRecord {
   codeHash: string;

@@ -67,7 +67,23 @@ export class UnsupportedGrantType extends InvalidInput {
   readonly oauthError = 'unsupported_grant_type';
 }
 
-/** An authorization code that is unknown, expired, used, or does not match what it was issued for. */
+/**
+ * A scope the grant does not cover (a refresh asking for more than the sign-in was granted): an
+ * InvalidInput whose OAuth error code (RFC 6749 5.2) is `invalid_scope`.
+ */
+export class InvalidScope extends InvalidInput {
+  readonly oauthError = 'invalid_scope';
+}
+
+/**
+ * A grant the app may not use (its `grant_types` lack it): an InvalidInput whose OAuth error code
+ * (RFC 6749 5.2) is `unauthorized_client`, answered 400 as that section says.
+ */
+export class UnauthorizedClient extends InvalidInput {
+  readonly oauthError = 'unauthorized_client';
+}
+
+/** An authorization code or refresh token that is unknown, expired, used, or does not match what it was issued for. */
 export class InvalidGrant extends DomainError {
   readonly kind = 'invalid_grant';
 }

@@ -12,6 +12,10 @@ export const LIFETIMES = {
   accessToken: 10 * MINUTE,
   /** An ID token (`exp` - `iat`). */
   idToken: 10 * MINUTE,
+  /** A refresh token left unused (the default of REFRESH_TOKEN_IDLE_SECONDS); each refresh starts it again. */
+  refreshTokenIdle: 14 * DAY,
+  /** A sign-in's refresh tokens at most, from its code exchange (the default of REFRESH_TOKEN_ABSOLUTE_SECONDS). */
+  refreshTokenAbsolute: 90 * DAY,
   /** An authorization code, from the redirect to the exchange. */
   authorizationCode: 5 * MINUTE,
   /** A browser session (and the CSRF cookie of a visitor without one). */

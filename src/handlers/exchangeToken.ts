@@ -1,13 +1,13 @@
 import { DomainError } from '../domain/errors.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { exchangeCode } from '../oauth/token-exchange.js';
+import { tokenRequest } from '../oauth/token-endpoint.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 
 export const exchangeToken: Handler<'exchangeToken'> = async (input, ctx, deps) => {
   // RFC 6749 5.1: token responses, errors included, must not be cached.
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');
-  const exchange = exchangeCode(deps, input.body, ctx.get('Authorization') || undefined);
+  const exchange = tokenRequest(deps, input.body, ctx.get('Authorization') || undefined);
   const body: JsonBody<'exchangeToken', 200> = await (deps.metrics ? counted(deps.metrics, exchange) : exchange);
   // The client was authenticated: a body client_id is its id (a public client always sends one).
   ctx.state.corsApp = input.body.client_id;

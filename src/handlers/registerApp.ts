@@ -11,6 +11,7 @@ export const registerApp: Handler<'registerApp'> = async (input, ctx, deps) => {
     redirectUris: redirect_uris,
     public: input.body.public,
     postLogoutRedirectUris: post_logout_redirect_uris,
+    grantTypes: input.body.grant_types,
   });
   deps.audit('app_created', { userId: ownerId, clientId: app.clientId, ip: ctx.ip });
   // A public app has no secret: the field is left out, never null.

@@ -45,6 +45,7 @@ type OAuthErrorCode =
   | 'invalid_grant'
   | 'unauthorized_client'
   | 'unsupported_grant_type'
+  | 'invalid_scope'
   | 'temporarily_unavailable'
   | 'server_error';
 

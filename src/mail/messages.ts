@@ -124,6 +124,19 @@ export function securityNoticeMessage(publicUrl: string, to: string, name: strin
   ]);
 }
 
+/**
+ * To the account's person when an app's spent refresh token was used again (docs/oauth.md#refresh-tokens):
+ * someone other than the app may hold a copy, so that sign-in is over. Names the app, nothing secret.
+ */
+export function refreshTokenReuseMessage(publicUrl: string, to: string, name: string, appName: string): MailMessage {
+  return build('security_notice', to, `${appName} was signed out of your account`, [
+    `Hello ${name}, a sign-in token that ${appName} had already replaced was used again, so someone else may hold a copy of it. ` +
+      `To be safe, every token of that sign-in was revoked: ${appName} will ask you to sign in again.`,
+    `If you did not expect this, review the apps connected to your account at ${mailedLink(publicUrl, '/account')} and change your password, ` +
+      'then contact the operator of this service.',
+  ]);
+}
+
 /** "2026-12-01 12:00 UTC", as the sign-in refusal says it. */
 function utcMinute(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

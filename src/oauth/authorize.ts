@@ -10,6 +10,7 @@ import type { UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
 import { PUBLIC_CLIENT_NEEDS_PKCE, redirectUriMatches, type Deps } from './clients.js';
 import { issueCode } from './codes.js';
+import { allowsRefresh } from './grant-types.js';
 import { parseScopes, type Scope } from './scopes.js';
 
 /** The request's parameters, named as the contract names them (query of GET /oauth). */
@@ -115,11 +116,13 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
  * Checks the scopes and PKCE parameters (the request's shape is checkRequestShape's, asked
  * before sign-in); an error here is reported to the client by redirect. A public app
  * must send a PKCE challenge: without a secret, the verifier is what ties the code to the app
- * instance that asked for it (RFC 9700 2.1.1).
+ * instance that asked for it (RFC 9700 2.1.1). `offline_access` is left out, not refused, for an
+ * app not allowed the refresh grant (OpenID Connect Core 11: the provider ignores it then).
  */
-export function checkRequestedAccess(params: AuthorizeParams, app: Pick<AppRecord, 'public'>): RequestedAccess | AuthorizationError {
+export function checkRequestedAccess(params: AuthorizeParams, app: Pick<AppRecord, 'public' | 'grantTypes'>): RequestedAccess | AuthorizationError {
   const parsed = parseScopes(params.scope ?? '');
   if ('error' in parsed) return { error: 'invalid_scope', description: parsed.error };
+  if (!allowsRefresh(app)) parsed.scopes = parsed.scopes.filter((s) => s !== 'offline_access');
   if (parsed.scopes.length === 0) return { error: 'invalid_scope', description: 'No scope requested' };
   const method = params.code_challenge_method;
   const challenge = params.code_challenge;

@@ -6,6 +6,7 @@ import type { Store } from '../store/types.js';
 import { digestsEqual, hashSecret, randomSecret } from '../security/secrets.js';
 import { CLIENT_ID_BYTES, CLIENT_SECRET_BYTES } from './secrets.js';
 import { CONTROL_CHARACTER, CONTROL_OR_SPACE } from '../domain/text.js';
+import { appGrantTypes, DEFAULT_GRANT_TYPES } from './grant-types.js';
 
 export interface Deps {
   store: Store;
@@ -109,6 +110,8 @@ interface AppInput {
   redirectUris: string[];
   public?: boolean;
   postLogoutRedirectUris?: string[];
+  /** RFC 7591 `grant_types`; default `authorization_code` alone. */
+  grantTypes?: readonly string[];
 }
 export async function registerOAuthApp(deps: Deps, input: AppInput & { public?: false }): Promise<{ app: AppRecord; clientSecret: string }>;
 export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ app: AppRecord; clientSecret: string | undefined }>;
@@ -116,6 +119,7 @@ export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ a
   const name = appName(input.name);
   const redirectUris = appRedirectUris(input.redirectUris);
   const postLogoutRedirectUris = appPostLogoutRedirectUris(input.postLogoutRedirectUris ?? []);
+  const grantTypes = appGrantTypes(input.grantTypes ?? DEFAULT_GRANT_TYPES);
   if (!(await deps.store.getUser(input.ownerId))) throw new NotFound(`User ${input.ownerId} not found`);
   const isPublic = input.public === true;
   const clientSecret = isPublic ? undefined : randomSecret(CLIENT_SECRET_BYTES);
@@ -127,6 +131,7 @@ export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ a
     name,
     redirectUris,
     postLogoutRedirectUris,
+    grantTypes,
     createdAt: deps.now(),
   };
   await deps.store.createApp(app);
@@ -143,15 +148,16 @@ export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ a
 export async function updateOAuthApp(
   store: Store,
   clientId: string,
-  change: { name?: string; redirectUris?: string[]; postLogoutRedirectUris?: string[] },
+  change: { name?: string; redirectUris?: string[]; postLogoutRedirectUris?: string[]; grantTypes?: readonly string[] },
 ): Promise<AppRecord> {
-  if (change.name === undefined && change.redirectUris === undefined && change.postLogoutRedirectUris === undefined) {
-    throw new InvalidInput('Send at least one of name, redirect_uris and post_logout_redirect_uris');
+  if (Object.values(change).every((v) => v === undefined)) {
+    throw new InvalidInput('Send at least one of name, redirect_uris, post_logout_redirect_uris and grant_types');
   }
   const patch: AppPatch = {};
   if (change.name !== undefined) patch.name = appName(change.name);
   if (change.redirectUris !== undefined) patch.redirectUris = appRedirectUris(change.redirectUris);
   if (change.postLogoutRedirectUris !== undefined) patch.postLogoutRedirectUris = appPostLogoutRedirectUris(change.postLogoutRedirectUris);
+  if (change.grantTypes !== undefined) patch.grantTypes = appGrantTypes(change.grantTypes);
   if (!(await store.updateApp(clientId, patch))) throw new NotFound(`App ${clientId} not found`);
   const app = await store.getApp(clientId);
   // Only a deletion racing this gets here.
@@ -214,6 +220,7 @@ export function appView(app: AppRecord): components['schemas']['App'] {
     public: app.public,
     redirect_uris: app.redirectUris,
     post_logout_redirect_uris: app.postLogoutRedirectUris,
+    grant_types: app.grantTypes,
     created_at: app.createdAt,
   };
 }

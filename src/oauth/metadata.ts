@@ -5,6 +5,7 @@
  */
 import type { components } from '../../generated/api.js';
 import { ACR_VALUES } from './claims.js';
+import { GRANT_TYPES } from './grant-types.js';
 import { SCOPES } from './scopes.js';
 
 type AuthorizationServerMetadata = components['schemas']['AuthorizationServerMetadata'];
@@ -35,7 +36,7 @@ export function authorizationServerMetadata(issuer: string, kind: 'oauth' | 'ope
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code'],
+    grant_types_supported: [...GRANT_TYPES],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ANY_CLIENT_AUTH_METHODS,
     revocation_endpoint_auth_methods_supported: ANY_CLIENT_AUTH_METHODS,

@@ -1,4 +1,8 @@
-/** RFC 7009 token revocation and RFC 7662 introspection: what a client may do with a token it holds. */
+/**
+ * RFC 7009 token revocation and RFC 7662 introspection: what a client may do with a token it
+ * holds, an access token or a refresh token. The access token is looked for first (the hot path,
+ * with the app in one read); a refresh token only when no access token has that hash.
+ */
 import { Forbidden, InvalidInput } from '../domain/errors.js';
 import type { AppRecord, TokenWithUser } from '../domain/apps.js';
 import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
@@ -7,7 +11,7 @@ import { hashSecret } from '../security/secrets.js';
 
 interface TokenReferenceParams extends ClientAuthParams {
   token?: string;
-  /** RFC 7009 2.1: only a hint; this service issues access tokens only, so every value is ignored. */
+  /** RFC 7009 2.1: only a hint; both kinds are looked for whatever it says, so it is ignored. */
   token_type_hint?: string;
 }
 
@@ -36,12 +40,26 @@ export async function revokeAccessToken(
   const tokenHash = params.token ? hashSecret(params.token) : undefined;
   const { app, tokenWithUser: found } = await authenticateClientRequest(params, authorization, (clientId) => appAndToken(deps, clientId, tokenHash));
   if (tokenHash === undefined) throw new InvalidInput('token is required');
-  if (!found) return { clientId: app.clientId };
+  if (!found) return revokeRefreshToken(deps, app, tokenHash);
   if (found.token.clientId !== app.clientId) throw new Forbidden('This token was issued to another client');
   const now = deps.now();
   if (found.token.revokedAt !== null || found.token.expiresAt <= now) return { clientId: app.clientId };
   const revoked = await deps.store.revokeToken(tokenHash, app.clientId, now);
   return revoked ? { clientId: app.clientId, userId: found.token.userId } : { clientId: app.clientId };
+}
+
+/**
+ * RFC 7009 2.1 for a refresh token: it goes with its whole family (the sign-in's other refresh
+ * tokens and every access token issued with them). Unknown, expired and revoked ones: no-op.
+ */
+async function revokeRefreshToken(deps: Deps, app: AppRecord, tokenHash: string): Promise<Revocation> {
+  const refresh = await deps.store.getRefreshToken(tokenHash);
+  if (!refresh) return { clientId: app.clientId };
+  if (refresh.clientId !== app.clientId) throw new Forbidden('This token was issued to another client');
+  const now = deps.now();
+  if (refresh.revokedAt !== null || refresh.expiresAt <= now) return { clientId: app.clientId };
+  const revoked = await deps.store.revokeRefreshFamily(refresh.familyId, now);
+  return revoked > 0 ? { clientId: app.clientId, userId: refresh.userId } : { clientId: app.clientId };
 }
 
 type Introspection =
@@ -50,7 +68,8 @@ type Introspection =
       active: true;
       scope: string;
       client_id: string;
-      token_type: 'Bearer';
+      token_type?: 'Bearer';
+      token_use?: 'refresh_token';
       exp: number;
       iat: number;
       sub: string;
@@ -75,7 +94,8 @@ export async function introspectAccessToken(
   });
   if (tokenHash === undefined) throw new InvalidInput('token is required');
   const now = deps.now();
-  if (!found || found.token.clientId !== app.clientId || found.token.revokedAt !== null || found.token.expiresAt <= now) {
+  if (!found) return introspectRefreshToken(deps, app, tokenHash, now);
+  if (found.token.clientId !== app.clientId || found.token.revokedAt !== null || found.token.expiresAt <= now) {
     return { active: false };
   }
   return {
@@ -87,5 +107,25 @@ export async function introspectAccessToken(
     iat: seconds(found.token.createdAt),
     sub: String(found.user.id),
     username: found.user.name,
+  };
+}
+
+/** Introspection of a refresh token: live while unspent, unrevoked and before its idle expiry. */
+async function introspectRefreshToken(deps: Deps, app: AppRecord, tokenHash: string, now: number): Promise<Introspection> {
+  const refresh = await deps.store.getRefreshToken(tokenHash);
+  if (!refresh || refresh.clientId !== app.clientId || refresh.usedAt !== null || refresh.revokedAt !== null || refresh.expiresAt <= now) {
+    return { active: false };
+  }
+  const user = await deps.store.getUser(refresh.userId);
+  if (!user) return { active: false };
+  return {
+    active: true,
+    scope: refresh.scopes.join(' '),
+    client_id: refresh.clientId,
+    token_use: 'refresh_token',
+    exp: seconds(refresh.expiresAt),
+    iat: seconds(refresh.createdAt),
+    sub: String(user.id),
+    username: user.name,
   };
 }

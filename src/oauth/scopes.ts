@@ -2,7 +2,8 @@
  * Scopes (docs/decisions.md#scopes): `userinfo` lets a token call whois; `openid` makes the
  * exchange return an ID token and lets the token call the UserInfo endpoint; `profile` adds the
  * name, picture and updated_at claims and needs `openid`; `email` adds the email and needs
- * `userinfo` or `openid`. A request needs `userinfo` or `openid`. The list is the contract's
+ * `userinfo` or `openid`; `offline_access` adds a refresh token, for an app allowed the refresh
+ * grant (src/oauth/grant-types.ts). A request needs `userinfo` or `openid`. The list is the contract's
  * `Scope` enum; this module adds the rules on it.
  */
 import type { components } from '../../generated/api.js';
@@ -22,6 +23,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   email: 'See your email address',
   openid: 'Sign you in with your account (your user id)',
   profile: 'See your name, profile picture and when you last changed them',
+  offline_access: 'Stay signed in to this app, even when you are away',
 };
 
 /** The scopes among `names`, in canonical order; anything else in `names` is left out. */
@@ -56,6 +58,7 @@ export function gameScopesProblem(scopes: readonly string[]): string | undefined
   const rule = 'The game flow grants "userinfo", "openid" and "profile" (never "email"), in this order, and needs "userinfo" or "openid"';
   const canonical = knownScopes(scopes);
   if (scopes.length === 0 || canonical.length !== scopes.length || canonical.some((s, i) => s !== scopes[i])) return rule;
-  if (canonical.includes('email')) return rule;
+  // Neither email nor offline_access: the play page's dialog offers neither (the rule's words are the seed's).
+  if (canonical.includes('email') || canonical.includes('offline_access')) return rule;
   return 'error' in parseScopes(canonical.join(' ')) ? rule : undefined;
 }

@@ -1,37 +1,12 @@
 import { InvalidGrant, InvalidInput, UnsupportedGrantType } from '../domain/errors.js';
-import type { CodeRecord } from '../domain/apps.js';
-import { idTokenClaims } from './claims.js';
-import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
-import type { KeyRing } from './keys.js';
+import type { AppRecord, CodeRecord, TokenRecord } from '../domain/apps.js';
+import type { RefreshTokenRecord } from '../domain/refresh-tokens.js';
+import { authenticateClientRequest, type Deps } from './clients.js';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import { s256, TOKEN_BYTES } from './secrets.js';
 import { LIFETIMES } from '../domain/lifetimes.js';
-
-/**
- * An access token's `expires_in`, fixed at 600 by the interface (docs/decisions.md#token-endpoint):
- * LIFETIMES.accessToken in seconds (test/docs/lifetimes.test.ts checks that they agree).
- */
-export const EXPIRES_IN_SECONDS = 600;
-
-interface TokenParams extends ClientAuthParams {
-  grant_type?: string;
-  code?: string;
-  redirect_uri?: string;
-  code_verifier?: string;
-}
-
-interface TokenResult {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: 600;
-  /** Only when the code was granted `openid`. */
-  id_token?: string;
-}
-
-interface ExchangeDeps extends Deps {
-  keys: KeyRing;
-  config: { publicUrl: string };
-}
+import { allowsRefresh } from './grant-types.js';
+import { EXPIRES_IN_SECONDS, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
 
 /**
  * Exchanges an authorization code for an access token (RFC 6749 4.1.3). A code is redeemed once;
@@ -43,6 +18,7 @@ export async function exchangeCode(
   authorization: string | undefined,
 ): Promise<TokenResult> {
   if (params.grant_type !== 'authorization_code') {
+    // The seed's words, kept (its answers stay byte-identical); refresh_token never gets here (token-endpoint.ts).
     throw new UnsupportedGrantType('Unsupported grant_type: only authorization_code is supported');
   }
   // The app and the code in one read (docs/performance.md#the-token-exchange-on-postgresql).
@@ -77,7 +53,7 @@ export async function exchangeCode(
   }
 
   const accessToken = randomSecret(TOKEN_BYTES);
-  const redemption = await deps.store.redeemCode(codeHash, now, {
+  const token: TokenRecord = {
     tokenHash: hashSecret(accessToken),
     clientId: app.clientId,
     userId: code.userId,
@@ -86,40 +62,58 @@ export async function exchangeCode(
     expiresAt: now + LIFETIMES.accessToken,
     revokedAt: null,
     createdAt: now,
-  });
+  };
+  const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: EXPIRES_IN_SECONDS };
+  // offline_access is granted only to an app allowed the refresh grant; it may have lost it since.
+  const offline = code.scopes.includes('offline_access') && allowsRefresh(app);
+  let redemption;
+  if (offline) {
+    result.refresh_token = randomSecret(TOKEN_BYTES);
+    redemption = await deps.store.redeemCodeWithRefresh(codeHash, now, token, firstRefreshToken(deps, app, code, token, result.refresh_token, now));
+  } else {
+    redemption = await deps.store.redeemCode(codeHash, now, token);
+  }
   // The code expired in between, or another redemption committed first: this one is a replay,
   // and the store has revoked what the first one got.
   if (redemption.outcome === 'expired') throw new InvalidGrant('Authorization code has expired');
-  if (redemption.outcome === 'replayed') return refuseReplay(deps, code, redemption.revokedTokens);
-  const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: EXPIRES_IN_SECONDS };
-  if (code.scopes.includes('openid')) result.id_token = await idToken(deps, code, now);
+  // redeemCode revokes the first redemption's token in its own transaction; redeemCodeWithRefresh leaves it to replayed().
+  if (redemption.outcome === 'replayed') return replayed(deps, code, now, offline ? undefined : redemption.revokedTokens);
+  if (code.scopes.includes('openid')) {
+    const user = await deps.store.getUser(code.userId);
+    // Deleting a user deletes their codes and tokens: only a deletion racing this exchange gets here.
+    if (!user) throw new InvalidGrant('Invalid authorization code');
+    result.id_token = await signIdToken(deps, { user, scopes: code.scopes, clientId: code.clientId, authTime: code.authTime, amr: code.amr, nonce: code.nonce }, now);
+  }
   return result;
 }
 
-/** The ID token of a code granted `openid` (OpenID Connect Core 3.1.3.3), signed with the current key. */
-async function idToken(deps: ExchangeDeps, code: CodeRecord, now: number): Promise<string> {
-  const user = await deps.store.getUser(code.userId);
-  // Deleting a user deletes their codes and tokens: only a deletion racing this exchange gets here.
-  if (!user) throw new InvalidGrant('Invalid authorization code');
-  const claims = idTokenClaims({
-    user,
+/** The first refresh token of the family a code starts: the family is named by the code's hash. */
+function firstRefreshToken(deps: ExchangeDeps, app: AppRecord, code: CodeRecord, token: TokenRecord, refreshToken: string, now: number): RefreshTokenRecord {
+  const familyExpiresAt = now + deps.config.refreshTokenAbsoluteSeconds * 1000;
+  return {
+    tokenHash: hashSecret(refreshToken),
+    familyId: code.codeHash,
+    clientId: app.clientId,
+    userId: code.userId,
     scopes: code.scopes,
-    clientId: code.clientId,
-    issuer: deps.config.publicUrl,
     authTime: code.authTime,
     amr: code.amr,
-    nonce: code.nonce,
-    now,
-  });
-  return deps.keys.sign(claims);
+    accessTokenHash: token.tokenHash,
+    familyExpiresAt,
+    expiresAt: Math.min(now + deps.config.refreshTokenIdleSeconds * 1000, familyExpiresAt),
+    usedAt: null,
+    revokedAt: null,
+    createdAt: now,
+  };
 }
 
-/** A second redemption of a code: revoke what the first one got, record it, refuse. */
-async function replayed(deps: Deps, code: CodeRecord, now: number): Promise<never> {
-  return refuseReplay(deps, code, await deps.store.revokeTokensOfCode(code.codeHash, now));
-}
-
-function refuseReplay(deps: Deps, code: CodeRecord, revokedTokens: number): never {
+/**
+ * A second redemption of a code: revoke what the first one got (its access token, and the refresh
+ * token family it started), record it, refuse. `revoked`: what the store revoked already.
+ */
+async function replayed(deps: Deps, code: CodeRecord, now: number, revoked?: number): Promise<never> {
+  const ofCode = revoked ?? (await deps.store.revokeTokensOfCode(code.codeHash, now));
+  const revokedTokens = ofCode + (await deps.store.revokeRefreshFamily(code.codeHash, now));
   deps.audit?.('code_replay_detected', { clientId: code.clientId, userId: code.userId, revokedTokens });
   throw new InvalidGrant('Authorization code has already been used; tokens issued from it are revoked');
 }

@@ -97,6 +97,8 @@ export const ids = {
     redirectUris: 'redirect-uris',
     postLogoutRedirectUris: 'post-logout-redirect-uris',
     public: 'app-public',
+    /** The register form's choice of the refresh grant (grant_types). */
+    refreshTokens: 'app-refresh-tokens',
     list: 'apps',
     scopeChoices: 'scope-choices',
     /** An app's own result slot, in its card. */

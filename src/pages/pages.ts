@@ -167,9 +167,16 @@ function destination(redirectUri: string): string {
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : `${url.protocol}${url.host}`;
 }
 
-/** What a consent dialog lists: each scope asked for, as the user reads it. */
-function scopeItems(scopes: readonly Scope[]): SafeHtml[] {
-  return scopes.map((s) => html`<li data-scope="${s}">${SCOPE_DESCRIPTIONS[s]} <code>${s}</code></li>`);
+/**
+ * What a consent dialog lists: each scope asked for, as the user reads it. `offline_access` names
+ * the app (OpenID Connect Core 11 asks for the person's consent to it in particular).
+ */
+function scopeItems(scopes: readonly Scope[], appName?: string): SafeHtml[] {
+  return scopes.map((s) =>
+    s === 'offline_access' && appName !== undefined
+      ? html`<li data-scope="${s}">Stay signed in to ${appName}, even when you are away <code>${s}</code></li>`
+      : html`<li data-scope="${s}">${SCOPE_DESCRIPTIONS[s]} <code>${s}</code></li>`,
+  );
 }
 
 export function consentPage(o: ConsentView): string {
@@ -182,7 +189,7 @@ export function consentPage(o: ConsentView): string {
 <div class="consent-who">Signed in as <strong id="consent-user">${o.user.name}</strong>.
 <form method="post" action="${withReturnTo('/signout', withReturnTo('/signin', o.address))}" class="inline"><input type="hidden" name="_csrf" value="${o.csrfToken}"><button type="submit" id="not-you" class="text-link">Not you? Sign out and sign in as someone else</button></form></div>
 <p>If you authorize it, the app can:</p>
-<ul id="scopes">${scopeItems(o.scopes)}</ul>
+<ul id="scopes">${scopeItems(o.scopes, o.appName)}</ul>
 ${o.emailNotice ?? ''}
 <form method="post" action="/oauth" class="actions">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
@@ -261,6 +268,7 @@ ${resultSlot(ids.apps.result)}
 <label>Redirect URIs <small>one per line, 1 to 10, matched exactly; https, or http on localhost</small><textarea id="${ids.apps.redirectUris}" name="redirect_uris" rows="3" required></textarea></label>
 <label>Post-logout redirect URIs <small>optional; one per line, up to 10, matched exactly: where signing out may return to</small><textarea id="${ids.apps.postLogoutRedirectUris}" name="post_logout_redirect_uris" rows="2"></textarea></label>
 <label><input type="checkbox" id="${ids.apps.public}" name="public"> Public client (no secret; PKCE required) <small>for a browser or native app that cannot keep a secret</small></label>
+<label><input type="checkbox" id="${ids.apps.refreshTokens}" name="refresh_tokens"> Refresh tokens: let this app keep people signed in (offline_access) <small>it gets a refresh token when a person consents to <code>offline_access</code></small></label>
 <button type="submit" id="register">Register</button>
 </form>
 <h2>Registered apps</h2>

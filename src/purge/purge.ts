@@ -1,5 +1,5 @@
 /**
- * Deletes expired codes, tokens and sessions, in bounded batches, so the tables stay the size of
+ * Deletes expired codes, access and refresh tokens and sessions, in bounded batches, so the tables stay the size of
  * the live data instead of growing by every exchange forever.
  */
 import type { Logger } from 'pino';
@@ -33,7 +33,10 @@ const REST_FACTOR = 3;
  * A code row must outlive every token issued from it: a replayed code revokes those tokens
  * (RFC 6749 4.1.2), which needs the code row to recognise the replay. A code is redeemed before
  * it expires and its token lives LIFETIMES.accessToken, so no token of a code outlives
- * `code.expiresAt + LIFETIMES.accessToken`.
+ * `code.expiresAt + LIFETIMES.accessToken`. A refresh token family outlives its code: a code
+ * replayed after its row is gone is an unknown code (refused), and no longer ends the family.
+ * A refresh token's row stays until its own idle expiry, used or not, so a spent one used again
+ * is recognised (and ends its family) for as long as it could have been used at all.
  */
 export const CODE_KEPT_AFTER_EXPIRY_MS = LIFETIMES.accessToken;
 
@@ -44,7 +47,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * on several instances at once: each batch is an idempotent delete by key.
  */
 export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = DEFAULT_PURGE_OPTIONS): Promise<PurgeCounts> {
-  const total: PurgeCounts = { tokens: 0, codes: 0, sessions: 0 };
+  const total: PurgeCounts = { tokens: 0, refreshTokens: 0, codes: 0, sessions: 0 };
   for (;;) {
     const now = deps.now();
     const started = performance.now();
@@ -55,9 +58,10 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = DEFA
       limit: options.batchSize,
     });
     total.tokens += batch.tokens;
+    total.refreshTokens += batch.refreshTokens;
     total.codes += batch.codes;
     total.sessions += batch.sessions;
-    const drained = Math.max(batch.tokens, batch.codes, batch.sessions) < options.batchSize;
+    const drained = Math.max(batch.tokens, batch.refreshTokens, batch.codes, batch.sessions) < options.batchSize;
     if (drained || options.stopped?.()) return total;
     if (options.pauseMs > 0) await sleep(Math.max(options.pauseMs, (performance.now() - started) * REST_FACTOR));
   }

@@ -12,6 +12,7 @@ import { PicturesQueries } from './pictures/queries.js';
 import { PurgeQueries } from './purge/queries.js';
 import { Queries } from './queries.js';
 import { RateLimitsQueries } from './rate-limits/queries.js';
+import { RefreshTokensQueries } from './refresh-tokens/queries.js';
 import { SessionsQueries } from './sessions/queries.js';
 import { SignInsQueries } from './sign-ins/queries.js';
 import { SigningKeysQueries } from './signing-keys/queries.js';
@@ -30,6 +31,7 @@ const MIGRATION_LOCK_KEY = 0x6964706d6967;
 const AGGREGATES = [
   UsersQueries,
   AppsQueries,
+  RefreshTokensQueries,
   SigningKeysQueries,
   GamesQueries,
   GrantsQueries,

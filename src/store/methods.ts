@@ -43,6 +43,13 @@ export const STORE_METHODS = [
   'getAppAndToken',
   'revokeToken',
 
+  // RefreshTokenStore
+  'redeemCodeWithRefresh',
+  'getRefreshToken',
+  'rotateRefreshToken',
+  'revokeRefreshFamily',
+  'revokeUserRefreshTokens',
+
   // SigningKeyStore
   'listSigningKeys',
   'addSigningKey',

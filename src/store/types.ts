@@ -15,6 +15,7 @@ import type { PasskeyStore } from './passkeys/store.js';
 import type { PictureRowStore } from './pictures/store.js';
 import type { PurgeStore } from './purge/store.js';
 import type { RateLimitStore } from './rate-limits/store.js';
+import type { RefreshTokenStore } from './refresh-tokens/store.js';
 import type { SessionStore } from './sessions/store.js';
 import type { SignInStore } from './sign-ins/store.js';
 import type { SigningKeyStore } from './signing-keys/store.js';
@@ -41,6 +42,7 @@ export interface Store
   extends StoreLifecycle,
     UserStore,
     AppStore,
+    RefreshTokenStore,
     SigningKeyStore,
     GameStore,
     GrantStore,

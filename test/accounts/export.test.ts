@@ -51,7 +51,7 @@ describe('exportAccount', () => {
       user: publicUser(user, { bio: 'hello' }),
       email: user.email,
       created_at: user.createdAt,
-      apps: [{ client_id: own.clientId, name: 'Test App', public: false, redirect_uris: [CALLBACK], post_logout_redirect_uris: [], created_at: now }],
+      apps: [{ client_id: own.clientId, name: 'Test App', public: false, redirect_uris: [CALLBACK], post_logout_redirect_uris: [], grant_types: ['authorization_code'], created_at: now }],
       games: [{ id: game.id, title: 'Mine', url: 'https://game.example/', author: { id: user.id, name: user.name }, created_at: now }],
       grants: [
         { client_id: other.clientId, app_name: 'Test App', owner: { id: owner.id, name: owner.name }, scopes: ['userinfo', 'email'], granted_at: now, last_used_at: now },

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { TEST_PASSWORD } from '../helpers.js';
 import { precondition } from '../preconditions.js';
 
@@ -14,21 +14,32 @@ const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = precondition('the browser suites', fs.existsSync(CHROMIUM_PATH), `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
 
 /** Launch flags that keep Chromium off the network it cannot reach here (docs/decisions.md#tooling-facts-the-code-relies-on). */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
 export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+}
+
+/**
+ * A browser with a profile of its own in `userDataDir` (a new, empty folder), whose cookie setting
+ * is written into the profile's Preferences before it starts, as the settings page would:
+ * `profile.cookie_controls_mode` 1 is "Block third-party cookies", 0 "Allow third-party cookies".
+ * (Playwright's own contexts cannot be given this setting; a persistent context's profile can.)
+ */
+export async function launchWithCookieSetting(userDataDir: string, thirdPartyCookies: 'block' | 'allow'): Promise<BrowserContext> {
+  const block = thirdPartyCookies === 'block';
+  fs.mkdirSync(path.join(userDataDir, 'Default'), { recursive: true });
+  fs.writeFileSync(path.join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ profile: { cookie_controls_mode: block ? 1 : 0, block_third_party_cookies: block } }));
+  return chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 }
 
 /** Screenshots land here (ignored by git), so a person can look at what the tests saw. */

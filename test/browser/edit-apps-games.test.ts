@@ -1,7 +1,8 @@
 /**
  * Editing what one registered, in Chromium: the author edits a game's title and address and
  * deletes it (its play page then 404s); an app's owner edits its name and redirect URIs, and copies
- * a new client secret; a moderator removes someone else's game with a reason the record keeps.
+ * a new client secret; an app registered with refresh tokens is listed so, and its owner turns them
+ * off; a moderator removes someone else's game with a reason the record keeps.
  * axe finds nothing on the states shown, at a desktop's and a phone's width.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -83,7 +84,7 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
     const page = await signedIn(owner);
     await page.goto(`${t.baseUrl}/apps`);
     const card = page.locator(`section.app[data-client-id="${app.clientId}"]`);
-    await card.locator('summary', { hasText: 'Edit name and addresses' }).click();
+    await card.locator('summary', { hasText: 'Edit name, addresses and refresh tokens' }).click();
     await card.locator('textarea[name=redirect_uris]').fill('not a url');
     await card.locator('button', { hasText: 'Save' }).click();
     await expect.poll(() => page.textContent(`#app-${app.clientId}-result-error`)).toMatch(/^Saving the app failed: /);
@@ -116,10 +117,56 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
     // The same edit form at a phone's width.
     const phone = await signedIn(owner, 390, 844);
     await phone.goto(`${t.baseUrl}/apps`);
-    await phone.locator(`section.app[data-client-id="${app.clientId}"] summary`, { hasText: 'Edit name and addresses' }).click();
+    await phone.locator(`section.app[data-client-id="${app.clientId}"] summary`, { hasText: 'Edit name, addresses and refresh tokens' }).click();
     await expectNoAxeViolations(phone, 'apps page, editing (390)');
     await phone.context().close();
   });
+
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    it(`at ${width}x${height} an app registered with refresh tokens is listed with them, and its owner turns them off`, async () => {
+      const owner = await makeUser(t);
+      const page = await signedIn(owner, width, height);
+      await page.goto(`${t.baseUrl}/apps`);
+      await page.fill('#app-name', `Refreshing ${width}`);
+      await page.fill('#redirect-uris', 'https://refresh.example/cb');
+      expect(await page.isChecked('#app-refresh-tokens')).toBe(false);
+      await page.getByLabel('Refresh tokens: let this app keep people signed in (offline_access)').check();
+      await expectNoAxeViolations(page, `apps page, registering with refresh tokens (${width})`);
+      await page.click('#register');
+      await expect.poll(() => page.textContent('#apps-result-status')).toBe(`Registered Refreshing ${width}`);
+      const clientId = (await page.textContent('#new-client-id'))!;
+      expect(await t.store.getApp(clientId)).toMatchObject({ grantTypes: ['authorization_code', 'refresh_token'] });
+      // The form is reset for the next app: the box is clear again.
+      expect(await page.isChecked('#app-refresh-tokens')).toBe(false);
+
+      const card = () => page.locator(`section.app[data-client-id="${clientId}"]`);
+      await expect.poll(() => card().locator('p.refresh-tokens').textContent()).toBe('Refresh tokens: on (people who consent to offline_access stay signed in)');
+      // The sign-in link builder offers offline_access to this app.
+      expect(await card().locator('input.scope-offline_access').count()).toBe(1);
+
+      await card().locator('summary', { hasText: 'Edit name, addresses and refresh tokens' }).click();
+      const box = card().getByLabel('Refresh tokens: let this app keep people signed in (offline_access)');
+      expect(await box.isChecked()).toBe(true);
+      await expectNoAxeViolations(page, `apps page, editing an app with refresh tokens (${width})`);
+      await box.uncheck();
+      await card().locator('button', { hasText: 'Save' }).click();
+      await expect.poll(() => page.textContent(`#app-${clientId}-result-status`)).toBe(`Saved Refreshing ${width}`);
+      expect(await card().locator('p.refresh-tokens').textContent()).toBe('Refresh tokens: off');
+      expect(await card().locator('input.scope-offline_access').count()).toBe(0);
+      expect(await t.store.getApp(clientId)).toMatchObject({ grantTypes: ['authorization_code'] });
+      await card().locator('summary', { hasText: 'Edit name, addresses and refresh tokens' }).click();
+      expect(await card().getByLabel('Refresh tokens: let this app keep people signed in (offline_access)').isChecked()).toBe(false);
+      await expectNoAxeViolations(page, `apps page, an app without refresh tokens (${width})`);
+
+      // After a reload, the list still says so.
+      await page.reload();
+      await expect.poll(() => card().locator('p.refresh-tokens').textContent()).toBe('Refresh tokens: off');
+      await page.context().close();
+    });
+  }
 
   it('a moderator removes someone else\'s game with a reason; the record names it', async () => {
     const moderator = await makeUser(t);

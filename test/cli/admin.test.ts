@@ -285,6 +285,20 @@ describe('app', () => {
     await fails(2, "required option '--redirect-uri <uri>' not specified", 'app', 'create', '--owner', String(id), '--name', 'X');
   });
 
+  it('create takes repeated --grant-type (stored in the contract\'s order; default authorization_code alone) and refuses an unknown one or a list without authorization_code', async () => {
+    const { id } = await storedUser();
+    const plain = await cliCreateApp(id);
+    expect((await t.store.getApp(plain.client_id))?.grantTypes).toEqual(['authorization_code']);
+    const app = await ok<{ client_id: string; client_secret: string }>('app', 'create', '--owner', String(id), '--name', 'CLI App', '--redirect-uri', 'https://app.example/cb',
+      '--grant-type', 'refresh_token', '--grant-type', 'authorization_code');
+    expect(Object.keys(app).sort()).toEqual(['client_id', 'client_secret']);
+    expect((await t.store.getApp(app.client_id))?.grantTypes).toEqual(['authorization_code', 'refresh_token']);
+    await fails(1, 'Unknown grant type "implicit": one of authorization_code, refresh_token',
+      'app', 'create', '--owner', String(id), '--name', 'X', '--redirect-uri', 'https://a.example/cb', '--grant-type', 'implicit');
+    await fails(1, 'grant_types must include authorization_code',
+      'app', 'create', '--owner', String(id), '--name', 'X', '--redirect-uri', 'https://a.example/cb', '--grant-type', 'refresh_token');
+  });
+
   it('rotate-secret prints a new secret; the old one stops working, the new one works', async () => {
     const { id } = await storedUser();
     const app = await cliCreateApp(id);
@@ -312,13 +326,24 @@ describe('app', () => {
     const { id } = await storedUser();
     const app = await cliCreateApp(id, 'https://app.example/cb');
     const created = (await t.store.getApp(app.client_id))!.createdAt;
-    const listed = { client_id: app.client_id, name: 'CLI App', public: false, redirect_uris: ['https://app.example/cb'], post_logout_redirect_uris: [], created_at: created };
+    const listed = {
+      client_id: app.client_id,
+      name: 'CLI App',
+      public: false,
+      redirect_uris: ['https://app.example/cb'],
+      post_logout_redirect_uris: [],
+      grant_types: ['authorization_code'],
+      created_at: created,
+    };
     expect(await ok('app', 'update', '--client-id', app.client_id, '--name', ' Renamed ')).toEqual({ ...listed, name: 'Renamed' });
     const moved = await ok('app', 'update', '--client-id', app.client_id, '--redirect-uri', 'https://new.example/cb', '--redirect-uri', 'http://localhost:9000/cb',
       '--post-logout-redirect-uri', 'https://new.example/bye');
     const after = { ...listed, name: 'Renamed', redirect_uris: ['https://new.example/cb', 'http://localhost:9000/cb'], post_logout_redirect_uris: ['https://new.example/bye'] };
     expect(moved).toEqual(after);
     expect(await ok('app', 'update', '--client-id', app.client_id, '--clear-post-logout-redirect-uris')).toEqual({ ...after, post_logout_redirect_uris: [] });
+    const refreshing = { ...after, post_logout_redirect_uris: [], grant_types: ['authorization_code', 'refresh_token'] };
+    expect(await ok('app', 'update', '--client-id', app.client_id, '--grant-type', 'refresh_token', '--grant-type', 'authorization_code')).toEqual(refreshing);
+    expect(await ok('app', 'update', '--client-id', app.client_id, '--grant-type', 'authorization_code')).toEqual({ ...refreshing, grant_types: ['authorization_code'] });
     const { code } = await ok<{ code: string }>('code', 'issue', '--user', String(id), '--client-id', app.client_id, '--scope', 'userinfo');
     expect((await redeem({ code, client_id: app.client_id, client_secret: app.client_secret })).status).toBe(200);
   });
@@ -328,11 +353,13 @@ describe('app', () => {
     const app = await cliCreateApp(id);
     await fails(1, 'Redirect URI must use https (http is allowed on localhost only): http://a.example/cb', 'app', 'update', '--client-id', app.client_id, '--redirect-uri', 'http://a.example/cb');
     await fails(1, 'App name must be 1 to 64 characters', 'app', 'update', '--client-id', app.client_id, '--name', ' ');
-    await fails(2, 'give at least one of --name, --redirect-uri, --post-logout-redirect-uri and --clear-post-logout-redirect-uris', 'app', 'update', '--client-id', app.client_id);
+    await fails(1, 'Unknown grant type "device_code": one of authorization_code, refresh_token', 'app', 'update', '--client-id', app.client_id, '--grant-type', 'device_code');
+    await fails(1, 'grant_types must include authorization_code', 'app', 'update', '--client-id', app.client_id, '--grant-type', 'refresh_token');
+    await fails(2, 'give at least one of --name, --redirect-uri, --post-logout-redirect-uri, --clear-post-logout-redirect-uris and --grant-type', 'app', 'update', '--client-id', app.client_id);
     const both = await cli('app', 'update', '--client-id', app.client_id, '--post-logout-redirect-uri', 'https://a.example/', '--clear-post-logout-redirect-uris');
     expect(both.code).toBe(2);
     expect(both.stdout).toBe('');
-    expect((await t.store.getApp(app.client_id))?.redirectUris).toEqual(['https://app.example/cb']);
+    expect(await t.store.getApp(app.client_id)).toMatchObject({ redirectUris: ['https://app.example/cb'], grantTypes: ['authorization_code'] });
   });
 
   it('delete prints {} and the app is gone', async () => {

@@ -85,8 +85,9 @@ describe('calls the client refuses to make', () => {
   const bare = createIdentityClient({ baseUrl: 'http://127.0.0.1:9' });
   const publicApp = createIdentityClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'Pb7Kq2mW4sE' });
 
-  it('no client id: exchangeToken, revokeToken, introspectToken and authorizeUrl throw TypeError', async () => {
+  it('no client id: exchangeToken, refresh, revokeToken, introspectToken and authorizeUrl throw TypeError', async () => {
     await expect(bare.exchangeToken({ code: 'x' })).rejects.toThrow(new TypeError('exchangeToken needs clientId'));
+    await expect(bare.refresh('x')).rejects.toThrow(new TypeError('refresh needs clientId'));
     await expect(bare.revokeToken('x')).rejects.toThrow(new TypeError('revokeToken needs clientId'));
     await expect(bare.introspectToken('x')).rejects.toThrow(new TypeError('introspectToken needs clientId'));
     expect(() => bare.authorizeUrl({ redirectUri: 'https://app.example/cb', scope: 'userinfo', state: 's' })).toThrow(new TypeError('authorizeUrl needs clientId'));

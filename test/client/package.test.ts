@@ -47,6 +47,7 @@ import {
   pkceChallenge,
   type IdToken,
   type IdTokenClaims,
+  type RefreshedTokenResponse,
   type TokenResponse,
 } from '@identity-profile-service/client';
 import type { AuthorizeResult } from '@identity-profile-service/client/game';
@@ -87,6 +88,13 @@ const spa = createIdentityClient({ baseUrl: input.baseUrl, clientId: input.spaCl
 console.log('pkce', (await pkceChallenge(input.verifier)) === input.challenge);
 const spaToken = await spa.exchangeToken({ code: input.spaCode, redirectUri: input.spaRedirectUri, codeVerifier: input.verifier });
 console.log('public', spaToken.token_type, spaToken.expires_in, (await spa.whois(spaToken.access_token)).name);
+const renewed: RefreshedTokenResponse = await spa.refresh(spaToken.refresh_token!);
+console.log('refreshed', renewed.refresh_token !== spaToken.refresh_token, (await spa.whois(renewed.access_token)).name);
+try {
+  await spa.refresh(spaToken.refresh_token!);
+} catch (err) {
+  if (err instanceof IdentityServiceError) console.log('spent', err.status, err.oauthError);
+}
 console.log(spa.logoutUrl({ postLogoutRedirectUri: 'https://spa.example/bye', state: 's1' }).slice(input.baseUrl.length));
 console.log(pictureUrl(input.baseUrl, { id: 12, pfpTimestamp: 1733707565493 }, 'small').slice(input.baseUrl.length));
 
@@ -119,7 +127,10 @@ beforeAll(async () => {
   t.config.publicUrl = t.baseUrl;
   user = await makeUser(t);
   app = await makeClient(t, user.id);
-  const { app: spa } = await registerOAuthApp({ store: t.store, now: t.clock.now }, { ownerId: user.id, name: 'SPA', redirectUris: [SPA_CALLBACK], public: true });
+  const { app: spa } = await registerOAuthApp(
+    { store: t.store, now: t.clock.now },
+    { ownerId: user.id, name: 'SPA', redirectUris: [SPA_CALLBACK], public: true, grantTypes: ['authorization_code', 'refresh_token'] },
+  );
   spaClientId = spa.clientId;
 }, 120_000);
 afterAll(async () => {
@@ -141,7 +152,7 @@ describe('the client package', () => {
     const code = await makeCode(t, { userId: user.id, clientId: app.clientId, scope: 'userinfo openid profile', nonce: NONCE });
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const spaCode = await makeCode(t, { userId: user.id, clientId: spaClientId, redirectUri: SPA_CALLBACK, codeChallenge: challenge });
+    const spaCode = await makeCode(t, { userId: user.id, clientId: spaClientId, scope: 'userinfo offline_access', redirectUri: SPA_CALLBACK, codeChallenge: challenge });
     const input = { baseUrl: t.baseUrl, clientId: app.clientId, clientSecret: app.clientSecret, code, nonce: NONCE, spaClientId, spaCode, spaRedirectUri: SPA_CALLBACK, verifier, challenge };
     fs.writeFileSync(path.join(project, 'inputs.ts'), `export const input = ${JSON.stringify(input, null, 2)};\n`);
     fs.writeFileSync(path.join(project, 'sample.ts'), SAMPLE);
@@ -178,6 +189,8 @@ describe('the client package', () => {
       'again 400 Authorization code has already been used; tokens issued from it are revoked',
       'pkce true',
       `public Bearer 600 ${user.name}`,
+      `refreshed true ${user.name}`,
+      'spent 400 invalid_grant',
       `/oauth/logout?post_logout_redirect_uri=https%3A%2F%2Fspa.example%2Fbye&state=s1&client_id=${spaClientId}`,
       '/pfp/small/12-1733707565493.webp',
       'game code codeVerifier',

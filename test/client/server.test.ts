@@ -17,10 +17,12 @@ clientSuite(async () => {
   await setPicture(t.app.deps, withPicture.id, png);
   const withoutPicture = await makeUser(t);
   const app = await makeClient(t, withPicture.id);
+  // The suite's apps may use refresh tokens; the other app may not (refresh: unauthorized_client).
+  await t.store.updateApp(app.clientId, { grantTypes: ['authorization_code', 'refresh_token'] });
   const otherApp = await makeClient(t, withoutPicture.id);
   const publicApp = await registerOAuthApp(
     { store: t.store, now: t.clock.now },
-    { ownerId: withPicture.id, name: 'Public App', redirectUris: ['https://spa.example/callback'], public: true },
+    { ownerId: withPicture.id, name: 'Public App', redirectUris: ['https://spa.example/callback'], public: true, grantTypes: ['authorization_code', 'refresh_token'] },
   );
   const asTarget = async (user: UserRecord): Promise<TargetUser> => {
     const u = (await t.store.getUser(user.id))!;

@@ -131,6 +131,66 @@ export function clientSuite(start: () => Promise<Target>): void {
     });
   });
 
+  describe('refresh', () => {
+    const REFRESHED = { ...TOKEN, refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) };
+    /** The refresh token of a code granted `offline_access` (the app may use the refresh grant). */
+    async function refreshToken(scope = 'userinfo offline_access'): Promise<string> {
+      const tokens = await t.client(undefined, 'refreshToken').exchangeToken({ code: await t.code({ user: ada, scope }) });
+      expect(tokens).toEqual(REFRESHED);
+      return tokens.refresh_token!;
+    }
+
+    it('a code granted offline_access answers a refresh token; refresh() answers a new access token and a new refresh token; the spent one again: 400', async () => {
+      const first = await refreshToken();
+      const renewed = await t.client(undefined, 'refreshToken').refresh(first);
+      expect(renewed).toEqual(REFRESHED);
+      // HTTP Basic works as for the exchange, and the newest token is the one to keep.
+      expect(await t.client({ clientAuth: 'basic' }, 'refreshToken').refresh(renewed.refresh_token)).toEqual(REFRESHED);
+      const again = t.client(undefined, 'refreshReused').refresh(first);
+      expect(await failure(again)).toEqual(oauthFailure(400, 'invalid_grant', 'Refresh token has already been used; every token of this sign-in is revoked'));
+    });
+
+    it('a public app: client_id alone, the refresh token bound to it', async () => {
+      const pkce = await createPkcePair();
+      const { clientId, redirectUri } = t.publicApp;
+      const code = await t.code({ user: ada, scope: 'userinfo offline_access', publicApp: true, redirectUri, codeChallenge: pkce.challenge });
+      const spa = t.client({ clientId, clientSecret: undefined }, 'refreshToken');
+      const tokens = await spa.exchangeToken({ code, redirectUri, codeVerifier: pkce.verifier });
+      expect(await spa.refresh(tokens.refresh_token!)).toEqual(REFRESHED);
+    });
+
+    it('scope asks for fewer scopes; one the sign-in was not granted: 400 invalid_scope', async () => {
+      const token = await refreshToken();
+      const call = t.client(undefined, 'refreshScope').refresh(token, { scope: ['userinfo', 'email'] });
+      const message = 'Scope "email" was not granted to this sign-in';
+      expect(await failure(call)).toEqual([400, message, { message, error: 'invalid_scope', error_description: "Scope 'email' was not granted to this sign-in" }, 'invalid_scope']);
+      expect(await t.client(undefined, 'refreshToken').refresh(token, { scope: 'userinfo' })).toEqual(REFRESHED);
+    });
+
+    it('an app whose grant_types lack refresh_token: 400 unauthorized_client', async () => {
+      const token = await refreshToken();
+      const call = t.client(t.otherApp, 'refreshNotAllowed').refresh(token);
+      expect(await failure(call)).toEqual(oauthFailure(400, 'unauthorized_client', 'This app may not use refresh tokens: its grant_types lack refresh_token'));
+    });
+
+    it('introspects a live refresh token (token_use, exp its idle expiry); revoked, it refreshes no more', async () => {
+      const token = await refreshToken();
+      const iat = t.nowSeconds();
+      expect(await t.client(undefined, 'refreshIntrospection').introspectToken(token)).toEqual({
+        active: true,
+        scope: 'userinfo offline_access',
+        client_id: t.app.clientId,
+        token_use: 'refresh_token',
+        exp: iat + 14 * 24 * 3600,
+        iat,
+        sub: String(ada.id),
+        username: ada.name,
+      });
+      await expect(t.client().revokeToken(token)).resolves.toBeUndefined();
+      expect(await failure(t.client(undefined, 'refreshRevoked').refresh(token))).toEqual(oauthFailure(400, 'invalid_grant', 'Refresh token has been revoked'));
+    });
+  });
+
   describe('revokeToken and introspectToken', () => {
     it('introspects a live token: every field, exp and iat in seconds', async () => {
       const access = await token(ada, 'userinfo email');

@@ -34,6 +34,7 @@ import {
   type Landing,
   type Op,
   type Server,
+  type StaticClient,
   type Tokens,
 } from './relying-party.js';
 
@@ -85,6 +86,113 @@ function checkReuseRefusal(m: ModuleRun, status: number, type: string, body: Rec
     body.error_description === undefined || (typeof body.error_description === 'string' && ERROR_DESCRIPTION.test(body.error_description)) ? undefined : 'characters outside RFC 6749',
   );
   m.check('ValidateErrorUriFromTokenEndpointResponseError', 'FAILURE', () => (body.error_uri === undefined || (typeof body.error_uri === 'string' && URL.canParse(body.error_uri)) ? undefined : 'error_uri'));
+}
+
+/** RFC 6749 A.12 / A.17: an access or refresh token's characters (VSCHAR). */
+const VSCHAR = /^[\x20-\x7E]+$/;
+
+/** The claims of a compact JWS, or undefined when it is not one (ExtractIdTokenFromTokenResponse). */
+function jwtClaims(token: unknown): Record<string, unknown> | undefined {
+  if (typeof token !== 'string') return undefined;
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString());
+    return typeof claims === 'object' && claims !== null && !Array.isArray(claims) ? (claims as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CompareIdTokenClaims (OpenID Connect Core 12.2): the refreshed ID token against the first one. */
+function compareIdTokenClaims(first: Record<string, unknown>, second: Record<string, unknown>): string | undefined {
+  for (const claim of ['iss', 'sub']) {
+    if (!(claim in first)) return `Initial id token does not contain a ${claim} claim`;
+    if (!(claim in second)) return `Second id token does not contain a ${claim} claim`;
+    if (first[claim] !== second[claim]) return `${claim} values are not the same`;
+  }
+  if (!('iat' in first)) return 'Initial id token does not contain an iat claim';
+  if (!('iat' in second)) return 'Second id token does not contain an iat claim';
+  if (first.iat === second.iat) return 'iat for the second id token must represent the time it was issued, not be the same as the first';
+  if (!('aud' in first)) return 'Initial id token does not contain an aud claim';
+  if (!('aud' in second)) return 'Second id token does not contain an aud claim';
+  const audiences = (aud: unknown): string => JSON.stringify(Array.isArray(aud) ? [...new Set(aud)].sort() : aud);
+  if (audiences(first.aud) !== audiences(second.aud)) return 'aud must be the same as in the first id token';
+  if ('auth_time' in second && second.auth_time !== first.auth_time) return 'auth_time claims are not the same';
+  if (!('azp' in first) && 'azp' in second) return 'the second id token has azp although the first has none';
+  if (('azp' in first || 'azp' in second) && first.azp !== second.azp) return 'azp claims are not the same';
+  return undefined;
+}
+
+/**
+ * RefreshTokenRequestSteps: the refresh request (with `scope` unless it is the second client's,
+ * AddScopeToTokenEndpointRequest) a second after the code's answer, and its checks. Answers the
+ * new tokens and the refresh token to use next (the old one when none came back).
+ */
+async function refreshTokenRequest(
+  m: ModuleRun,
+  server: Server,
+  client: StaticClient,
+  first: Tokens,
+  refreshToken: string,
+  scope: string | undefined,
+): Promise<{ accessToken: string; tokenType: string; refreshToken: string }> {
+  const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken };
+  if (scope !== undefined) {
+    m.require('AddScopeToTokenEndpointRequest', () => (scope === '' ? 'scope missing/empty in client object' : undefined));
+    form.scope = scope;
+  }
+  seconds(1); // WaitForOneSecond: the new ID token's iat differs from the first one's.
+  const res = await callTokenEndpoint(op, server, client, 'client_secret_basic', form);
+  const body = res.body;
+  m.check('CheckTokenEndpointHttpStatus200', 'FAILURE', () => (res.status === 200 ? undefined : `HTTP ${res.status} ${JSON.stringify(body)}`));
+  m.check('CheckTokenEndpointReturnedJsonContentType', 'FAILURE', () => (res.type.split(';')[0]!.trim() === 'application/json' ? undefined : res.type));
+  m.check('CheckTokenEndpointCacheHeaders', 'FAILURE', () => {
+    const cacheControl = res.headers.get('cache-control');
+    if (cacheControl === null) return "no 'cache-control' header";
+    return cacheControl.split(',').some((piece) => piece.trim() === 'no-store') ? undefined : `cache-control ${cacheControl} lacks no-store`;
+  });
+  m.require('CheckIfTokenEndpointResponseError', () => (typeof body.error === 'string' && body.error !== '' ? `error ${JSON.stringify(body)}` : undefined));
+  m.require('ExtractAccessTokenFromTokenResponse', () =>
+    typeof body.access_token === 'string' && body.access_token !== '' && typeof body.token_type === 'string' && body.token_type !== '' ? undefined : 'no access_token or token_type',
+  );
+  const accessToken = body.access_token as string;
+  m.check('CheckTokenTypeIsBearer', 'FAILURE', () => ((body.token_type as string).toLowerCase() === 'bearer' ? undefined : `token_type ${String(body.token_type)}`));
+  m.check('EnsureMinimumAccessTokenEntropy', 'FAILURE', () => (shannonBits(accessToken) > 96 ? undefined : `${shannonBits(accessToken).toFixed(1)} bits`));
+  m.check('EnsureAccessTokenContainsAllowedCharactersOnly', 'FAILURE', () => (VSCHAR.test(accessToken) ? undefined : 'characters outside %x20-7E'));
+  m.check('ExtractExpiresInFromTokenEndpointResponse', 'WARNING', () => (body.expires_in === undefined ? 'no expires_in' : undefined));
+  if (body.expires_in !== undefined) {
+    m.check('ValidateExpiresIn', 'FAILURE', () => (typeof body.expires_in === 'number' && body.expires_in > 0 && body.expires_in <= 31_536_000 ? undefined : `expires_in ${String(body.expires_in)}`));
+  }
+  m.check('EnsureAccessTokenValuesAreDifferent', 'INFO', () => (accessToken === first.accessToken ? 'Access token values are not different' : undefined));
+  const claims = jwtClaims(body.id_token);
+  m.check('ExtractIdTokenFromTokenResponse', 'INFO', () => (claims ? undefined : 'no id_token (or not a JWT) in the refresh answer'));
+  const rotated = body.refresh_token;
+  m.check('ExtractRefreshTokenFromTokenResponse', 'INFO', () => (rotated === undefined ? 'Token endpoint response does not contain a refresh token' : undefined));
+  if (rotated !== undefined) {
+    const value = typeof rotated === 'string' ? rotated : '';
+    m.check('EnsureMinimumRefreshTokenLength', 'FAILURE', () => (value !== '' && Buffer.byteLength(value) * 8 >= 128 ? undefined : `${Buffer.byteLength(value) * 8} bits, fewer than 128`));
+    m.check('EnsureMinimumRefreshTokenEntropy', 'FAILURE', () => (value !== '' && shannonBits(value) > 96 ? undefined : `${shannonBits(value).toFixed(1)} bits`));
+  }
+  if (claims) m.check('CompareIdTokenClaims', 'FAILURE', () => compareIdTokenClaims(first.claims, claims));
+  return { accessToken, tokenType: body.token_type as string, refreshToken: typeof rotated === 'string' && rotated !== '' ? rotated : refreshToken };
+}
+
+/** RefreshTokenRequestExpectingErrorSteps: a refresh the token endpoint must refuse with 400 invalid_grant. */
+async function refreshTokenRequestExpectingError(m: ModuleRun, server: Server, client: StaticClient, refreshToken: string, scope: string | undefined): Promise<void> {
+  const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken };
+  if (scope !== undefined) {
+    m.require('AddScopeToTokenEndpointRequest', () => (scope === '' ? 'scope missing/empty in client object' : undefined));
+    form.scope = scope;
+  }
+  const res = await callTokenEndpoint(op, server, client, 'client_secret_basic', form);
+  const body = res.body;
+  m.require('ValidateErrorFromTokenEndpointResponseError', () =>
+    typeof body.error !== 'string' || body.error === '' ? `an error was expected: HTTP ${res.status} ${JSON.stringify(body)}` : /^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/.test(body.error) ? undefined : 'error has characters outside %x20-21 / %x23-5B / %x5D-7E',
+  );
+  m.check('CheckTokenEndpointHttpStatus400', 'FAILURE', () => (res.status === 400 ? undefined : `HTTP ${res.status}`));
+  m.check('CheckTokenEndpointReturnedJsonContentType', 'FAILURE', () => (res.type.split(';')[0]!.trim() === 'application/json' ? undefined : res.type));
+  m.check('CheckErrorFromTokenEndpointResponseErrorInvalidGrant', 'FAILURE', () => (body.error === 'invalid_grant' ? undefined : `error ${String(body.error)}`));
 }
 
 /** The second authorization of a module that signs in twice, in the same browser. */
@@ -392,19 +500,52 @@ describe('oidcc-basic-certification-test-plan', () => {
     m.placeholder(seenPage(landing)!);
   });
 
+  /**
+   * OIDCCRefreshToken (an AbstractOIDCCMultipleClient): for the client, then client2 in the same
+   * browser, the authorization with `openid offline_access` and prompt=consent when discovery lists
+   * offline_access, the code's token request, the refresh (client's with its scope, client2's
+   * without), UserInfo with the refreshed access token; then client2's refresh token presented by
+   * the client must be refused (invalid_grant).
+   */
   module('oidcc-refresh-token', async (m) => {
     const server = await configured(m);
     // GetStaticClient2Configuration: the second client of the configuration.
-    m.require('GetStaticClient2Configuration', () => (op.clientSecretPost.client_id ? undefined : 'no client2'));
-    const scopes = server.metadata.scopes_supported;
-    const offline = Array.isArray(scopes) && scopes.includes('offline_access');
-    const { tokens } = await happyFlow(m, op, server, new Browser(op), { extra: offline ? { scope: 'openid offline_access', prompt: 'consent' } : {} });
-    const grants = server.metadata.grant_types_supported;
-    if (tokens.response.body.refresh_token === undefined) {
-      m.check('EnsureServerConfigurationDoesNotSupportRefreshToken', 'WARNING', () => (Array.isArray(grants) && grants.includes('refresh_token') ? 'discovery lists refresh_token but none was issued' : undefined));
-      m.skip('no refresh_token in the token response');
+    m.require('GetStaticClient2Configuration', () => (op.clientSecretPost.client_id ? undefined : 'Definition for client2 not present in supplied configuration'));
+    // completeClientConfiguration, for both clients: SetScopeInClientConfigurationToOpenId, then …OpenIdOfflineAccessIfServerSupportsOfflineAccess.
+    const supported = server.metadata.scopes_supported;
+    m.require('SetScopeInClientConfigurationToOpenIdOfflineAccessIfServerSupportsOfflineAccess', () =>
+      supported === undefined || Array.isArray(supported) ? undefined : "'scopes_supported' is not a array",
+    );
+    const scope = Array.isArray(supported) && supported.includes('offline_access') ? 'openid offline_access' : 'openid';
+    // AddPromptConsentToAuthorizationEndpointRequestIfScopeContainsOfflineAccess.
+    const extra = scope.includes('offline_access') ? { scope, prompt: 'consent' } : { scope };
+    const browser = new Browser(op);
+    let refreshToken = '';
+    for (const [client, second] of [[op.client, false], [op.clientSecretPost, true]] as const) {
+      // The second client's nonce is 43 characters (requested_nonce_length).
+      const sent = authorizationRequest(client, extra, second ? { nonce: randomValue(43) } : {});
+      const landing = await browse(browser, op, { url: authorizationUrl(server, sent) });
+      const code = processCallback(m, server, landing, sent);
+      const first = await exchangeCode(m, op, server, client, 'client_secret_basic', code, sent);
+      // sendRefreshTokenRequestAndCheckIdTokenClaims.
+      const body = first.response.body;
+      m.check('ExtractRefreshTokenFromTokenResponse', 'INFO', () => (body.refresh_token === undefined ? 'Token endpoint response does not contain a refresh token' : undefined));
+      const grants = server.metadata.grant_types_supported;
+      if (typeof body.refresh_token !== 'string' || body.refresh_token === '') {
+        m.check('EnsureServerConfigurationDoesNotSupportRefreshToken', 'WARNING', () => (Array.isArray(grants) && grants.includes('refresh_token') ? 'discovery lists refresh_token but none was issued' : undefined));
+        m.skip('Refresh tokens cannot be tested. No refresh token was issued.');
+      }
+      const issued = body.refresh_token as string;
+      m.check('EnsureServerConfigurationSupportsRefreshToken', 'WARNING', () =>
+        grants === undefined ? 'grant_types_supported is not present in the discovery document' : Array.isArray(grants) && grants.includes('refresh_token') ? undefined : 'grant_types_supported lacks refresh_token',
+      );
+      m.check('EnsureRefreshTokenContainsAllowedCharactersOnly', 'FAILURE', () => (VSCHAR.test(issued) ? undefined : 'characters outside %x20-7E'));
+      const refreshed = await refreshTokenRequest(m, server, client, first, issued, second ? undefined : scope);
+      refreshToken = refreshed.refreshToken;
+      await requestProtectedResource(m, op, server, refreshed);
     }
-    m.check('EnsureServerConfigurationSupportsRefreshToken', 'WARNING', () => (Array.isArray(grants) && grants.includes('refresh_token') ? undefined : 'grant_types_supported lacks refresh_token'));
+    // performSecondClientTests: client2's refresh token with the client (and the client's scope).
+    await refreshTokenRequestExpectingError(m, server, op.client, refreshToken, scope);
   });
 
   module('oidcc-ensure-request-with-valid-pkce-succeeds', async (m) => {

@@ -40,7 +40,8 @@ export interface Op {
 /**
  * The OpenID Provider under test: a fresh service whose PUBLIC_URL is its own address (or `publicUrl`,
  * an https address a TLS-terminating proxy would serve), with the suite's static clients registered
- * by their developer and a person who signs in.
+ * by their developer (with the refresh grant, grant_types [authorization_code, refresh_token]) and
+ * a person who signs in.
  */
 export async function startOp(publicUrl?: string): Promise<Op> {
   const port = await freePort();
@@ -51,7 +52,14 @@ export async function startOp(publicUrl?: string): Promise<Op> {
   const register = async (name: string): Promise<StaticClient> => {
     const { app, clientSecret } = await registerOAuthApp(
       { store: t.store, now: t.clock.now },
-      { ownerId: developer.id, name, redirectUris: [REDIRECT_URI], postLogoutRedirectUris: [POST_LOGOUT_REDIRECT_URI] },
+      {
+        ownerId: developer.id,
+        name,
+        redirectUris: [REDIRECT_URI],
+        postLogoutRedirectUris: [POST_LOGOUT_REDIRECT_URI],
+        // oidcc-refresh-token asks for offline_access with both clients (client and client2).
+        grantTypes: ['authorization_code', 'refresh_token'],
+      },
     );
     return { client_id: app.clientId, client_secret: clientSecret };
   };
@@ -446,7 +454,7 @@ export async function callUserInfo(op: Op, server: Server, tokens: Pick<Tokens, 
 }
 
 /** The userinfo call after the token request (§2.9): its status only. */
-export async function requestProtectedResource(m: ModuleRun, op: Op, server: Server, tokens: Tokens): Promise<void> {
+export async function requestProtectedResource(m: ModuleRun, op: Op, server: Server, tokens: Pick<Tokens, 'accessToken' | 'tokenType'>): Promise<void> {
   m.require('CallProtectedResource', () => (['bearer', 'dpop'].includes(tokens.tokenType.toLowerCase()) ? undefined : `token_type ${tokens.tokenType}`));
   const res = await callUserInfo(op, server, tokens);
   m.check('EnsureHttpStatusCodeIs200', 'FAILURE', () => (res.status === 200 ? undefined : `HTTP ${res.status}`));

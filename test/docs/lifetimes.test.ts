@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LIFETIMES } from '../../src/domain/lifetimes.js';
-import { EXPIRES_IN_SECONDS } from '../../src/oauth/token-exchange.js';
+import { EXPIRES_IN_SECONDS } from '../../src/oauth/tokens.js';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const UNIT_MS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };

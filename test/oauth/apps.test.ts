@@ -21,6 +21,7 @@ interface Registered {
   client_secret: string;
   name: string;
   redirect_uris: string[];
+  grant_types: string[];
   created_at: number;
 }
 
@@ -49,10 +50,28 @@ describe('registerApp', () => {
       public: false,
       redirect_uris: ['https://chess.example/cb'],
       post_logout_redirect_uris: [],
+      grant_types: ['authorization_code'],
       created_at: t.clock.now(),
     });
     expect((await t.store.getApp(app.client_id))?.ownerId).toBe(user.id);
     expect((await exchange(user.id, app, app.client_secret)).status).toBe(200);
+  });
+
+  it('takes grant_types: duplicates dropped, in the contract\'s order, listed as registered', async () => {
+    const { agent } = await signedInAgent(t);
+    const res = await agent.json('POST', '/api/apps', {
+      name: 'Chess',
+      redirect_uris: ['https://chess.example/cb'],
+      grant_types: ['refresh_token', 'authorization_code'],
+    });
+    const app = (await res.json()) as Registered;
+    expect([res.status, app.grant_types]).toEqual([201, ['authorization_code', 'refresh_token']]);
+    expect((await t.store.getApp(app.client_id))?.grantTypes).toEqual(['authorization_code', 'refresh_token']);
+    t.clock.advance(1000);
+    const twice = await agent.json('POST', '/api/apps', { name: 'Chess', redirect_uris: ['https://chess.example/cb'], grant_types: ['authorization_code', 'authorization_code'] });
+    const second = (await twice.json()) as Registered;
+    expect([twice.status, second.grant_types]).toEqual([201, ['authorization_code']]);
+    expect(await (await agent.fetch('/api/apps')).json()).toEqual({ apps: [app, second].map(({ client_secret: _secret, ...listed }) => listed) });
   });
 
   it('refuses 0 or 11 redirect URIs, plain http off localhost, fragments and an empty name', async () => {
@@ -63,6 +82,9 @@ describe('registerApp', () => {
       [{ name: 'A', redirect_uris: ['http://chess.example/cb'] }, 'Redirect URI must use https (http is allowed on localhost only): http://chess.example/cb'],
       [{ name: 'A', redirect_uris: ['https://chess.example/cb#x'] }, 'Redirect URI must not contain a fragment: https://chess.example/cb#x'],
       [{ name: ' ', redirect_uris: ['https://chess.example/cb'] }, 'App name must be 1 to 64 characters'],
+      [{ name: 'A', redirect_uris: ['https://chess.example/cb'], grant_types: ['refresh_token'] }, 'grant_types must include authorization_code'],
+      [{ name: 'A', redirect_uris: ['https://chess.example/cb'], grant_types: [] }, 'Body field grant_types must NOT have fewer than 1 items'],
+      [{ name: 'A', redirect_uris: ['https://chess.example/cb'], grant_types: ['implicit'] }, 'Body field grant_types.0 must be equal to one of the allowed values'],
     ];
     for (const [body, message] of cases) {
       const res = await agent.json('POST', '/api/apps', body);
@@ -109,7 +131,7 @@ describe('updateApp', () => {
     const renamed = await agent.json('PATCH', `/api/apps/${app.client_id}`, { name: '  Chess 2  ' });
     expect(renamed.status).toBe(200);
     expect(renamed.headers.get('cache-control')).toBe('no-store');
-    const expected = { ...withoutSecret(app), name: 'Chess 2', public: false, post_logout_redirect_uris: [] };
+    const expected = { ...withoutSecret(app), name: 'Chess 2', public: false, post_logout_redirect_uris: [], grant_types: ['authorization_code'] };
     expect(await renamed.json()).toEqual(expected);
     const moved = await agent.json('PATCH', `/api/apps/${app.client_id}`, {
       redirect_uris: ['https://new.example/cb', 'https://new.example/cb', 'http://127.0.0.1/cb'],
@@ -120,10 +142,15 @@ describe('updateApp', () => {
     const cleared = await agent.json('PATCH', `/api/apps/${app.client_id}`, { post_logout_redirect_uris: [] });
     expect([cleared.status, await cleared.json()]).toEqual([200, { ...after, post_logout_redirect_uris: [] }]);
     expect(await (await agent.fetch('/api/apps')).json()).toEqual({ apps: [{ ...after, post_logout_redirect_uris: [] }] });
+    const refreshing = await agent.json('PATCH', `/api/apps/${app.client_id}`, { grant_types: ['refresh_token', 'authorization_code'] });
+    const final = { ...after, post_logout_redirect_uris: [], grant_types: ['authorization_code', 'refresh_token'] };
+    expect([refreshing.status, await refreshing.json()]).toEqual([200, final]);
+    expect(await (await agent.fetch('/api/apps')).json()).toEqual({ apps: [final] });
     expect(audited).toEqual([
       { event: 'app_updated', fields: { userId: user.id, clientId: app.client_id, fields: ['name'], ip: '127.0.0.1' } },
       { event: 'app_updated', fields: { userId: user.id, clientId: app.client_id, fields: ['redirect_uris', 'post_logout_redirect_uris'], ip: '127.0.0.1' } },
       { event: 'app_updated', fields: { userId: user.id, clientId: app.client_id, fields: ['post_logout_redirect_uris'], ip: '127.0.0.1' } },
+      { event: 'app_updated', fields: { userId: user.id, clientId: app.client_id, fields: ['grant_types'], ip: '127.0.0.1' } },
     ]);
   });
 
@@ -146,7 +173,15 @@ describe('updateApp', () => {
     const res = await agent.json('PATCH', `/api/apps/${app.client_id}`, { name: 'SPA 2', redirect_uris: ['https://spa2.example/cb'] });
     expect([res.status, await res.json()]).toEqual([
       200,
-      { client_id: app.client_id, name: 'SPA 2', public: true, redirect_uris: ['https://spa2.example/cb'], post_logout_redirect_uris: [], created_at: app.created_at },
+      {
+        client_id: app.client_id,
+        name: 'SPA 2',
+        public: true,
+        redirect_uris: ['https://spa2.example/cb'],
+        post_logout_redirect_uris: [],
+        grant_types: ['authorization_code'],
+        created_at: app.created_at,
+      },
     ]);
     expect((await t.store.getApp(app.client_id))?.secretHash).toBeNull();
   });
@@ -155,7 +190,7 @@ describe('updateApp', () => {
     const { agent } = await signedInAgent(t);
     const app = await register(agent);
     const cases: [unknown, string][] = [
-      [{}, 'Send at least one of name, redirect_uris and post_logout_redirect_uris'],
+      [{}, 'Send at least one of name, redirect_uris, post_logout_redirect_uris and grant_types'],
       [{ name: ' ' }, 'App name must be 1 to 64 characters'],
       [{ name: 'a\u0000b' }, 'App name must not contain control characters'],
       [{ redirect_uris: [] }, 'An app needs 1 to 10 redirect URIs'],
@@ -163,6 +198,9 @@ describe('updateApp', () => {
       [{ redirect_uris: ['http://chess.example/cb'] }, 'Redirect URI must use https (http is allowed on localhost only): http://chess.example/cb'],
       [{ redirect_uris: ['https://chess.example/cb#x'] }, 'Redirect URI must not contain a fragment: https://chess.example/cb#x'],
       [{ post_logout_redirect_uris: ['https://chess.example/#bye'] }, 'Post-logout redirect URI must not contain a fragment: https://chess.example/#bye'],
+      [{ grant_types: ['refresh_token'] }, 'grant_types must include authorization_code'],
+      [{ grant_types: ['authorization_code', 'refresh_token', 'refresh_token'] }, 'Body field grant_types must NOT have more than 2 items'],
+      [{ grant_types: ['device_code'] }, 'Body field grant_types.0 must be equal to one of the allowed values'],
       [{ name: 'A', public: true }, 'Body field public is not allowed'],
       [{ name: 'A', client_secret: 'x' }, 'Body field client_secret is not allowed'],
       [{ name: 'A', client_id: 'other' }, 'Body field client_id is not allowed'],
@@ -171,7 +209,9 @@ describe('updateApp', () => {
       const res = await agent.json('PATCH', `/api/apps/${app.client_id}`, body);
       expect([res.status, await res.json()], JSON.stringify(body)).toEqual([400, { message }]);
     }
-    expect(await (await agent.fetch('/api/apps')).json()).toEqual({ apps: [{ ...withoutSecret(app), name: 'Chess', public: false, post_logout_redirect_uris: [] }] });
+    expect(await (await agent.fetch('/api/apps')).json()).toEqual({
+      apps: [{ ...withoutSecret(app), name: 'Chess', public: false, post_logout_redirect_uris: [], grant_types: ['authorization_code'] }],
+    });
   });
 
   it("is 404 for another user's app, which stays as it was, and for an unknown one", async () => {

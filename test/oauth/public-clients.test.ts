@@ -98,6 +98,7 @@ describe('registering a public app', () => {
       public: true,
       redirect_uris: [CALLBACK],
       post_logout_redirect_uris: [`${SPA}/`, 'http://localhost:5173/bye'],
+      grant_types: ['authorization_code'],
       created_at: t.clock.now(),
     };
     expect(app).toEqual(view);
@@ -109,6 +110,7 @@ describe('registering a public app', () => {
       name: 'Browser Chess',
       redirectUris: [CALLBACK],
       postLogoutRedirectUris: [`${SPA}/`, 'http://localhost:5173/bye'],
+      grantTypes: ['authorization_code'],
       createdAt: t.clock.now(),
     });
     expect(await t.store.knex('apps').where({ client_id: app.client_id }).first('secret_hash')).toEqual({ secret_hash: null });
@@ -125,6 +127,7 @@ describe('registering a public app', () => {
       public: false,
       redirect_uris: [CALLBACK],
       post_logout_redirect_uris: [],
+      grant_types: ['authorization_code'],
       created_at: t.clock.now(),
     });
   });

@@ -45,7 +45,7 @@ beforeAll(async () => {
   store = openStoreAt(path.join(tempDir('idp-group-'), 'db.sqlite'));
   await store.migrate();
   userId = (await store.createUser({ name: 'grouped', email: 'g@example.com', passwordHash: 'h' }, NOW)).id;
-  await store.createApp({ clientId: 'app', secretHash: hash('s'), public: false, ownerId: userId, name: 'App', redirectUris: ['https://a.example/cb'], postLogoutRedirectUris: [], createdAt: NOW });
+  await store.createApp({ clientId: 'app', secretHash: hash('s'), public: false, ownerId: userId, name: 'App', redirectUris: ['https://a.example/cb'], postLogoutRedirectUris: [], grantTypes: ['authorization_code'], createdAt: NOW });
 });
 afterAll(async () => store.close());
 

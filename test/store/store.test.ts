@@ -14,6 +14,7 @@ import { openStoreAt } from '../../src/store/open.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { EXPIRED, REDEEMED, type CodeRecord, type TokenRecord } from '../../src/domain/apps.js';
+import { DEAD, ROTATED, type RefreshTokenRecord } from '../../src/domain/refresh-tokens.js';
 import type { EmailLinkRecord } from '../../src/domain/email-links.js';
 import { UniqueViolation } from '../../src/domain/errors.js';
 import type { NewModerationAction } from '../../src/domain/moderation.js';
@@ -166,8 +167,8 @@ describe(`Store (${TEST_DATABASE})`, () => {
   });
 
   it('stores apps, lists a user\'s oldest first, and changes a secret', async () => {
-    await store.createApp({ clientId: 'app-b', secretHash: hash('1'), public: false, ownerId: alice.id, name: 'B', redirectUris: ['https://b.example/cb'], postLogoutRedirectUris: [], createdAt: NOW + 5 });
-    await store.createApp({ clientId: 'app-a', secretHash: hash('2'), public: false, ownerId: alice.id, name: 'A', redirectUris: ['https://a.example/cb', 'http://localhost:1/cb'], postLogoutRedirectUris: [], createdAt: NOW });
+    await store.createApp({ clientId: 'app-b', secretHash: hash('1'), public: false, ownerId: alice.id, name: 'B', redirectUris: ['https://b.example/cb'], postLogoutRedirectUris: [], grantTypes: ['authorization_code'], createdAt: NOW + 5 });
+    await store.createApp({ clientId: 'app-a', secretHash: hash('2'), public: false, ownerId: alice.id, name: 'A', redirectUris: ['https://a.example/cb', 'http://localhost:1/cb'], postLogoutRedirectUris: [], grantTypes: ['authorization_code'], createdAt: NOW });
     expect(await store.getApp('app-a')).toEqual({
       clientId: 'app-a',
       secretHash: hash('2'),
@@ -176,10 +177,11 @@ describe(`Store (${TEST_DATABASE})`, () => {
       name: 'A',
       redirectUris: ['https://a.example/cb', 'http://localhost:1/cb'],
       postLogoutRedirectUris: [],
+      grantTypes: ['authorization_code'],
       createdAt: NOW,
     });
     // A public app: no secret (null), its post-logout addresses kept in order.
-    await store.createApp({ clientId: 'app-p', secretHash: null, public: true, ownerId: bob.id, name: 'P', redirectUris: ['https://p.example/cb'], postLogoutRedirectUris: ['https://p.example/bye', 'http://localhost:2/bye'], createdAt: NOW + 7 });
+    await store.createApp({ clientId: 'app-p', secretHash: null, public: true, ownerId: bob.id, name: 'P', redirectUris: ['https://p.example/cb'], postLogoutRedirectUris: ['https://p.example/bye', 'http://localhost:2/bye'], grantTypes: ['authorization_code', 'refresh_token'], createdAt: NOW + 7 });
     expect(await store.getApp('app-p')).toEqual({
       clientId: 'app-p',
       secretHash: null,
@@ -188,6 +190,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       name: 'P',
       redirectUris: ['https://p.example/cb'],
       postLogoutRedirectUris: ['https://p.example/bye', 'http://localhost:2/bye'],
+      grantTypes: ['authorization_code', 'refresh_token'],
       createdAt: NOW + 7,
     });
     expect(await store.listAppsByOwner(bob.id)).toEqual([await store.getApp('app-p')]);
@@ -319,6 +322,109 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.revokeToken(hash('Z'), 'app-a', NOW + 5)).toBe(false);
   });
 
+  /** A key of its own for each refresh-token test row ("refresh-1", "access-1", "code-1"), 64 characters as a SHA-256 hex is. */
+  const key = (kind: string, n: number | string): string => `${kind}-${n}`.padEnd(64, '.');
+  const refreshToken = (n: number, over: Partial<RefreshTokenRecord> = {}): RefreshTokenRecord => ({
+    tokenHash: key('refresh', n),
+    familyId: key('code', 1),
+    clientId: 'app-a',
+    userId: alice.id,
+    scopes: ['openid', 'offline_access'],
+    authTime: NOW - 60_000,
+    amr: ['pwd', 'otp', 'mfa'],
+    accessTokenHash: key('access', n),
+    familyExpiresAt: NOW + 9_000_000,
+    expiresAt: NOW + 1_000_000,
+    usedAt: null,
+    revokedAt: null,
+    createdAt: NOW,
+    ...over,
+  });
+  const accessToken = (n: number, codeHash: string | null, over: Partial<TokenRecord> = {}): TokenRecord =>
+    token('x', codeHash, { tokenHash: key('access', n), scopes: ['openid', 'offline_access'], ...over });
+  const revokedAt = async (n: number): Promise<[number | null | undefined, number | null | undefined]> => [
+    (await store.getRefreshToken(key('refresh', n)))?.revokedAt,
+    (await store.getTokenWithUser(key('access', n)))?.token.revokedAt,
+  ];
+
+  it('redeems a code with the first refresh token of its family, rotates each token once, and revokes families', async () => {
+    await store.createCode(code('x', { codeHash: key('code', 1), scopes: ['openid', 'offline_access'] }));
+    expect(await store.redeemCodeWithRefresh(key('code', 1), NOW + 1, accessToken(1, key('code', 1)), refreshToken(1))).toEqual(REDEEMED);
+    expect(await store.getCode(key('code', 1))).toMatchObject({ usedAt: NOW + 1 });
+    expect(await store.getRefreshToken(key('refresh', 1))).toEqual(refreshToken(1));
+    expect(await store.getTokenWithUser(key('access', 1))).toMatchObject({ token: { revokedAt: null, scopes: ['openid', 'offline_access'] } });
+    expect(await store.getRefreshToken(key('refresh', 99))).toBeUndefined();
+    expect(await store.getRefreshToken('\u0000')).toBeUndefined();
+    // A second redemption is a replay: nothing stored, nothing revoked here (the caller revokes the family).
+    expect(await store.redeemCodeWithRefresh(key('code', 1), NOW + 2, accessToken(2, key('code', 1)), refreshToken(2))).toEqual({ outcome: 'replayed', revokedTokens: 0 });
+    expect(await store.getRefreshToken(key('refresh', 2))).toBeUndefined();
+    expect(await revokedAt(1)).toEqual([null, null]);
+    // An expired code (code 'd' of an earlier test): nothing written; an unknown one is a replay; a bad key too.
+    expect(await store.redeemCodeWithRefresh(hash('d'), NOW, accessToken(2, hash('d')), refreshToken(2, { familyId: hash('d') }))).toEqual(EXPIRED);
+    expect(await store.getRefreshToken(key('refresh', 2))).toBeUndefined();
+    expect(await store.redeemCodeWithRefresh(key('code', 99), NOW, accessToken(2, null), refreshToken(2))).toEqual({ outcome: 'replayed', revokedTokens: 0 });
+    expect(await store.redeemCodeWithRefresh('\u0000', NOW, accessToken(2, null), refreshToken(2))).toEqual({ outcome: 'replayed', revokedTokens: 0 });
+
+    // Rotation: the token is marked used, its successor stored with its access token.
+    const second = refreshToken(2, { expiresAt: NOW + 2_000_000, createdAt: NOW + 10 });
+    expect(await store.rotateRefreshToken(key('refresh', 1), NOW + 10, { refresh: second, access: accessToken(2, null, { createdAt: NOW + 10 }) })).toEqual(ROTATED);
+    expect(await store.getRefreshToken(key('refresh', 1))).toEqual(refreshToken(1, { usedAt: NOW + 10 }));
+    expect(await store.getRefreshToken(key('refresh', 2))).toEqual(second);
+    expect(await store.getTokenWithUser(key('access', 2))).toMatchObject({ token: { revokedAt: null, createdAt: NOW + 10 } });
+    // Unknown, a bad key, expired (at its idle expiry), revoked: dead, nothing written.
+    const third = { refresh: refreshToken(3), access: accessToken(3, null) };
+    expect(await store.rotateRefreshToken(key('refresh', 99), NOW + 11, third)).toEqual(DEAD);
+    expect(await store.rotateRefreshToken('\u0000', NOW + 11, third)).toEqual(DEAD);
+    expect(await store.rotateRefreshToken(key('refresh', 2), NOW + 2_000_000, third)).toEqual(DEAD);
+    expect(await store.getRefreshToken(key('refresh', 2))).toEqual(second);
+    expect(await store.getRefreshToken(key('refresh', 3))).toBeUndefined();
+    // The spent token again: the family (two refresh and two access tokens) revoked in the same step, once.
+    expect(await store.rotateRefreshToken(key('refresh', 1), NOW + 12, third)).toEqual({ outcome: 'reused', revokedTokens: 4 });
+    expect(await store.getRefreshToken(key('refresh', 3))).toBeUndefined();
+    expect(await revokedAt(1)).toEqual([NOW + 12, NOW + 12]);
+    expect(await revokedAt(2)).toEqual([NOW + 12, NOW + 12]);
+    expect(await store.rotateRefreshToken(key('refresh', 1), NOW + 13, third)).toEqual({ outcome: 'reused', revokedTokens: 0 });
+    expect(await store.rotateRefreshToken(key('refresh', 2), NOW + 13, third)).toEqual(DEAD);
+    expect(await revokedAt(2)).toEqual([NOW + 12, NOW + 12]);
+
+    // revokeRefreshFamily: every token of one family, once; revokeUserRefreshTokens: every family of the user.
+    for (const n of [4, 5, 6]) {
+      await store.createCode(code('x', { codeHash: key('code', n), scopes: ['openid', 'offline_access'] }));
+      const first = refreshToken(n, { familyId: key('code', n) });
+      expect(await store.redeemCodeWithRefresh(key('code', n), NOW + 20, accessToken(n, key('code', n)), first)).toEqual(REDEEMED);
+    }
+    expect(await store.revokeRefreshFamily(key('code', 4), NOW + 21)).toBe(2);
+    expect(await store.revokeRefreshFamily(key('code', 4), NOW + 22)).toBe(0);
+    expect(await store.revokeRefreshFamily(key('code', 99), NOW + 22)).toBe(0);
+    expect(await store.revokeRefreshFamily('\u0000', NOW + 22)).toBe(0);
+    expect(await revokedAt(4)).toEqual([NOW + 21, NOW + 21]);
+    expect(await revokedAt(5)).toEqual([null, null]);
+    expect(await store.revokeUserRefreshTokens(bob.id, NOW + 23)).toBe(0);
+    expect(await store.revokeUserRefreshTokens(0, NOW + 23)).toBe(0);
+    expect(await store.revokeUserRefreshTokens(alice.id, NOW + 23)).toBe(4);
+    expect(await revokedAt(5)).toEqual([NOW + 23, NOW + 23]);
+    expect(await revokedAt(6)).toEqual([NOW + 23, NOW + 23]);
+    expect(await revokedAt(4)).toEqual([NOW + 21, NOW + 21]);
+    expect(await store.revokeUserRefreshTokens(alice.id, NOW + 24)).toBe(0);
+  });
+
+  it('of concurrent rotations of one refresh token exactly one wins; the others find it used and revoke the family', async () => {
+    await store.createCode(code('x', { codeHash: key('code', 7), scopes: ['openid', 'offline_access'] }));
+    expect(await store.redeemCodeWithRefresh(key('code', 7), NOW, accessToken(7, key('code', 7)), refreshToken(7, { familyId: key('code', 7) }))).toEqual(REDEEMED);
+    const racers = [10, 11, 12, 13, 14, 15, 16, 17];
+    const results = await Promise.all(
+      racers.map((n) => store.rotateRefreshToken(key('refresh', 7), NOW + 1, { refresh: refreshToken(n, { familyId: key('code', 7) }), access: accessToken(n, null) })),
+    );
+    const winners = racers.filter((_, i) => results[i]!.outcome === 'rotated');
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === 'reused')).toHaveLength(7);
+    // The first loser revokes both refresh tokens and both access tokens; the others find nothing left.
+    expect(results.reduce((n, r) => n + (r.outcome === 'reused' ? r.revokedTokens : 0), 0)).toBe(4);
+    expect(await revokedAt(winners[0]!)).toEqual([NOW + 1, NOW + 1]);
+    expect(await revokedAt(7)).toEqual([NOW + 1, NOW + 1]);
+    for (const n of racers.filter((n) => n !== winners[0])) expect(await store.getRefreshToken(key('refresh', n))).toBeUndefined();
+  });
+
   it('purges expired tokens, codes and sessions in batches of at most `limit` per table, and nothing live', async () => {
     // Three codes redeemed into tokens that are already expired at NOW + 5000; one live pair.
     for (const [c, t] of [['A', 'D'], ['B', 'E'], ['C', 'F']] as const) {
@@ -329,11 +435,23 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.redeemCode(hash('L'), NOW, token('P', hash('L'), { expiresAt: NOW + 9000 }))).toEqual(REDEEMED);
     for (const c of ['S', 'U', 'V']) await store.setSession(hash(c), '{}', NOW + 3000, null);
     await store.setSession(hash('W'), '{}', NOW + 9000, null);
+    // Three refresh tokens past their idle expiry (used, revoked or neither: all go), and the live
+    // ones of the tests above; their live access token stays.
+    await store.createCode(code('x', { codeHash: key('code', 8), scopes: ['openid', 'offline_access'], expiresAt: NOW + 9000 }));
+    const expiring = (n: number) => refreshToken(n, { familyId: key('code', 8), expiresAt: NOW + 3000, createdAt: NOW + 100 + n });
+    expect(await store.redeemCodeWithRefresh(key('code', 8), NOW, accessToken(20, key('code', 8), { expiresAt: NOW + 9000 }), expiring(20))).toEqual(REDEEMED);
+    expect(await store.rotateRefreshToken(key('refresh', 20), NOW + 1, { refresh: expiring(21), access: accessToken(21, null, { expiresAt: NOW + 9000 }) })).toEqual(ROTATED);
+    expect(await store.rotateRefreshToken(key('refresh', 21), NOW + 2, { refresh: expiring(22), access: accessToken(22, null, { expiresAt: NOW + 9000 }) })).toEqual(ROTATED);
+    expect(await store.revokeRefreshFamily(key('code', 8), NOW + 3)).toBe(6);
     const batch = { tokensExpiredBy: NOW + 5000, codesExpiredBy: NOW + 5000, sessionsExpiredBy: NOW + 5000, limit: 2 };
-    expect(await store.purgeExpired(batch)).toEqual({ tokens: 2, codes: 2, sessions: 2 });
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 2, refreshTokens: 2, codes: 2, sessions: 2 });
     // Code 'd' of an earlier test expired too: four codes in all.
-    expect(await store.purgeExpired(batch)).toEqual({ tokens: 1, codes: 2, sessions: 1 });
-    expect(await store.purgeExpired(batch)).toEqual({ tokens: 0, codes: 0, sessions: 0 });
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 1, refreshTokens: 1, codes: 2, sessions: 1 });
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 0, refreshTokens: 0, codes: 0, sessions: 0 });
+    for (const n of [20, 21, 22]) expect(await store.getRefreshToken(key('refresh', n))).toBeUndefined();
+    expect((await store.getTokenWithUser(key('access', 22)))?.token.expiresAt).toBe(NOW + 9000);
+    expect(await store.getRefreshToken(key('refresh', 1))).toMatchObject({ usedAt: NOW + 10 });
+    expect(await store.getRefreshToken(key('refresh', 2))).toMatchObject({ expiresAt: NOW + 2_000_000 });
     for (const [c, t] of [['A', 'D'], ['B', 'E'], ['C', 'F']] as const) {
       expect(await store.getCode(hash(c))).toBeUndefined();
       expect(await store.getTokenWithUser(hash(t))).toBeUndefined();
@@ -370,6 +488,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getApp('app-a')).toBeUndefined();
     expect(await store.getCode(hash('c'))).toBeUndefined();
     expect(await store.getTokenWithUser(hash('t'))).toBeUndefined();
+    expect(await store.getRefreshToken(key('refresh', 2))).toBeUndefined();
     expect(await store.deleteApp('app-a')).toBe(false);
     expect((await store.listAppsByOwner(alice.id)).map((a) => a.clientId)).toEqual(['app-b']);
   });
@@ -394,7 +513,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
   });
 
   it("lists a user's grants with their app and its owner, oldest first", async () => {
-    await store.createApp({ clientId: 'app-g', secretHash: hash('4'), public: false, ownerId: bob.id, name: 'G', redirectUris: ['https://g.example/cb'], postLogoutRedirectUris: [], createdAt: NOW + 6 });
+    await store.createApp({ clientId: 'app-g', secretHash: hash('4'), public: false, ownerId: bob.id, name: 'G', redirectUris: ['https://g.example/cb'], postLogoutRedirectUris: [], grantTypes: ['authorization_code'], createdAt: NOW + 6 });
     await store.saveGrant({ userId: alice.id, clientId: 'app-g', scopes: ['userinfo'] }, NOW + 50);
     expect(await store.listGrants(alice.id)).toEqual([
       { userId: alice.id, clientId: 'app-g', scopes: ['userinfo'], createdAt: NOW + 50, lastUsedAt: NOW + 50, appName: 'G', ownerId: bob.id, ownerName: 'bob' },
@@ -675,7 +794,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     await store.createEmailLink(link('c', { userId: carol.id, email: 'carol@example.com' }));
     const game = await store.createGame({ authorId: carol.id, title: 'Carol', url: 'https://games.example/c', createdAt: NOW + 40 });
     // Carol's app, and bob's grant, token and code for it: they go with the app.
-    await store.createApp({ clientId: 'app-c', secretHash: hash('5'), public: false, ownerId: carol.id, name: 'C', redirectUris: ['https://c.example/cb'], postLogoutRedirectUris: [], createdAt: NOW + 40 });
+    await store.createApp({ clientId: 'app-c', secretHash: hash('5'), public: false, ownerId: carol.id, name: 'C', redirectUris: ['https://c.example/cb'], postLogoutRedirectUris: [], grantTypes: ['authorization_code'], createdAt: NOW + 40 });
     await store.saveGrant({ userId: bob.id, clientId: 'app-c', scopes: ['userinfo'] }, NOW + 40);
     await store.createCode(code('Q', { userId: bob.id, clientId: 'app-c' }));
     expect(await store.redeemCode(hash('Q'), NOW + 41, token('Q', hash('Q'), { userId: bob.id, clientId: 'app-c' }))).toEqual(REDEEMED);

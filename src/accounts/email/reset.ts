@@ -36,8 +36,8 @@ export async function resetLinkOwner(deps: EmailDeps, token: string): Promise<st
 
 /**
  * Sets the new password through a reset link: uses it up, voids the user's other outstanding
- * links (all purposes: whoever asked for them may be who the reset locks out) and ends every
- * session of the user.
+ * links (all purposes: whoever asked for them may be who the reset locks out), ends every
+ * session of the user and every app's refresh tokens (each app must ask the person again).
  */
 export async function resetPassword(deps: EmailDeps, token: string, password: string): Promise<void> {
   const link = await usableLink(deps, token, ['reset']);
@@ -46,6 +46,7 @@ export async function resetPassword(deps: EmailDeps, token: string, password: st
   const redeemed = await deps.store.redeemEmailLink(link.tokenHash, deps.now(), { passwordHash }, ['reset', 'change', 'verify']);
   if (!redeemed) throw await failedRedemption(deps, token, ['reset']);
   const endedSessions = await deps.store.deleteUserSessions(link.userId);
+  await deps.store.revokeUserRefreshTokens(link.userId, deps.now());
   // The owner proved the mailbox: earlier failed sign-ins (perhaps why they are here) stop counting.
   await deps.limits.signInAccount.reset(accountKey(link.userId));
   deps.audit('password_reset', { userId: link.userId, endedSessions });

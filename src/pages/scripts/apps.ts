@@ -7,6 +7,12 @@ import { all, byId, el } from './dom.js';
 import { acting, loading, refused, resultSlotElement, said } from './result.js';
 
 type App = components['schemas']['App'];
+type GrantType = components['schemas']['GrantType'];
+
+/** The grants a refresh-token choice stands for: every app keeps authorization_code. */
+const grantTypes = (refresh: boolean): GrantType[] => (refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code']);
+const hasRefresh = (app: App): boolean => app.grant_types.includes('refresh_token');
+const REFRESH_LABEL = 'Refresh tokens: let this app keep people signed in (offline_access)';
 
 const list = byId(ids.apps.list);
 // The scope checkboxes come from the server, which reads the contract's list of scopes.
@@ -23,6 +29,8 @@ function showSecret(name: string, clientId: string, secret: string): void {
 function linkBuilder(app: App): HTMLFieldSetElement {
   const uri = el('select', { class: 'redirect-uri' }, ...app.redirect_uris.map((u) => el('option', { value: u, text: u })));
   const choices = scopeChoices.content.cloneNode(true) as DocumentFragment;
+  // offline_access means nothing to an app without the refresh grant (the provider leaves it out).
+  if (!hasRefresh(app)) choices.querySelector('.scope-offline_access')?.closest('label')?.remove();
   const scopes = all<HTMLInputElement>('input', choices);
   const state = el('input', { class: 'state', placeholder: 'state (any text, returned to you)', value: 'state123' });
   const out = el('a', { class: 'flow-link', target: '_blank', rel: 'noopener' });
@@ -61,16 +69,17 @@ const lines = (field: HTMLTextAreaElement) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-/** The app's edit form: name, redirect URIs, post-logout redirect URIs (client id, secret and type stay). */
+/** The app's edit form: name, redirect URIs, post-logout redirect URIs, refresh tokens (client id, secret and type stay). */
 function editForm(app: App, itemSlot: string): HTMLDetailsElement {
   const name = el('input', { name: 'name', required: true, maxlength: 64, value: app.name });
   const redirects = el('textarea', { name: 'redirect_uris', rows: 3, required: true, text: app.redirect_uris.join('\n') });
   const postLogout = el('textarea', { name: 'post_logout_redirect_uris', rows: 2, text: app.post_logout_redirect_uris.join('\n') });
+  const refresh = el('input', { type: 'checkbox', name: 'refresh_tokens', checked: hasRefresh(app) });
   const what = 'Saving the app';
   const save = acting(itemSlot, what, async () => {
     const res = await api.PATCH('/api/apps/{clientId}', {
       params: { path: { clientId: app.client_id } },
-      body: { name: name.value, redirect_uris: lines(redirects), post_logout_redirect_uris: lines(postLogout) },
+      body: { name: name.value, redirect_uris: lines(redirects), post_logout_redirect_uris: lines(postLogout), grant_types: grantTypes(refresh.checked) },
     });
     if (!res.data) return refused(itemSlot, res, what, res.response.status === 400 && (/post-logout/i.test(res.error?.message ?? '') ? postLogout : /redirect/i.test(res.error?.message ?? '') ? redirects : name));
     // The card again, with what was saved; its result slot moves into it, so the result is said there.
@@ -83,13 +92,14 @@ function editForm(app: App, itemSlot: string): HTMLDetailsElement {
   return el(
     'details',
     { class: 'app-edit' },
-    el('summary', { text: 'Edit name and addresses' }),
+    el('summary', { text: 'Edit name, addresses and refresh tokens' }),
     el(
       'form',
       { class: 'stack app-edit-form', onsubmit: save },
       el('label', {}, 'Name ', name),
       el('label', {}, 'Redirect URIs ', el('small', { text: 'one per line, 1 to 10, matched exactly' }), redirects),
       el('label', {}, 'Post-logout redirect URIs ', el('small', { text: 'optional; one per line, up to 10' }), postLogout),
+      el('label', {}, refresh, ` ${REFRESH_LABEL}`),
       el('button', { type: 'submit', text: 'Save' }),
     ),
   );
@@ -104,6 +114,7 @@ function card(app: App): HTMLElement {
     el('p', {}, 'client_id ', el('code', { class: 'client-id', text: app.client_id })),
     el('p', { class: 'client-type', text: app.public ? 'Public client: no secret; every sign-in needs PKCE (S256)' : 'Confidential client (has a secret)' }),
     el('p', { class: 'redirect-uris', text: `Redirect URIs: ${app.redirect_uris.join(', ')}` }),
+    el('p', { class: 'refresh-tokens', text: hasRefresh(app) ? 'Refresh tokens: on (people who consent to offline_access stay signed in)' : 'Refresh tokens: off' }),
     app.post_logout_redirect_uris.length ? el('p', { class: 'post-logout-uris', text: `Post-logout redirect URIs: ${app.post_logout_redirect_uris.join(', ')}` }) : null,
     linkBuilder(app),
     editForm(app, itemSlot),
@@ -159,6 +170,7 @@ form.addEventListener(
         redirect_uris: lines(byId(ids.apps.redirectUris, HTMLTextAreaElement)),
         post_logout_redirect_uris: lines(byId(ids.apps.postLogoutRedirectUris, HTMLTextAreaElement)),
         ...(byId(ids.apps.public, HTMLInputElement).checked ? { public: true } : {}),
+        grant_types: grantTypes(byId(ids.apps.refreshTokens, HTMLInputElement).checked),
       },
     });
     if (!res.data) return refused(slot, res, 'Registering the app');

@@ -15,6 +15,7 @@ export abstract class AppsQueries extends Queries {
       name: app.name,
       redirect_uris: JSON.stringify(app.redirectUris),
       post_logout_redirect_uris: JSON.stringify(app.postLogoutRedirectUris),
+      grant_types: app.grantTypes.join(' '),
       created_at: app.createdAt,
     });
   }
@@ -43,6 +44,7 @@ export abstract class AppsQueries extends Queries {
   async deleteApp(clientId: string): Promise<boolean> {
     if (!isRowKey(clientId)) return false;
     return this.knex.transaction(async (trx) => {
+      await trx('refresh_tokens').where({ client_id: clientId }).delete();
       await trx('access_tokens').where({ client_id: clientId }).delete();
       await trx('auth_codes').where({ client_id: clientId }).delete();
       return (await trx('apps').where({ client_id: clientId }).delete()) === 1;
@@ -77,16 +79,8 @@ export abstract class AppsQueries extends Queries {
     // No row has this key: as for a code that is gone, there is nothing to revoke.
     if (!isRowKey(codeHash)) return { outcome: 'replayed', revokedTokens: 0 };
     return this.knex.transaction(async (trx) => {
-      const claimed = await trx('auth_codes')
-        .where({ code_hash: codeHash })
-        .whereNull('used_at')
-        .where('expires_at', '>', now)
-        .update({ used_at: now, token_hash: token.tokenHash });
-      if (claimed === 1) {
-        await trx('access_tokens').insert(tokenRow(token));
-        return REDEEMED;
-      }
-      if (await trx('auth_codes').where({ code_hash: codeHash }).whereNull('used_at').first('code_hash')) return EXPIRED;
+      const claim = await claimCode(trx, codeHash, now, token);
+      if (claim !== 'used') return claim === 'claimed' ? REDEEMED : EXPIRED;
       return { outcome: 'replayed', revokedTokens: await this.revokeOfCode(trx, codeHash, now) };
     });
   }
@@ -119,4 +113,22 @@ export abstract class AppsQueries extends Queries {
       .update({ revoked_at: now });
     return changed === 1;
   }
+}
+
+/**
+ * The claim at the heart of a code's redemption, inside the caller's transaction: marks the code
+ * used if it is unused and unexpired and stores its access token. `expired`: an unused code past
+ * its expiry (nothing written); `used`: redeemed already, or gone.
+ */
+export async function claimCode(trx: Knex.Transaction, codeHash: string, now: number, token: TokenRecord): Promise<'claimed' | 'expired' | 'used'> {
+  const claimed = await trx('auth_codes')
+    .where({ code_hash: codeHash })
+    .whereNull('used_at')
+    .where('expires_at', '>', now)
+    .update({ used_at: now, token_hash: token.tokenHash });
+  if (claimed === 1) {
+    await trx('access_tokens').insert(tokenRow(token));
+    return 'claimed';
+  }
+  return (await trx('auth_codes').where({ code_hash: codeHash }).whereNull('used_at').first('code_hash')) ? 'expired' : 'used';
 }

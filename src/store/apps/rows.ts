@@ -1,9 +1,17 @@
 /** Rows of the apps tables as records (src/domain/apps.ts), and records as rows. */
-import type { AppPatch, AppRecord, CodeRecord, TokenRecord, TokenWithUser } from '../../domain/apps.js';
+import type { AppPatch, AppRecord, CodeRecord, GrantType, TokenRecord, TokenWithUser } from '../../domain/apps.js';
 import { type Row, num, numOrNull, scopesOf } from '../rows.js';
 
 /** Every apps column toApp reads. */
-export const APP_COLUMNS = ['client_id', 'secret_hash', 'public', 'owner_id', 'name', 'redirect_uris', 'post_logout_redirect_uris', 'created_at'];
+export const APP_COLUMNS = ['client_id', 'secret_hash', 'public', 'owner_id', 'name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'created_at'];
+
+const GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
+
+/** The space-separated grant_types column: the known grants it names, in the contract's order. */
+function grantTypesOf(value: unknown): GrantType[] {
+  const names = typeof value === 'string' ? value.split(' ') : ['authorization_code'];
+  return GRANT_TYPES.filter((g) => names.includes(g));
+}
 
 export function toApp(r: Row): AppRecord {
   return {
@@ -15,6 +23,7 @@ export function toApp(r: Row): AppRecord {
     name: String(r.name),
     redirectUris: JSON.parse(String(r.redirect_uris)) as string[],
     postLogoutRedirectUris: JSON.parse(String(r.post_logout_redirect_uris)) as string[],
+    grantTypes: grantTypesOf(r.grant_types),
     createdAt: num(r.created_at),
   };
 }
@@ -25,6 +34,7 @@ export function appPatchRow(patch: AppPatch): Row {
   if (patch.name !== undefined) row.name = patch.name;
   if (patch.redirectUris !== undefined) row.redirect_uris = JSON.stringify(patch.redirectUris);
   if (patch.postLogoutRedirectUris !== undefined) row.post_logout_redirect_uris = JSON.stringify(patch.postLogoutRedirectUris);
+  if (patch.grantTypes !== undefined) row.grant_types = patch.grantTypes.join(' ');
   return row;
 }
 

@@ -40,6 +40,7 @@ export abstract class GrantsQueries extends Queries {
       const deleted = await trx('grants').where({ user_id: userId, client_id: clientId }).delete();
       if (deleted !== 1) return false;
       await trx('access_tokens').where({ user_id: userId, client_id: clientId }).whereNull('revoked_at').update({ revoked_at: now });
+      await trx('refresh_tokens').where({ user_id: userId, client_id: clientId }).whereNull('revoked_at').update({ revoked_at: now });
       await trx('auth_codes').where({ user_id: userId, client_id: clientId }).whereNull('used_at').delete();
       return true;
     });

@@ -18,6 +18,7 @@ import * as m017 from './017_redeem_code_function.js';
 import * as m018 from './018_recovery_code_slow_hash.js';
 import * as m019 from './019_game_removals.js';
 import * as m020 from './020_session_addresses.js';
+import * as m021 from './021_refresh_tokens.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Knex.Migration> = {
   '018_recovery_code_slow_hash': m018,
   '019_game_removals': m019,
   '020_session_addresses': m020,
+  '021_refresh_tokens': m021,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

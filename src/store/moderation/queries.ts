@@ -21,6 +21,7 @@ export abstract class ModerationQueries extends Queries {
         .where({ user_id: userId })
         .update({ data: JSON.stringify({ suspendedUserId: userId }), user_id: null, public_id: null, started_at: null, last_seen_at: null, user_agent: null, sign_in_ip: null });
       await trx('access_tokens').where({ user_id: userId }).whereNull('revoked_at').where('expires_at', '>', now).update({ revoked_at: now });
+      await trx('refresh_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
       // Deleted, not marked used: a redemption of a used code counts as a replay.
       await trx('auth_codes').where({ user_id: userId }).whereNull('used_at').delete();
       await trx('moderation_actions').insert(moderationActionRow(action));

@@ -1,6 +1,6 @@
 /** One bounded round of the purge: rows past these instants go, at most `limit` per table. */
 export interface PurgeBatch {
-  /** Tokens whose expires_at is at or before this. */
+  /** Access and refresh tokens whose expires_at is at or before this. */
   tokensExpiredBy: number;
   /** Codes whose expires_at is at or before this (earlier than now: see src/purge/purge.ts). */
   codesExpiredBy: number;
@@ -12,6 +12,7 @@ export interface PurgeBatch {
 /** How many rows of each kind a purge deleted. */
 export interface PurgeCounts {
   tokens: number;
+  refreshTokens: number;
   codes: number;
   sessions: number;
 }
@@ -19,7 +20,7 @@ export interface PurgeCounts {
 /** Deleting what has expired, across the tables whose rows expire. */
 export interface PurgeStore {
   /**
-   * Deletes at most `limit` expired rows of each of tokens, codes and sessions. Several instances
+   * Deletes at most `limit` expired rows of each of access tokens, refresh tokens, codes and sessions. Several instances
    * may run it at once: on PostgreSQL rows another purge holds are skipped, not waited for.
    */
   purgeExpired(batch: PurgeBatch): Promise<PurgeCounts>;

@@ -41,9 +41,10 @@ describe('migration 010_public_clients', () => {
         name: 'App',
         redirectUris: ['https://a.example/cb'],
         postLogoutRedirectUris: [],
+        grantTypes: ['authorization_code'],
         createdAt: 1,
       });
-      await store.createApp({ clientId: 'pub', secretHash: null, public: true, ownerId: userId, name: 'Pub', redirectUris: ['https://p.example/cb'], postLogoutRedirectUris: ['https://p.example/'], createdAt: 2 });
+      await store.createApp({ clientId: 'pub', secretHash: null, public: true, ownerId: userId, name: 'Pub', redirectUris: ['https://p.example/cb'], postLogoutRedirectUris: ['https://p.example/'], grantTypes: ['authorization_code'], createdAt: 2 });
       expect((await store.getApp('pub'))?.secretHash).toBeNull();
       if (sqlite) {
         // The connection enforces foreign keys again, and the rebuilt table left none dangling.

@@ -1,0 +1,37 @@
+/**
+ * The grants an app may use at the token endpoint (its RFC 7591 `grant_types`): the contract's
+ * GrantType enum, read from the contract as the scopes are. Every app may use
+ * `authorization_code`; `refresh_token` makes the `offline_access` scope mean something for it.
+ */
+import type { components } from '../../generated/api.js';
+import { schemaEnum } from '../contract.js';
+import type { GrantType } from '../domain/apps.js';
+import { InvalidInput } from '../domain/errors.js';
+
+/** The domain's GrantType is the contract's, both ways (a compile-time check). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameAsContract: Same<GrantType, components['schemas']['GrantType']> = true;
+void sameAsContract;
+
+/** Every grant, in the contract's order. */
+export const GRANT_TYPES: readonly GrantType[] = schemaEnum('GrantType');
+
+/** What an app gets when its registration names none. */
+export const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code'];
+
+/**
+ * An app's grant list from a request: duplicates dropped, in the contract's order. Every app
+ * keeps `authorization_code`: it is how each of its sign-ins starts (the refresh grant only
+ * continues one), so a list without it is refused.
+ */
+export function appGrantTypes(names: readonly string[]): GrantType[] {
+  const unknown = names.find((n) => !(GRANT_TYPES as readonly string[]).includes(n));
+  if (unknown !== undefined) throw new InvalidInput(`Unknown grant type "${unknown}": one of ${GRANT_TYPES.join(', ')}`);
+  if (!names.includes('authorization_code')) throw new InvalidInput('grant_types must include authorization_code');
+  return GRANT_TYPES.filter((g) => names.includes(g));
+}
+
+/** Whether the app may use refresh tokens (and so be granted `offline_access`). */
+export function allowsRefresh(app: { grantTypes: readonly GrantType[] }): boolean {
+  return app.grantTypes.includes('refresh_token');
+}

@@ -1,0 +1,89 @@
+/**
+ * The refresh grant (RFC 6749 section 6; OpenID Connect Core section 12): a refresh token buys a
+ * new access token, a new refresh token (rotation, RFC 9700 section 4.14.2) and, with `openid`, a
+ * new ID token for the same sign-in. The one used is spent; presenting it again shows that two
+ * parties hold it, so the whole family (every refresh and access token of that sign-in) is
+ * revoked, recorded and told to the account's owner (docs/oauth.md#refresh-tokens).
+ */
+import { InvalidGrant, InvalidInput, InvalidScope, UnauthorizedClient } from '../domain/errors.js';
+import type { TokenRecord } from '../domain/apps.js';
+import type { RefreshTokenRecord } from '../domain/refresh-tokens.js';
+import { LIFETIMES } from '../domain/lifetimes.js';
+import { hashSecret, randomSecret } from '../security/secrets.js';
+import { authenticateClientRequest } from './clients.js';
+import { allowsRefresh } from './grant-types.js';
+import { parseScopes } from './scopes.js';
+import { TOKEN_BYTES } from './secrets.js';
+import { EXPIRES_IN_SECONDS, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
+
+const REFRESH_TOKEN_REUSED = 'Refresh token has already been used; every token of this sign-in is revoked';
+
+export async function refreshGrant(deps: ExchangeDeps, params: TokenParams, authorization: string | undefined): Promise<TokenResult> {
+  if (params.refresh_token === undefined) throw new InvalidInput('Body field refresh_token is required');
+  const tokenHash = hashSecret(params.refresh_token);
+  const { app } = await authenticateClientRequest(params, authorization, async (clientId) => ({ app: await deps.store.getApp(clientId) }));
+  if (!allowsRefresh(app)) throw new UnauthorizedClient('This app may not use refresh tokens: its grant_types lack refresh_token');
+  const found = await deps.store.getRefreshToken(tokenHash);
+  // Another app's token is as unknown as none (RFC 6749 6: bound to the client it was issued to).
+  if (!found || found.clientId !== app.clientId) throw new InvalidGrant('Invalid refresh token');
+  const now = deps.now();
+  if (found.revokedAt !== null) throw new InvalidGrant('Refresh token has been revoked');
+  if (found.usedAt === null && found.expiresAt <= now) throw new InvalidGrant('Refresh token has expired');
+  const scopes = narrowedScopes(found, params.scope);
+
+  const accessToken = randomSecret(TOKEN_BYTES);
+  const refreshToken = randomSecret(TOKEN_BYTES);
+  const access: TokenRecord = {
+    tokenHash: hashSecret(accessToken),
+    clientId: app.clientId,
+    userId: found.userId,
+    scopes,
+    codeHash: null,
+    expiresAt: now + LIFETIMES.accessToken,
+    revokedAt: null,
+    createdAt: now,
+  };
+  const refresh: RefreshTokenRecord = {
+    ...found,
+    tokenHash: hashSecret(refreshToken),
+    accessTokenHash: access.tokenHash,
+    expiresAt: Math.min(now + deps.config.refreshTokenIdleSeconds * 1000, found.familyExpiresAt),
+    usedAt: null,
+    revokedAt: null,
+    createdAt: now,
+  };
+  // A spent token goes through the rotation too: its refusal and the family's revocation are one
+  // transaction there, whether it was spent long ago or by a request racing this one.
+  const rotation = await deps.store.rotateRefreshToken(tokenHash, now, { refresh, access });
+  if (rotation.outcome === 'reused') {
+    deps.audit?.('refresh_token_reuse_detected', { clientId: app.clientId, userId: found.userId, revokedTokens: rotation.revokedTokens });
+    throw new InvalidGrant(REFRESH_TOKEN_REUSED);
+  }
+  // Expired or revoked between the read and the rotation.
+  if (rotation.outcome === 'dead') throw new InvalidGrant('Invalid refresh token');
+
+  const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: EXPIRES_IN_SECONDS, refresh_token: refreshToken };
+  if (scopes.includes('openid')) {
+    const user = await deps.store.getUser(found.userId);
+    // Deleting a user deletes their refresh tokens: only a deletion racing this refresh gets here.
+    if (!user) throw new InvalidGrant('Invalid refresh token');
+    // OpenID Connect Core 12.2: the same sub, aud and auth_time; a new iat; no nonce (none was sent).
+    result.id_token = await signIdToken(deps, { user, scopes, clientId: app.clientId, authTime: found.authTime, amr: found.amr, nonce: null }, now);
+  }
+  return result;
+}
+
+/**
+ * The scopes of the new access token: `scope` when sent (RFC 6749 6: none beyond what the sign-in
+ * was granted), all of the family's otherwise. The refresh token keeps all of them either way.
+ */
+function narrowedScopes(found: RefreshTokenRecord, scope: string | undefined): string[] {
+  const asked = (scope ?? '').split(' ').filter((s) => s !== '');
+  if (asked.length === 0) return found.scopes;
+  const extra = asked.find((s) => !found.scopes.includes(s));
+  if (extra !== undefined) throw new InvalidScope(`Scope "${extra}" was not granted to this sign-in`);
+  // Fewer scopes still make a request the authorization endpoint would take (email needs userinfo or openid...).
+  const parsed = parseScopes(asked.join(' '));
+  if ('error' in parsed) throw new InvalidScope(parsed.error);
+  return parsed.scopes;
+}
