@@ -50,7 +50,7 @@ describe('server process', () => {
     const store = openStoreAt(databaseUrl);
     try {
       await store.knex('sessions').insert({ id_hash: 'a'.repeat(64), data: '{}', expires_at: Date.now() - 1, user_id: null });
-      expect(await service.line('"msg":"purged expired rows"', 6)).toContain('"purged":{"tokens":0,"codes":0,"sessions":1}');
+      expect(await service.line('"msg":"purged expired rows"', 6)).toContain('"purged":{"tokens":0,"refreshTokens":0,"codes":0,"sessions":1}');
       expect(await store.knex('sessions').count({ n: '*' }).first()).toEqual({ n: 0 });
     } finally {
       await store.close();
@@ -140,6 +140,8 @@ describe('loadConfig', () => {
       metricsHost: '127.0.0.1',
       purgeIntervalSeconds: 300,
       purgeBatchSize: 250,
+      refreshTokenIdleSeconds: 1_209_600,
+      refreshTokenAbsoluteSeconds: 7_776_000,
     });
   });
 
@@ -149,7 +151,7 @@ describe('loadConfig', () => {
 
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', LOG_FORMAT: 'TEXT', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50', DATABASE_POOL_SIZE: '20' }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', LOG_FORMAT: 'TEXT', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50', DATABASE_POOL_SIZE: '20', REFRESH_TOKEN_IDLE_SECONDS: '3600', REFRESH_TOKEN_ABSOLUTE_SECONDS: '86400' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -174,6 +176,8 @@ describe('loadConfig', () => {
       metricsHost: '0.0.0.0',
       purgeIntervalSeconds: 0,
       purgeBatchSize: 50,
+      refreshTokenIdleSeconds: 3600,
+      refreshTokenAbsoluteSeconds: 86_400,
     });
   });
 
@@ -210,6 +214,8 @@ describe('loadConfig', () => {
     [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "0"'],
     [{ DATABASE_POOL_SIZE: 'ten' }, 'DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "ten"'],
     [{ PURGE_BATCH_SIZE: '0' }, 'PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "0"'],
+    [{ REFRESH_TOKEN_IDLE_SECONDS: '59' }, 'REFRESH_TOKEN_IDLE_SECONDS must be at least 60'],
+    [{ REFRESH_TOKEN_ABSOLUTE_SECONDS: '14d' }, 'REFRESH_TOKEN_ABSOLUTE_SECONDS must be a whole number of seconds, got "14d"'],
     [{ PURGE_BATCH_SIZE: '100001' }, 'PURGE_BATCH_SIZE must be an integer from 1 to 100000, got "100001"'],
   ])('rejects %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));

@@ -247,12 +247,15 @@ function describeFocus(): { what: string; inDialog: boolean; visible: boolean } 
 }
 
 async function focused(page: Page): Promise<Focused> {
+  // Tab into the game's frame (another process) passes through the page's body for a moment: on
+  // a loaded machine that moment can outlast the key press. Wait for the focus to settle (5 s at most).
+  await page.waitForFunction(() => document.activeElement !== document.body, undefined, { timeout: 5000 }).catch(() => undefined);
   const top = await page.evaluate(describeFocus);
   if (top.what !== 'iframe#game') return top;
   const frame = page.frame({ url: /^http:\/\/127\.0\.0\.1:\d+\/\?service=/ })!;
   // The game's frame is another origin (another process): the focus lands inside it a moment after
-  // the frame element took it, the frame's body holding it meanwhile. Wait for it to land (2 s at most).
-  await frame.waitForFunction(() => document.activeElement !== document.body, undefined, { timeout: 2000 }).catch(() => undefined);
+  // the frame element took it, the frame's body holding it meanwhile. Wait for it to land (5 s at most).
+  await frame.waitForFunction(() => document.activeElement !== document.body, undefined, { timeout: 5000 }).catch(() => undefined);
   const inner = await frame.evaluate(describeFocus);
   return { ...inner, what: `iframe > ${inner.what}` };
 }
