@@ -14,7 +14,7 @@ import { openStoreAt } from '../../src/store/open.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { EXPIRED, REDEEMED, type CodeRecord, type TokenRecord } from '../../src/domain/apps.js';
-import { DEAD, ROTATED, type RefreshTokenRecord } from '../../src/domain/refresh-tokens.js';
+import { DEAD, ROTATED, type RefreshTokenRecord, type Rotation } from '../../src/domain/refresh-tokens.js';
 import type { EmailLinkRecord } from '../../src/domain/email-links.js';
 import { UniqueViolation } from '../../src/domain/errors.js';
 import type { NewModerationAction } from '../../src/domain/moderation.js';
@@ -423,6 +423,35 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await revokedAt(winners[0]!)).toEqual([NOW + 1, NOW + 1]);
     expect(await revokedAt(7)).toEqual([NOW + 1, NOW + 1]);
     for (const n of racers.filter((n) => n !== winners[0])) expect(await store.getRefreshToken(key('refresh', n))).toBeUndefined();
+  });
+
+  it('revokes a family whose tokens are rotated, replayed and revoked in parallel: nothing deadlocks and no token survives', async () => {
+    // Three rounds, each a new family of alice's: its first token spent, its second live.
+    for (const round of [0, 1, 2]) {
+      const family = key('code', 40 + round);
+      const [spent, live] = [40 + round * 20, 41 + round * 20];
+      await store.createCode(code('x', { codeHash: family, scopes: ['openid', 'offline_access'] }));
+      expect(await store.redeemCodeWithRefresh(family, NOW, accessToken(spent, family), refreshToken(spent, { familyId: family }))).toEqual(REDEEMED);
+      expect(await store.rotateRefreshToken(key('refresh', spent), NOW + 1, { refresh: refreshToken(live, { familyId: family }), access: accessToken(live, null) })).toEqual(ROTATED);
+      const next = [42, 43, 44, 45].map((n) => n + round * 20);
+      const results = await Promise.all([
+        ...next.map((n) => store.rotateRefreshToken(key('refresh', live), NOW + 2, { refresh: refreshToken(n, { familyId: family }), access: accessToken(n, null) })),
+        store.rotateRefreshToken(key('refresh', spent), NOW + 2, { refresh: refreshToken(99, { familyId: family }), access: accessToken(99, null) }),
+        store.rotateRefreshToken(key('refresh', spent), NOW + 2, { refresh: refreshToken(98, { familyId: family }), access: accessToken(98, null) }),
+        store.revokeRefreshFamily(family, NOW + 2),
+        store.revokeUserRefreshTokens(alice.id, NOW + 2),
+      ]);
+      const rotations = results.slice(0, 4) as Rotation[];
+      expect(rotations.filter((r) => r.outcome === 'rotated').length).toBeLessThanOrEqual(1);
+      expect((results.slice(4, 6) as Rotation[]).map((r) => r.outcome)).toEqual(['reused', 'reused']);
+      // Whichever order the database chose, every token of the family ends revoked: a rotation that
+      // won before a revocation had its new pair revoked with the rest.
+      for (const n of [spent, live]) expect(await revokedAt(n)).toEqual([NOW + 2, NOW + 2]);
+      for (const [i, n] of next.entries()) {
+        if (rotations[i]!.outcome === 'rotated') expect(await revokedAt(n)).toEqual([NOW + 2, NOW + 2]);
+        else expect(await store.getRefreshToken(key('refresh', n))).toBeUndefined();
+      }
+    }
   });
 
   it('purges expired tokens, codes and sessions in batches of at most `limit` per table, and nothing live', async () => {

@@ -3,6 +3,7 @@ import type { ModerationActionRecord, ModerationUserSummaryRecord, NewModeration
 import type { SuspensionRecord } from '../../domain/users.js';
 import { moderationActionRow, toModerationAction, toReport } from './rows.js';
 import { Queries } from '../queries.js';
+import { lockRefreshTokens } from '../refresh-tokens/queries.js';
 import { type Row, isRowId, isRowKey, num, uniqueField } from '../rows.js';
 
 /** ModerationStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
@@ -20,6 +21,7 @@ export abstract class ModerationQueries extends Queries {
       await trx('sessions')
         .where({ user_id: userId })
         .update({ data: JSON.stringify({ suspendedUserId: userId }), user_id: null, public_id: null, started_at: null, last_seen_at: null, user_agent: null, sign_in_ip: null });
+      await lockRefreshTokens(trx, { user_id: userId });
       await trx('access_tokens').where({ user_id: userId }).whereNull('revoked_at').where('expires_at', '>', now).update({ revoked_at: now });
       await trx('refresh_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
       // Deleted, not marked used: a redemption of a used code counts as a replay.
