@@ -13,6 +13,7 @@ const SLOW = [
   'test/client/mock.test.ts',
   'test/server.test.ts',
   'test/example.test.ts',
+  'test/example-device.test.ts',
   'test/npm-start.test.ts',
   'test/cli/npm-script.test.ts',
   'test/mail/server-process.test.ts',

@@ -12,6 +12,12 @@
  *   const profile = await idp.userInfo(me.id);
  *   const src = idp.pictureUrl(profile, 'medium');
  *   const renewed = await idp.refresh(refresh_token!); // with offline_access: keep renewed.refresh_token
+ *
+ * A device without a browser (RFC 8628): show the user code, then wait for the person.
+ *
+ *   const started = await idp.startDeviceAuthorization({ scope: ['openid', 'profile'] });
+ *   console.log(`Open ${started.verification_uri} and enter ${started.user_code}`);
+ *   const tokens = await idp.pollDeviceToken(started);
  */
 import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import createFetchClient, { type Client } from 'openapi-fetch';
@@ -23,6 +29,13 @@ export type TokenResponse = components['schemas']['TokenResponse'];
 export type RefreshedTokenResponse = TokenResponse & { refresh_token: string };
 /** The grants an app may use at the token endpoint (its `grant_types`). */
 export type GrantType = components['schemas']['GrantType'];
+/**
+ * The answer to startDeviceAuthorization (RFC 8628 3.2): the `device_code` the device keeps and
+ * polls with, the `user_code` (`XXXX-XXXX`) to show with `verification_uri`, the same page with the
+ * code filled in (`verification_uri_complete`, for a link or a QR code), and `expires_in` and
+ * `interval` in SECONDS.
+ */
+export type DeviceAuthorizationResponse = components['schemas']['DeviceAuthorizationResponse'];
 export type Identity = components['schemas']['Identity'];
 export type IntrospectionResponse = components['schemas']['IntrospectionResponse'];
 export type AuthorizationServerMetadata = components['schemas']['AuthorizationServerMetadata'];
@@ -344,6 +357,53 @@ export interface RefreshOptions extends ClientAuthOptions {
   scope?: Scope[] | string;
 }
 
+export interface DeviceAuthorizationOptions extends ClientAuthOptions {
+  /** E.g. `['openid', 'profile', 'offline_access']` (or the space-separated string), under the authorization endpoint's rules. */
+  scope?: Scope[] | string;
+}
+
+export interface PollDeviceTokenOptions extends ClientAuthOptions {
+  /** Stops the polling: the promise rejects with the signal's reason (an `AbortError` by default), at once, even mid-wait. */
+  signal?: AbortSignal;
+  /** Called after each answer that says to keep waiting (`authorization_pending`, `slow_down`), with the interval in seconds now in force. */
+  onPending?: (info: { interval: number }) => void;
+  /** How to wait `ms` milliseconds before a poll (default: setTimeout). Tests and schedulers inject their own. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The default wait: a timer, cleared when `signal` aborts (so an aborted poll keeps no process alive). */
+function timer(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => clearTimeout(id);
+    const id = setTimeout(() => {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/** The grant type of RFC 8628 3.4, as the device sends it to the token endpoint. */
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** RFC 8628 3.5: seconds every `slow_down` adds to the interval. */
+const SLOW_DOWN_SECONDS = 5;
+
+/** The service's own answer for an expired device code (the contract's deviceExpired example). */
+const DEVICE_CODE_EXPIRED = 'Device code has expired';
+
+/** `promise`, or the signal's reason as soon as it aborts (`promise` is still settled quietly). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  return new Promise<T>((resolve, reject) => {
+    // An AbortSignal's reason is an AbortError (a DOMException) unless the caller gave another.
+    const onAbort = () => reject(signal.reason as Error);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 export interface IdentityClient {
   /** The underlying openapi-fetch client, typed by the contract, for anything not wrapped here. */
   readonly http: Client<paths>;
@@ -360,6 +420,26 @@ export interface IdentityClient {
    * Sending a spent one again rejects with `invalid_grant` and ends every token of that sign-in.
    */
   refresh(refreshToken: string, options?: RefreshOptions): Promise<RefreshedTokenResponse>;
+  /**
+   * POST /api/oauth/device_authorization (RFC 8628 3.1), authenticated as exchangeToken is (a
+   * public app: its client id alone; the app's `grant_types` must include
+   * `urn:ietf:params:oauth:grant-type:device_code`): starts a sign-in on a device without a
+   * browser. Show the person `user_code` and `verification_uri` (or `verification_uri_complete`),
+   * then call pollDeviceToken with the answer.
+   */
+  startDeviceAuthorization(options?: DeviceAuthorizationOptions): Promise<DeviceAuthorizationResponse>;
+  /**
+   * Polls POST /api/oauth/token with `grant_type=urn:ietf:params:oauth:grant-type:device_code`
+   * (RFC 8628 3.4 and 3.5) until the person decides on the service's /device page: waits
+   * `interval` seconds before each poll, keeps going on `authorization_pending`, adds 5 seconds to
+   * the interval on `slow_down` and keeps going, and resolves with the tokens once the person
+   * approves (as an exchange answers them: `refresh_token` with `offline_access`, `id_token` with
+   * `openid`). Rejects with an IdentityServiceError on `access_denied` (the person denied),
+   * `expired_token` and any other refusal; and, without asking again, with the service's
+   * `expired_token` error once `expires_in` seconds have passed since the call (by the clock, or
+   * by the waits when an injected `sleep` is faster than it).
+   */
+  pollDeviceToken(authorization: DeviceAuthorizationResponse, options?: PollDeviceTokenOptions): Promise<TokenResponse>;
   /** GET /api/oauth/whois: who the token belongs to (`email` only with the email scope). */
   whois(accessToken: string): Promise<Identity>;
   /**
@@ -540,6 +620,54 @@ export function createIdentityClient(options: IdentityClientOptions): IdentityCl
       if (error !== undefined || data === undefined) throw failure(response, error);
       // Every refresh answers a new refresh token (the contract's TokenResponse.refresh_token).
       return data as RefreshedTokenResponse;
+    },
+
+    async startDeviceAuthorization(deviceOptions = {}) {
+      const form: Record<string, string> = {};
+      const { scope } = deviceOptions;
+      if (scope !== undefined) form.scope = Array.isArray(scope) ? scope.join(' ') : scope;
+      const request = authenticated('startDeviceAuthorization', form, deviceOptions);
+      const { data, error, response } = await http.POST('/api/oauth/device_authorization', {
+        body: request.form,
+        bodySerializer: request.bodySerializer,
+        headers: request.headers,
+      });
+      if (error !== undefined || data === undefined) throw failure(response, error);
+      return data;
+    },
+
+    async pollDeviceToken(authorization, pollOptions = {}) {
+      const { signal, onPending, sleep = (ms: number) => timer(ms, signal) } = pollOptions;
+      const started = Date.now();
+      const lifetime = authorization.expires_in * 1000;
+      let interval = authorization.interval;
+      let waited = 0;
+      for (;;) {
+        signal?.throwIfAborted();
+        const wait = interval * 1000;
+        // The code would be dead by the next poll: stop asking (RFC 8628 3.5), with the service's own answer.
+        if (Math.max(Date.now() - started, waited) + wait > lifetime) {
+          const body = { message: DEVICE_CODE_EXPIRED, error: 'expired_token', error_description: DEVICE_CODE_EXPIRED };
+          throw new IdentityServiceError(400, DEVICE_CODE_EXPIRED, body, 'expired_token');
+        }
+        await abortable(sleep(wait), signal);
+        waited += wait;
+        const request = authenticated('pollDeviceToken', { grant_type: DEVICE_CODE_GRANT, device_code: authorization.device_code }, pollOptions);
+        const { data, error, response } = await abortable(
+          http.POST('/api/oauth/token', {
+            body: request.form as components['schemas']['TokenRequest'],
+            bodySerializer: request.bodySerializer,
+            headers: request.headers,
+            signal,
+          }),
+          signal,
+        );
+        if (error === undefined && data !== undefined) return data;
+        const refusal = failure(response, error);
+        if (refusal.oauthError === 'slow_down') interval += SLOW_DOWN_SECONDS;
+        else if (refusal.oauthError !== 'authorization_pending') throw refusal;
+        onPending?.({ interval });
+      }
     },
 
     async whois(accessToken) {

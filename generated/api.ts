@@ -45,6 +45,15 @@ export interface paths {
          *     `unauthorized_client` when the app's `grant_types` no longer include `refresh_token`,
          *     `invalid_scope` for a scope the sign-in was not granted.
          *
+         *     **Device codes** (RFC 8628 section 3.4): `grant_type=urn:ietf:params:oauth:grant-type:device_code`
+         *     with the `device_code` from `/api/oauth/device_authorization` (and the same client
+         *     authentication). Until the person decides on `/device` the answer is 400
+         *     `authorization_pending`; polling faster than `interval` is `slow_down`, and every
+         *     `slow_down` adds 5 seconds to the interval the device must keep from then on; a denial is
+         *     `access_denied`, a code past its 600 seconds `expired_token`. An approved code is answered
+         *     once, as a code exchange is (`refresh_token` with `offline_access`, `id_token` with
+         *     `openid`); after that it is `invalid_grant`, as is another app's device code.
+         *
          *     **CORS** (`x-cors: client`): a browser app may call this endpoint from another origin.
          *     Preflights are answered for any origin. An actual response carries
          *     `Access-Control-Allow-Origin: <origin>` (with `Vary: Origin`) when the request's `Origin`
@@ -53,6 +62,45 @@ export interface paths {
          *     CORS header is sent. Never with credentials.
          */
         post: operations["exchangeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/device_authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a sign-in on a device without a browser (RFC 8628)
+         * @description The device authorization grant (RFC 8628) for a game or tool that has no browser to send
+         *     the person through: a console, a TV, a command-line game. The device asks here for a
+         *     `device_code` (kept by the device) and a `user_code` (shown to the person with
+         *     `verification_uri`), then polls the token endpoint with
+         *     `grant_type=urn:ietf:params:oauth:grant-type:device_code` every `interval` seconds while
+         *     the person, on a phone or a computer, opens `/device`, signs in, types the code, sees the
+         *     app and what it asks for, and approves or denies.
+         *
+         *     Only an app whose `grant_types` include `urn:ietf:params:oauth:grant-type:device_code`
+         *     may start one (`unauthorized_client` otherwise). The client authenticates as on the token
+         *     endpoint: `client_id` and `client_secret` in the body or HTTP Basic; a public app (a game
+         *     that cannot keep a secret) sends `client_id` alone. `scope` follows the authorization
+         *     endpoint's rules (`offline_access` is left out for an app without the `refresh_token`
+         *     grant).
+         *
+         *     The user code is 8 letters from an alphabet without vowels or look-alike characters
+         *     (`BCDFGHJKLMNPQRSTVWXZ`), shown as `XXXX-XXXX`; the `/device` page takes it in any case,
+         *     with or without the dash or spaces. Both codes live 600 seconds (`expires_in`) and are
+         *     stored only as hashes. Starting one counts against the client address (429 past the
+         *     limit: docs/decisions.md#rate-limits).
+         */
+        post: operations["startDeviceAuthorization"];
         delete?: never;
         options?: never;
         head?: never;
@@ -703,6 +751,46 @@ export interface paths {
          *     authorization request.
          */
         post: operations["postSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Connect a device (RFC 8628's verification page)
+         * @description Where a person types the code a device without a browser shows them (the device
+         *     authorization grant: `/api/oauth/device_authorization`). Signed out, redirects (303) to
+         *     the sign-in page, coming back here with the code. Signed in, shows the code's form
+         *     (`#device-form`, the field `#user-code`, filled in from `user_code` when given: the
+         *     device's `verification_uri_complete`). Nothing is approved by opening this page: the
+         *     person continues, sees the app and what it asks for, and decides.
+         */
+        get: operations["getDevicePage"];
+        put?: never;
+        /**
+         * Look up a device's code, then approve or deny it
+         * @description Without `decision`: looks the user code up (case, spaces and dashes do not matter). A live
+         *     code shows the app (`#device-app-name`, its owner), the scopes it asks for (`#scopes`, as
+         *     on the consent page) and two buttons, `#device-approve` and `#device-deny`. A wrong or
+         *     expired code shows the form again with the reason (400); wrong codes count against the
+         *     client address and against the account (429 past either limit, before the code is
+         *     checked: docs/decisions.md#rate-limits).
+         *
+         *     With `decision=approve` or `decision=deny` (the buttons): the device's next poll gets its
+         *     tokens, or `access_denied`. The answer is a page saying so (`#device-result`); approving
+         *     also remembers the consent, as the consent page does (the app appears among the
+         *     connected apps and revoking it there ends the device's tokens). A code decided already
+         *     or expired in the meantime: 400 with the reason. Signed out: 303 to the sign-in page.
+         */
+        post: operations["postDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2079,20 +2167,23 @@ export interface components {
         Scope: "userinfo" | "email" | "openid" | "profile" | "offline_access";
         /**
          * @description A grant an app may use at the token endpoint (RFC 7591 `grant_types`): `authorization_code`
-         *     (every app, by default alone) and `refresh_token`. Lists are in this order.
+         *     (every app, by default alone), `refresh_token` and
+         *     `urn:ietf:params:oauth:grant-type:device_code` (RFC 8628: the app may start sign-ins at
+         *     `/api/oauth/device_authorization`). Lists are in this order.
          * @enum {string}
          */
-        GrantType: "authorization_code" | "refresh_token";
+        GrantType: "authorization_code" | "refresh_token" | "urn:ietf:params:oauth:grant-type:device_code";
         /**
          * @description Token request parameters. `client_id` and `client_secret` may be left out when sent as HTTP
          *     Basic credentials; a public app sends `client_id` and no `client_secret`.
          *     `grant_type=authorization_code` needs `code` (a request without one is refused with
          *     `Body field code is required`, whatever else is wrong with it, as before refresh tokens);
-         *     `grant_type=refresh_token` needs `refresh_token`.
+         *     `grant_type=refresh_token` needs `refresh_token`;
+         *     `grant_type=urn:ietf:params:oauth:grant-type:device_code` needs `device_code`.
          */
         TokenRequest: {
             /**
-             * @description `authorization_code` (the seed's only grant) or `refresh_token` (RFC 6749 section 6); anything else is `unsupported_grant_type`.
+             * @description `authorization_code` (the seed's only grant), `refresh_token` (RFC 6749 section 6) or `urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 section 3.4); anything else is `unsupported_grant_type`.
              * @example authorization_code
              */
             grant_type: string;
@@ -2100,6 +2191,8 @@ export interface components {
             code?: string;
             /** @description The refresh token to use (`refresh_token` only). Every use replaces it with the new one in the response; a replaced one sent again ends every token of its sign-in. */
             refresh_token?: string;
+            /** @description The device code from `/api/oauth/device_authorization` (`urn:ietf:params:oauth:grant-type:device_code` only). */
+            device_code?: string;
             /** @description `refresh_token` only: space-separated scopes for the new access token, each granted before (`invalid_scope` otherwise); left out, all of them. The refresh token keeps every scope. */
             scope?: string;
             /** @description The client id of the app. */
@@ -2110,6 +2203,30 @@ export interface components {
             redirect_uri?: string;
             /** @description PKCE verifier (RFC 7636), required when the code was issued with a code_challenge (always, for a public app's code), and refused when it was issued without one. */
             code_verifier?: string;
+        };
+        /** @description RFC 8628 section 3.1. `client_id` and `client_secret` may be left out when sent as HTTP Basic credentials; a public app sends `client_id` alone. */
+        DeviceAuthorizationRequest: {
+            /** @description The client id of the app. */
+            client_id?: string;
+            /** @description The client secret of a confidential app; a public app has none and must not send one. */
+            client_secret?: string;
+            /** @description Space-separated scopes, under the authorization endpoint's rules (`userinfo` or `openid` among them). */
+            scope?: string;
+        };
+        /** @description RFC 8628 section 3.2. */
+        DeviceAuthorizationResponse: {
+            /** @description What the device polls the token endpoint with; 43 characters of base64url. Kept by the device, never shown. */
+            device_code: string;
+            /** @description What the person types on `/device`; 8 letters of `BCDFGHJKLMNPQRSTVWXZ` as `XXXX-XXXX`. */
+            user_code: string;
+            /** @description The `/device` page, to show with the user code. */
+            verification_uri: string;
+            /** @description The `/device` page with the user code filled in (for a QR code or a link); the person still confirms the code and the app. */
+            verification_uri_complete: string;
+            /** @description Seconds both codes live; always 600. */
+            expires_in: number;
+            /** @description Seconds to wait between two polls of the token endpoint; 5 (every `slow_down` adds 5). */
+            interval: number;
         };
         /** @description The token a client revokes or asks about, with its client credentials (left out when sent as HTTP Basic). */
         TokenReference: {
@@ -2187,13 +2304,15 @@ export interface components {
             revocation_endpoint: string;
             /** @description RFC 7662 introspection. */
             introspection_endpoint: string;
+            /** @description RFC 8628 device authorization (`/api/oauth/device_authorization`). */
+            device_authorization_endpoint: string;
             /** @description OpenID Connect's UserInfo (`/api/oauth/userinfo`) in the OpenID Provider metadata; whois (`/api/oauth/whois`) in the RFC 8414 document, as before OpenID Connect. */
             userinfo_endpoint: string;
             /** @description Every scope. */
             scopes_supported: components["schemas"]["Scope"][];
             /** @description Only `code`. */
             response_types_supported: string[];
-            /** @description `authorization_code` and `refresh_token` (which of them an app may use is its `grant_types`). */
+            /** @description `authorization_code`, `refresh_token` and `urn:ietf:params:oauth:grant-type:device_code` (which of them an app may use is its `grant_types`). */
             grant_types_supported: string[];
             /** @description Only `S256`. */
             code_challenge_methods_supported: string[];
@@ -2888,12 +3007,14 @@ export interface components {
              *     unknown, expired, used, or was issued for another redirect URI or PKCE challenge; the
              *     refresh token is unknown, expired, revoked, used or another app's),
              *     `unsupported_grant_type`, `unauthorized_client` (a token of another client, 403; an
-             *     app without the refresh grant sending a refresh token, 400), `invalid_scope` (a refresh
-             *     asking for a scope the sign-in was not granted), `temporarily_unavailable` (429 and
-             *     503), `server_error` (500).
+             *     app without the refresh or device grant using it, 400), `invalid_scope` (a refresh
+             *     asking for a scope the sign-in was not granted), RFC 8628 section 3.5's
+             *     `authorization_pending`, `slow_down`, `access_denied` and `expired_token` (a device
+             *     code polled before a decision, too fast, denied, too late), `temporarily_unavailable`
+             *     (429 and 503), `server_error` (500).
              * @enum {string}
              */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "temporarily_unavailable" | "server_error";
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token" | "temporarily_unavailable" | "server_error";
             /** @description The message, in the characters RFC 6749 section 5.2 allows. */
             error_description: string;
         };
@@ -3500,7 +3621,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description Malformed request, unsupported grant type, an invalid, expired or already used code, or a refresh token refused (unknown, expired, revoked, already used, another app's), an app without the refresh grant, or a scope beyond the sign-in's. */
+            /** @description Malformed request, unsupported grant type, an invalid, expired or already used code, a refresh token refused (unknown, expired, revoked, already used, another app's), an app without the refresh or device grant, a scope beyond the sign-in's, or a device code not (or no longer) answerable (pending, polled too fast, denied, expired, used, unknown). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3520,6 +3641,93 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            413: components["responses"]["OAuthPayloadTooLarge"];
+            415: components["responses"]["OAuthUnsupportedMediaType"];
+            429: components["responses"]["OAuthTooManyRequests"];
+            503: components["responses"]["OAuthUnavailable"];
+        };
+    };
+    startDeviceAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "Tv4Kq2mW8sE",
+                 *       "scope": "openid profile offline_access"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["DeviceAuthorizationRequest"];
+                /**
+                 * @example {
+                 *       "client_id": "Tv4Kq2mW8sE",
+                 *       "scope": "openid profile offline_access"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceAuthorizationRequest"];
+                /** @example client_id=Tv4Kq2mW8sE&scope=openid%20profile%20offline_access */
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description The device code, the user code and where the person goes with it. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always `no-cache`. */
+                    Pragma?: "no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device_code": "GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eSQx",
+                     *       "user_code": "WDJB-MJHT",
+                     *       "verification_uri": "http://localhost:3000/device",
+                     *       "verification_uri_complete": "http://localhost:3000/device?user_code=WDJB-MJHT",
+                     *       "expires_in": 600,
+                     *       "interval": 5
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceAuthorizationResponse"];
+                };
+            };
+            /** @description A malformed request, an app whose `grant_types` lack the device grant, or scopes the authorization endpoint would refuse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Missing client credentials, unknown client, wrong client secret, or a secret sent by a public app. */
+            401: {
+                headers: {
+                    /**
+                     * @description `Basic realm="oauth"` when the client tried HTTP Basic authentication.
+                     * @example Basic realm="oauth"
+                     */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unknown client",
+                     *       "error": "invalid_client",
+                     *       "error_description": "Unknown client"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
@@ -3776,13 +3984,15 @@ export interface operations {
                      *       "revocation_endpoint": "http://localhost:3000/api/oauth/revoke",
                      *       "introspection_endpoint": "http://localhost:3000/api/oauth/introspect",
                      *       "userinfo_endpoint": "http://localhost:3000/api/oauth/whois",
+                     *       "device_authorization_endpoint": "http://localhost:3000/api/oauth/device_authorization",
                      *       "jwks_uri": "http://localhost:3000/.well-known/jwks.json",
                      *       "end_session_endpoint": "http://localhost:3000/oauth/logout",
                      *       "scopes_supported": [
                      *         "userinfo",
                      *         "email",
                      *         "openid",
-                     *         "profile"
+                     *         "profile",
+                     *         "offline_access"
                      *       ],
                      *       "response_types_supported": [
                      *         "code"
@@ -3791,7 +4001,9 @@ export interface operations {
                      *         "query"
                      *       ],
                      *       "grant_types_supported": [
-                     *         "authorization_code"
+                     *         "authorization_code",
+                     *         "refresh_token",
+                     *         "urn:ietf:params:oauth:grant-type:device_code"
                      *       ],
                      *       "code_challenge_methods_supported": [
                      *         "S256"
@@ -3888,13 +4100,15 @@ export interface operations {
                      *       "revocation_endpoint": "http://localhost:3000/api/oauth/revoke",
                      *       "introspection_endpoint": "http://localhost:3000/api/oauth/introspect",
                      *       "userinfo_endpoint": "http://localhost:3000/api/oauth/userinfo",
+                     *       "device_authorization_endpoint": "http://localhost:3000/api/oauth/device_authorization",
                      *       "jwks_uri": "http://localhost:3000/.well-known/jwks.json",
                      *       "end_session_endpoint": "http://localhost:3000/oauth/logout",
                      *       "scopes_supported": [
                      *         "userinfo",
                      *         "email",
                      *         "openid",
-                     *         "profile"
+                     *         "profile",
+                     *         "offline_access"
                      *       ],
                      *       "response_types_supported": [
                      *         "code"
@@ -3903,7 +4117,9 @@ export interface operations {
                      *         "query"
                      *       ],
                      *       "grant_types_supported": [
-                     *         "authorization_code"
+                     *         "authorization_code",
+                     *         "refresh_token",
+                     *         "urn:ietf:params:oauth:grant-type:device_code"
                      *       ],
                      *       "code_challenge_methods_supported": [
                      *         "S256"
@@ -4835,6 +5051,59 @@ export interface operations {
             403: components["responses"]["HtmlError"];
             413: components["responses"]["HtmlError"];
             415: components["responses"]["HtmlError"];
+        };
+    };
+    getDevicePage: {
+        parameters: {
+            query?: {
+                /** @description The user code, to fill the form with (any case, with or without the dash). */
+                user_code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+        };
+    };
+    postDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "user_code": "WDJB-MJHT",
+                 *       "decision": "approve",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The user code the device shows. */
+                    user_code: string;
+                    /**
+                     * @description `approve` or `deny`; left out, the code is looked up and the decision asked for.
+                     * @enum {string}
+                     */
+                    decision?: "approve" | "deny";
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            429: components["responses"]["HtmlError"];
         };
     };
     getAccountPage: {

@@ -53,7 +53,9 @@ export interface AuditEvents {
   /** `fields`: what the author changed (`title`, `url`). */
   game_updated: { userId: number; gameId: number; fields: string[]; ip: string };
   game_deleted: { userId: number; gameId: number; ip: string };
-  consent_given: { userId: number; clientId: string; scopes: Scope[]; flow: 'traditional' | 'game' };
+  consent_given: { userId: number; clientId: string; scopes: Scope[]; flow: 'traditional' | 'game' | 'device' };
+  /** A person denied a device's sign-in on /device (RFC 8628). */
+  device_authorization_denied: { userId: number; clientId: string };
   code_replay_detected: { userId: number; clientId: string; revokedTokens: number };
   /** A spent refresh token was used again: its family (every refresh and access token of that sign-in) is revoked. */
   refresh_token_reuse_detected: { userId: number; clientId: string; revokedTokens: number };

@@ -22,6 +22,11 @@ export const DEMO = {
   publicApp: { clientId: 'demo_game', name: 'Demo Game App', redirectUri: 'http://localhost:8081/' },
   /** examples/static-game/, served by `npm run example:static` (or any static file server) here. */
   staticGame: { title: 'Static Example Game', url: 'http://localhost:8081/' },
+  /**
+   * A public app for the device flow (RFC 8628): `npm run example:device`, a command-line game,
+   * signs its player in with it. It never redirects, so it has no redirect URI.
+   */
+  deviceApp: { clientId: 'demo_tv_game', name: 'Demo TV Game' },
 } as const;
 
 /** A 512x512 gradient with a circle: the demo user's profile picture. */
@@ -76,6 +81,19 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
     grantTypes: ['authorization_code'],
     createdAt: now(),
   });
+  await store.createApp({
+    clientId: DEMO.deviceApp.clientId,
+    secretHash: null,
+    public: true,
+    ownerId: user.id,
+    name: DEMO.deviceApp.name,
+    // Every app may use codes (src/oauth/grant-types.ts), and registration asks for a redirect URI:
+    // a loopback one (RFC 8252 7.3, any port), as a desktop build of the same game would use.
+    redirectUris: ['http://127.0.0.1/callback'],
+    postLogoutRedirectUris: [],
+    grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+    createdAt: now(),
+  });
   const game = await store.createGame({ authorId: user.id, title: DEMO.game.title, url: DEMO.game.url, createdAt: now() });
   const staticGame = await store.createGame({ authorId: user.id, title: DEMO.staticGame.title, url: staticGameUrl(config.publicUrl), createdAt: now() });
   const picture = await sharp(Buffer.from(demoPictureSvg())).png().toBuffer();
@@ -104,6 +122,7 @@ Demo data created (a fresh database):
   game      ${DEMO.game.title} (id ${demo.gameId}) at ${DEMO.game.url}: run \`${serve}\`, then open ${base}/play/${demo.gameId}
   app       client_id ${DEMO.publicApp.clientId}, public (no secret, PKCE), for the game below
   game      ${DEMO.staticGame.title} (id ${demo.staticGameId}) at ${DEMO.staticGame.url}: run \`SERVICE_URL=${base} npm run example:static\`, then open ${base}/play/${demo.staticGameId}
+  app       client_id ${DEMO.deviceApp.clientId}, public, for devices without a browser: run \`PUBLIC_URL=${base} npm run example:device\` and enter its code at ${base}/device
 Sign in at ${base}/signin; the traditional flow, by hand (with \`${serve}\` running):
   ${base}/oauth?response_type=code&client_id=${DEMO.app.clientId}&redirect_uri=${encodeURIComponent(DEMO.app.redirectUri)}&scope=userinfo%20email&state=demo
 Try the flow (a code lives 5 minutes, a token 600 seconds):

@@ -13,6 +13,8 @@ describe('server process', () => {
     const dir = tempDir();
     const service = await spawnService({ env: { DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics') } });
     expect(service.stdout()).toContain('client_id demo_client / client_secret demo-secret');
+    const publicUrl = `http://localhost:${service.port}`;
+    expect(service.stdout()).toContain(`client_id demo_tv_game, public, for devices without a browser: run \`PUBLIC_URL=${publicUrl} npm run example:device\` and enter its code at ${publicUrl}/device`);
     expect(service.stdout()).toContain('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart');
     expect(JSON.parse(await service.line('"msg":"listening"'))).toMatchObject({ port: service.port, host: '127.0.0.1' });
 
@@ -23,6 +25,10 @@ describe('server process', () => {
     const picture = await fetch(`${service.url}/pfp/small/1-${body.user.pfpTimestamp}.webp`);
     expect(picture.status).toBe(200);
     expect(picture.headers.get('content-type')).toBe('image/webp');
+    // The demo's device app (public, with the device grant) starts a device sign-in with its client id alone.
+    const device = await fetch(`${service.url}/api/oauth/device_authorization`, { method: 'POST', body: new URLSearchParams({ client_id: 'demo_tv_game', scope: 'openid profile userinfo offline_access' }) });
+    expect(device.status).toBe(200);
+    expect(await device.json()).toMatchObject({ verification_uri: `${publicUrl}/device`, expires_in: 600, interval: 5 });
     // The log line has method, path and status, and never a query string.
     await service.line('"path":"/api/users/info"');
     const requestLines = service.stdout().split('\n').filter((l) => l.includes('"msg":"request"'));
@@ -50,7 +56,7 @@ describe('server process', () => {
     const store = openStoreAt(databaseUrl);
     try {
       await store.knex('sessions').insert({ id_hash: 'a'.repeat(64), data: '{}', expires_at: Date.now() - 1, user_id: null });
-      expect(await service.line('"msg":"purged expired rows"', 6)).toContain('"purged":{"tokens":0,"refreshTokens":0,"codes":0,"sessions":1}');
+      expect(await service.line('"msg":"purged expired rows"', 6)).toContain('"purged":{"tokens":0,"refreshTokens":0,"deviceAuthorizations":0,"codes":0,"sessions":1}');
       expect(await store.knex('sessions').count({ n: '*' }).first()).toEqual({ n: 0 });
     } finally {
       await store.close();

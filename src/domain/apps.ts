@@ -1,8 +1,13 @@
 /** Apps (OAuth clients) with the authorization codes and access tokens issued to them: the records the domain, the store and the pages share. */
 import type { UserRecord } from './users.js';
 
-/** The contract's GrantType enum (src/oauth/grant-types.ts checks that the two agree): what an app may use at the token endpoint. */
-export type GrantType = 'authorization_code' | 'refresh_token';
+/**
+ * The contract's GrantType enum, in its order (src/oauth/grant-types.ts checks that the two
+ * agree): what an app may use at the token endpoint.
+ */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
+
+export type GrantType = (typeof GRANT_TYPES)[number];
 
 export interface AppRecord {
   clientId: string;

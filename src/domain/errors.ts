@@ -83,6 +83,20 @@ export class UnauthorizedClient extends InvalidInput {
   readonly oauthError = 'unauthorized_client';
 }
 
+/**
+ * A device code polled before the person decided on /device, faster than its interval, after a
+ * denial, or past its expiry (RFC 8628 3.5): an InvalidInput (400) whose OAuth error code says
+ * which, so the device knows whether to keep polling.
+ */
+export class DevicePollRefused extends InvalidInput {
+  constructor(
+    readonly oauthError: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** An authorization code or refresh token that is unknown, expired, used, or does not match what it was issued for. */
 export class InvalidGrant extends DomainError {
   readonly kind = 'invalid_grant';

@@ -16,6 +16,8 @@ export const LIFETIMES = {
   refreshTokenIdle: 14 * DAY,
   /** A sign-in's refresh tokens at most, from its code exchange (the default of REFRESH_TOKEN_ABSOLUTE_SECONDS). */
   refreshTokenAbsolute: 90 * DAY,
+  /** A device authorization's two codes (RFC 8628: `expires_in`), from the device's request to its last poll. */
+  deviceCode: 10 * MINUTE,
   /** An authorization code, from the redirect to the exchange. */
   authorizationCode: 5 * MINUTE,
   /** A browser session (and the CSRF cookie of a visitor without one). */

@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { DevicePollRefused, DomainError } from '../domain/errors.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { tokenRequest } from '../oauth/token-endpoint.js';
 import type { Handler, JsonBody } from '../http/handler.js';
@@ -28,7 +28,9 @@ async function counted<T>(metrics: Metrics, exchange: Promise<T>): Promise<T> {
     metrics.tokenExchange('issued');
     return result;
   } catch (err) {
-    metrics.tokenExchange((err instanceof DomainError && REASONS[err.kind]) || 'error');
+    // A device's poll refused on RFC 8628's terms (authorization_pending, slow_down, ...) is counted by that name.
+    const own = err instanceof DevicePollRefused ? err.oauthError : undefined;
+    metrics.tokenExchange(own ?? ((err instanceof DomainError && REASONS[err.kind]) || 'error'));
     throw err;
   }
 }

@@ -6,6 +6,7 @@
 import type { operations } from '../../generated/api.js';
 import type { Handler } from '../http/handler.js';
 import { exchangeToken } from './exchangeToken.js';
+import { startDeviceAuthorization } from './startDeviceAuthorization.js';
 import { revokeToken } from './revokeToken.js';
 import { introspectToken } from './introspectToken.js';
 import { getAuthorizationServerMetadata } from './getAuthorizationServerMetadata.js';
@@ -43,6 +44,8 @@ import { getGameSdk } from './getGameSdk.js';
 import { getGameSdkTypes } from './getGameSdkTypes.js';
 import { getAuthorize } from './getAuthorize.js';
 import { postAuthorize } from './postAuthorize.js';
+import { getDevicePage } from './getDevicePage.js';
+import { postDevice } from './postDevice.js';
 import { getSession } from './getSession.js';
 import { getAccount } from './getAccount.js';
 import { updateAccount } from './updateAccount.js';
@@ -105,6 +108,7 @@ import { listModerationActions } from './listModerationActions.js';
 /** One handler per operationId; the compiler refuses a map that misses or invents an operation. */
 export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   exchangeToken,
+  startDeviceAuthorization,
   revokeToken,
   introspectToken,
   getAuthorizationServerMetadata,
@@ -142,6 +146,8 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   getGameSdkTypes,
   getAuthorize,
   postAuthorize,
+  getDevicePage,
+  postDevice,
   getSession,
   getAccount,
   updateAccount,

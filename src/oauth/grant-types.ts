@@ -1,11 +1,12 @@
 /**
  * The grants an app may use at the token endpoint (its RFC 7591 `grant_types`): the contract's
  * GrantType enum, read from the contract as the scopes are. Every app may use
- * `authorization_code`; `refresh_token` makes the `offline_access` scope mean something for it.
+ * `authorization_code`; `refresh_token` makes the `offline_access` scope mean something for it;
+ * `urn:ietf:params:oauth:grant-type:device_code` lets it start sign-ins on a device (src/oauth/device.ts).
  */
 import type { components } from '../../generated/api.js';
 import { schemaEnum } from '../contract.js';
-import type { GrantType } from '../domain/apps.js';
+import { GRANT_TYPES as DOMAIN_GRANT_TYPES, type GrantType } from '../domain/apps.js';
 import { InvalidInput } from '../domain/errors.js';
 
 /** The domain's GrantType is the contract's, both ways (a compile-time check). */
@@ -13,8 +14,9 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameAsContract: Same<GrantType, components['schemas']['GrantType']> = true;
 void sameAsContract;
 
-/** Every grant, in the contract's order. */
-export const GRANT_TYPES: readonly GrantType[] = schemaEnum('GrantType');
+/** Every grant, in the contract's order (the domain's list, checked against the contract's at start). */
+export const GRANT_TYPES: readonly GrantType[] = DOMAIN_GRANT_TYPES;
+if (schemaEnum('GrantType').join(' ') !== GRANT_TYPES.join(' ')) throw new Error('src/domain/apps.ts GRANT_TYPES differs from the contract\'s GrantType enum');
 
 /** What an app gets when its registration names none. */
 export const DEFAULT_GRANT_TYPES: readonly GrantType[] = ['authorization_code'];
@@ -34,4 +36,12 @@ export function appGrantTypes(names: readonly string[]): GrantType[] {
 /** Whether the app may use refresh tokens (and so be granted `offline_access`). */
 export function allowsRefresh(app: { grantTypes: readonly GrantType[] }): boolean {
   return app.grantTypes.includes('refresh_token');
+}
+
+/** RFC 8628's grant type: the device polls the token endpoint with it. */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code' satisfies GrantType;
+
+/** Whether the app may start sign-ins on a device without a browser (RFC 8628). */
+export function allowsDevice(app: { grantTypes: readonly GrantType[] }): boolean {
+  return app.grantTypes.includes(DEVICE_CODE_GRANT);
 }

@@ -29,7 +29,7 @@ export function covers(grant: Pick<GrantRecord, 'scopes'> | undefined, scopes: r
  */
 export async function recordConsent(
   deps: GrantDeps,
-  input: { userId: number; clientId: string; scopes: readonly Scope[]; flow: 'traditional' | 'game' },
+  input: { userId: number; clientId: string; scopes: readonly Scope[]; flow: 'traditional' | 'game' | 'device' },
 ): Promise<void> {
   const existing = await deps.store.getGrant(input.userId, input.clientId);
   const scopes = knownScopes([...input.scopes, ...(existing?.scopes ?? [])]);

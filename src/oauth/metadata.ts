@@ -31,6 +31,7 @@ export function authorizationServerMetadata(issuer: string, kind: 'oauth' | 'ope
     revocation_endpoint: `${issuer}/api/oauth/revoke`,
     introspection_endpoint: `${issuer}/api/oauth/introspect`,
     userinfo_endpoint: kind === 'openid' ? `${issuer}/api/oauth/userinfo` : `${issuer}/api/oauth/whois`,
+    device_authorization_endpoint: `${issuer}/api/oauth/device_authorization`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     end_session_endpoint: `${issuer}/oauth/logout`,
     scopes_supported: [...SCOPES],

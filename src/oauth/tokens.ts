@@ -15,6 +15,7 @@ export interface TokenParams extends ClientAuthParams {
   redirect_uri?: string;
   code_verifier?: string;
   refresh_token?: string;
+  device_code?: string;
   scope?: string;
 }
 

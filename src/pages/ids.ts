@@ -99,6 +99,8 @@ export const ids = {
     public: 'app-public',
     /** The register form's choice of the refresh grant (grant_types). */
     refreshTokens: 'app-refresh-tokens',
+    /** The register form's choice of the device grant (grant_types: urn:ietf:params:oauth:grant-type:device_code). */
+    deviceGrant: 'app-device-grant',
     list: 'apps',
     scopeChoices: 'scope-choices',
     /** An app's own result slot, in its card. */
@@ -123,6 +125,23 @@ export const ids = {
   /** The consent and logout pages: the app that asks (no script; the same id as the apps page's name field). */
   consent: {
     appName: 'app-name',
+  },
+  /**
+   * The device page (/device, src/pages/device.ts: RFC 8628's verification page; no script, plain
+   * forms). Its list of scopes is `#scopes`, the consent page's id, written in both templates.
+   */
+  device: {
+    form: 'device-form',
+    userCode: 'user-code',
+    continue: 'device-continue',
+    /** A refused code's reason, on the form. */
+    error: 'device-error',
+    appName: 'device-app-name',
+    appOwner: 'device-app-owner',
+    approve: 'device-approve',
+    deny: 'device-deny',
+    /** What the decision did (approved or denied). */
+    result: 'device-result',
   },
   /** The public profile (no script for these; the same ids as the account page's profile card). */
   publicProfile: {

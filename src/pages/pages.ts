@@ -171,7 +171,7 @@ function destination(redirectUri: string): string {
  * What a consent dialog lists: each scope asked for, as the user reads it. `offline_access` names
  * the app (OpenID Connect Core 11 asks for the person's consent to it in particular).
  */
-function scopeItems(scopes: readonly Scope[], appName?: string): SafeHtml[] {
+export function scopeItems(scopes: readonly Scope[], appName?: string): SafeHtml[] {
   return scopes.map((s) =>
     s === 'offline_access' && appName !== undefined
       ? html`<li data-scope="${s}">Stay signed in to ${appName}, even when you are away <code>${s}</code></li>`
@@ -269,6 +269,7 @@ ${resultSlot(ids.apps.result)}
 <label>Post-logout redirect URIs <small>optional; one per line, up to 10, matched exactly: where signing out may return to</small><textarea id="${ids.apps.postLogoutRedirectUris}" name="post_logout_redirect_uris" rows="2"></textarea></label>
 <label><input type="checkbox" id="${ids.apps.public}" name="public"> Public client (no secret; PKCE required) <small>for a browser or native app that cannot keep a secret</small></label>
 <label><input type="checkbox" id="${ids.apps.refreshTokens}" name="refresh_tokens"> Refresh tokens: let this app keep people signed in (offline_access) <small>it gets a refresh token when a person consents to <code>offline_access</code></small></label>
+<label><input type="checkbox" id="${ids.apps.deviceGrant}" name="device_grant"> Devices without a browser: let this app sign people in from a console, a TV or a terminal <small>the device flow: people type a code on <code>/device</code></small></label>
 <button type="submit" id="register">Register</button>
 </form>
 <h2>Registered apps</h2>

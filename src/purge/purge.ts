@@ -1,6 +1,7 @@
 /**
- * Deletes expired codes, access and refresh tokens and sessions, in bounded batches, so the tables stay the size of
- * the live data instead of growing by every exchange forever.
+ * Deletes expired codes, access and refresh tokens, device authorizations and sessions, in
+ * bounded batches, so the tables stay the size of the live data instead of growing by every
+ * exchange forever.
  */
 import type { Logger } from 'pino';
 import type { PurgeCounts, PurgeStore } from '../store/purge/store.js';
@@ -47,7 +48,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * on several instances at once: each batch is an idempotent delete by key.
  */
 export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = DEFAULT_PURGE_OPTIONS): Promise<PurgeCounts> {
-  const total: PurgeCounts = { tokens: 0, refreshTokens: 0, codes: 0, sessions: 0 };
+  const total: PurgeCounts = { tokens: 0, refreshTokens: 0, deviceAuthorizations: 0, codes: 0, sessions: 0 };
   for (;;) {
     const now = deps.now();
     const started = performance.now();
@@ -59,9 +60,10 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = DEFA
     });
     total.tokens += batch.tokens;
     total.refreshTokens += batch.refreshTokens;
+    total.deviceAuthorizations += batch.deviceAuthorizations;
     total.codes += batch.codes;
     total.sessions += batch.sessions;
-    const drained = Math.max(batch.tokens, batch.refreshTokens, batch.codes, batch.sessions) < options.batchSize;
+    const drained = Math.max(batch.tokens, batch.refreshTokens, batch.deviceAuthorizations, batch.codes, batch.sessions) < options.batchSize;
     if (drained || options.stopped?.()) return total;
     if (options.pauseMs > 0) await sleep(Math.max(options.pauseMs, (performance.now() - started) * REST_FACTOR));
   }
@@ -105,7 +107,7 @@ export function startPurger(
   const run = () => {
     running = purgeExpired(deps, { ...options, stopped: () => stopping })
       .then((counts) => {
-        if (counts.tokens + counts.codes + counts.sessions > 0) deps.logger.info({ purged: counts }, 'purged expired rows');
+        if (counts.tokens + counts.refreshTokens + counts.deviceAuthorizations + counts.codes + counts.sessions > 0) deps.logger.info({ purged: counts }, 'purged expired rows');
       })
       .catch((err: unknown) => deps.logger.error({ err }, 'purging expired rows failed'))
       .finally(() => {

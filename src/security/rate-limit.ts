@@ -70,6 +70,12 @@ export interface Limits {
   reportUser: Limiter;
   /** Picture uploads, per account (each costs a conversion; the CLI is not limited). */
   pictureUpload: Limiter;
+  /** Device sign-ins started (`/api/oauth/device_authorization`), per client address: each stores a row. */
+  deviceStartIp: Limiter;
+  /** Wrong user codes typed on /device, per client address (guessing another person's code). */
+  deviceCodeIp: Limiter;
+  /** Wrong user codes typed on /device, per account (the same, from many addresses). */
+  deviceCodeAccount: Limiter;
 }
 
 const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
@@ -85,6 +91,9 @@ const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
   emailChange: { points: 5, seconds: 60 * 60 },
   reportUser: { points: 10, seconds: 60 * 60 },
   pictureUpload: { points: 10, seconds: 10 * 60 },
+  deviceStartIp: { points: 30, seconds: 10 * 60 },
+  deviceCodeIp: { points: 10, seconds: 15 * 60 },
+  deviceCodeAccount: { points: 10, seconds: 60 * 60 },
 };
 
 function tooMany(res: RateLimiterRes): RateLimited {
@@ -96,7 +105,7 @@ function tooMany(res: RateLimiterRes): RateLimited {
 type RefusalListener = () => void;
 
 /** The limits that count per client address: by addressGroup (an IPv6 /64 as one). */
-const PER_ADDRESS: ReadonlySet<keyof Limits> = new Set(['signInIp', 'signUpIp', 'forgotPasswordIp']);
+const PER_ADDRESS: ReadonlySet<keyof Limits> = new Set(['signInIp', 'signUpIp', 'forgotPasswordIp', 'deviceStartIp', 'deviceCodeIp']);
 
 /** A Limiter over any rate-limiter-flexible limiter; `keyOf` turns the caller's key into the counted one. */
 function limiterOf(limiter: RateLimiterAbstract, keyOf: (key: string) => string, onRefused?: RefusalListener): Limiter {

@@ -2,6 +2,7 @@ import type { AppRecord, CodeRecord, TokenWithUser } from '../domain/apps.js';
 import type { PublicUserRecord, UserRecord } from '../domain/users.js';
 import { AppsQueries } from './apps/queries.js';
 import { AuthenticatorAppQueries } from './authenticator-app/queries.js';
+import { DeviceAuthorizationsQueries } from './device-authorizations/queries.js';
 import { EmailLinksQueries } from './email-links/queries.js';
 import { GamesQueries } from './games/queries.js';
 import { GrantsQueries } from './grants/queries.js';
@@ -32,6 +33,7 @@ const AGGREGATES = [
   UsersQueries,
   AppsQueries,
   RefreshTokensQueries,
+  DeviceAuthorizationsQueries,
   SigningKeysQueries,
   GamesQueries,
   GrantsQueries,

@@ -50,6 +50,13 @@ export const STORE_METHODS = [
   'revokeRefreshFamily',
   'revokeUserRefreshTokens',
 
+  // DeviceAuthorizationStore
+  'createDeviceAuthorization',
+  'getDeviceAuthorizationByUserCode',
+  'decideDeviceAuthorization',
+  'pollDeviceAuthorization',
+  'redeemDeviceAuthorization',
+
   // SigningKeyStore
   'listSigningKeys',
   'addSigningKey',

@@ -31,7 +31,7 @@ export function uniqueField(err: unknown): string | undefined {
   const e = err as { code?: string; message?: string; constraint?: string };
   let column: string | undefined;
   if (e.code === '23505') {
-    column = e.constraint; // PostgreSQL: users_email_unique, users_name_key_unique
+    column = e.constraint; // PostgreSQL: users_email_unique, users_name_key_unique, device_authorizations_user_code_hash_unique
   } else if (e.code === 'SQLITE_CONSTRAINT_UNIQUE') {
     // knex prefixes the whole statement, which names every column: read only SQLite's own part.
     column = /UNIQUE constraint failed: ([\w.]+)/.exec(e.message ?? '')?.[1];
@@ -41,6 +41,7 @@ export function uniqueField(err: unknown): string | undefined {
   if (column?.includes('name_key')) return 'name';
   if (column?.includes('credential_id')) return 'credential';
   if (column?.includes('reports')) return 'report';
+  if (column?.includes('user_code')) return 'userCode';
   if (column?.includes('email')) return 'email';
   return 'value';
 }

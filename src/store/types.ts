@@ -7,6 +7,7 @@
  */
 import type { AppStore } from './apps/store.js';
 import type { AuthenticatorAppStore } from './authenticator-app/store.js';
+import type { DeviceAuthorizationStore } from './device-authorizations/store.js';
 import type { EmailLinkStore } from './email-links/store.js';
 import type { GameStore } from './games/store.js';
 import type { GrantStore } from './grants/store.js';
@@ -43,6 +44,7 @@ export interface Store
     UserStore,
     AppStore,
     RefreshTokenStore,
+    DeviceAuthorizationStore,
     SigningKeyStore,
     GameStore,
     GrantStore,

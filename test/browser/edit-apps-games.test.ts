@@ -1,7 +1,7 @@
 /**
  * Editing what one registered, in Chromium: the author edits a game's title and address and
  * deletes it (its play page then 404s); an app's owner edits its name and redirect URIs, and copies
- * a new client secret; an app registered with refresh tokens is listed so, and its owner turns them
+ * a new client secret; an app registered with refresh tokens (and the device grant) is listed so, and its owner turns them
  * off; a moderator removes someone else's game with a reason the record keeps.
  * axe finds nothing on the states shown, at a desktop's and a phone's width.
  */
@@ -84,7 +84,7 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
     const page = await signedIn(owner);
     await page.goto(`${t.baseUrl}/apps`);
     const card = page.locator(`section.app[data-client-id="${app.clientId}"]`);
-    await card.locator('summary', { hasText: 'Edit name, addresses and refresh tokens' }).click();
+    await card.locator('summary', { hasText: 'Edit name, addresses and grants' }).click();
     await card.locator('textarea[name=redirect_uris]').fill('not a url');
     await card.locator('button', { hasText: 'Save' }).click();
     await expect.poll(() => page.textContent(`#app-${app.clientId}-result-error`)).toMatch(/^Saving the app failed: /);
@@ -117,7 +117,7 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
     // The same edit form at a phone's width.
     const phone = await signedIn(owner, 390, 844);
     await phone.goto(`${t.baseUrl}/apps`);
-    await phone.locator(`section.app[data-client-id="${app.clientId}"] summary`, { hasText: 'Edit name, addresses and refresh tokens' }).click();
+    await phone.locator(`section.app[data-client-id="${app.clientId}"] summary`, { hasText: 'Edit name, addresses and grants' }).click();
     await expectNoAxeViolations(phone, 'apps page, editing (390)');
     await phone.context().close();
   });
@@ -126,7 +126,7 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
     [1280, 800],
     [390, 844],
   ] as const) {
-    it(`at ${width}x${height} an app registered with refresh tokens is listed with them, and its owner turns them off`, async () => {
+    it(`at ${width}x${height} an app registered with refresh tokens and the device grant is listed with them, and its owner turns refresh tokens off`, async () => {
       const owner = await makeUser(t);
       const page = await signedIn(owner, width, height);
       await page.goto(`${t.baseUrl}/apps`);
@@ -134,20 +134,24 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
       await page.fill('#redirect-uris', 'https://refresh.example/cb');
       expect(await page.isChecked('#app-refresh-tokens')).toBe(false);
       await page.getByLabel('Refresh tokens: let this app keep people signed in (offline_access)').check();
+      expect(await page.isChecked('#app-device-grant')).toBe(false);
+      await page.getByLabel('Devices without a browser: let this app sign people in from a console, a TV or a terminal').check();
       await expectNoAxeViolations(page, `apps page, registering with refresh tokens (${width})`);
       await page.click('#register');
       await expect.poll(() => page.textContent('#apps-result-status')).toBe(`Registered Refreshing ${width}`);
       const clientId = (await page.textContent('#new-client-id'))!;
-      expect(await t.store.getApp(clientId)).toMatchObject({ grantTypes: ['authorization_code', 'refresh_token'] });
-      // The form is reset for the next app: the box is clear again.
+      expect(await t.store.getApp(clientId)).toMatchObject({ grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] });
+      // The form is reset for the next app: the boxes are clear again.
       expect(await page.isChecked('#app-refresh-tokens')).toBe(false);
+      expect(await page.isChecked('#app-device-grant')).toBe(false);
 
       const card = () => page.locator(`section.app[data-client-id="${clientId}"]`);
       await expect.poll(() => card().locator('p.refresh-tokens').textContent()).toBe('Refresh tokens: on (people who consent to offline_access stay signed in)');
+      expect(await card().locator('p.device-grant').textContent()).toBe('Devices without a browser: on (people approve on /device)');
       // The sign-in link builder offers offline_access to this app.
       expect(await card().locator('input.scope-offline_access').count()).toBe(1);
 
-      await card().locator('summary', { hasText: 'Edit name, addresses and refresh tokens' }).click();
+      await card().locator('summary', { hasText: 'Edit name, addresses and grants' }).click();
       const box = card().getByLabel('Refresh tokens: let this app keep people signed in (offline_access)');
       expect(await box.isChecked()).toBe(true);
       await expectNoAxeViolations(page, `apps page, editing an app with refresh tokens (${width})`);
@@ -155,10 +159,12 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
       await card().locator('button', { hasText: 'Save' }).click();
       await expect.poll(() => page.textContent(`#app-${clientId}-result-status`)).toBe(`Saved Refreshing ${width}`);
       expect(await card().locator('p.refresh-tokens').textContent()).toBe('Refresh tokens: off');
+      expect(await card().locator('p.device-grant').textContent()).toBe('Devices without a browser: on (people approve on /device)');
       expect(await card().locator('input.scope-offline_access').count()).toBe(0);
-      expect(await t.store.getApp(clientId)).toMatchObject({ grantTypes: ['authorization_code'] });
-      await card().locator('summary', { hasText: 'Edit name, addresses and refresh tokens' }).click();
+      expect(await t.store.getApp(clientId)).toMatchObject({ grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'] });
+      await card().locator('summary', { hasText: 'Edit name, addresses and grants' }).click();
       expect(await card().getByLabel('Refresh tokens: let this app keep people signed in (offline_access)').isChecked()).toBe(false);
+      expect(await card().getByLabel('Devices without a browser: let this app sign people in from a console, a TV or a terminal').isChecked()).toBe(true);
       await expectNoAxeViolations(page, `apps page, an app without refresh tokens (${width})`);
 
       // After a reload, the list still says so.

@@ -293,7 +293,7 @@ describe('app', () => {
       '--grant-type', 'refresh_token', '--grant-type', 'authorization_code');
     expect(Object.keys(app).sort()).toEqual(['client_id', 'client_secret']);
     expect((await t.store.getApp(app.client_id))?.grantTypes).toEqual(['authorization_code', 'refresh_token']);
-    await fails(1, 'Unknown grant type "implicit": one of authorization_code, refresh_token',
+    await fails(1, 'Unknown grant type "implicit": one of authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code',
       'app', 'create', '--owner', String(id), '--name', 'X', '--redirect-uri', 'https://a.example/cb', '--grant-type', 'implicit');
     await fails(1, 'grant_types must include authorization_code',
       'app', 'create', '--owner', String(id), '--name', 'X', '--redirect-uri', 'https://a.example/cb', '--grant-type', 'refresh_token');
@@ -353,7 +353,7 @@ describe('app', () => {
     const app = await cliCreateApp(id);
     await fails(1, 'Redirect URI must use https (http is allowed on localhost only): http://a.example/cb', 'app', 'update', '--client-id', app.client_id, '--redirect-uri', 'http://a.example/cb');
     await fails(1, 'App name must be 1 to 64 characters', 'app', 'update', '--client-id', app.client_id, '--name', ' ');
-    await fails(1, 'Unknown grant type "device_code": one of authorization_code, refresh_token', 'app', 'update', '--client-id', app.client_id, '--grant-type', 'device_code');
+    await fails(1, 'Unknown grant type "device_code": one of authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code', 'app', 'update', '--client-id', app.client_id, '--grant-type', 'device_code');
     await fails(1, 'grant_types must include authorization_code', 'app', 'update', '--client-id', app.client_id, '--grant-type', 'refresh_token');
     await fails(2, 'give at least one of --name, --redirect-uri, --post-logout-redirect-uri, --clear-post-logout-redirect-uris and --grant-type', 'app', 'update', '--client-id', app.client_id);
     const both = await cli('app', 'update', '--client-id', app.client_id, '--post-logout-redirect-uri', 'https://a.example/', '--clear-post-logout-redirect-uris');

@@ -9,13 +9,28 @@ import path from 'node:path';
 import { createLocalJWKSet, errors, jwtVerify } from 'jose';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { createIdentityClient } from '../../client/index.js';
+import { createIdentityClient, type IdentityClientOptions } from '../../client/index.js';
 import type { components } from '../../generated/api.js';
 import { startMock } from '../contract/prism.js';
 import { clientSuite } from './suite.js';
-import { MOCK_EXCEPTIONS, preferHeader, skipOnMock, usedExceptions } from './targets.js';
+import { MOCK_EXCEPTIONS, preferHeader, skipOnMock, usedExceptions, type SteeredException } from './targets.js';
 
 const app = { clientId: 'Xw3Ah1pX9kA', clientSecret: '2mX8b5N0cYk1yHq7JtV4uL6rPz9sWe3aDf0gKi5oRnM', redirectUri: 'https://app.example/callback' };
+
+/** The headers of a steered client: one `Prefer` for every call, or, for a list, a fetch that sends them one call after another. */
+function steering(steer: SteeredException | readonly SteeredException[] | undefined): Partial<IdentityClientOptions> {
+  if (steer === undefined) return {};
+  if (typeof steer === 'string') return { headers: { Prefer: preferHeader(steer) } };
+  const queue = steer.map(preferHeader);
+  return {
+    fetch: (input, init) => {
+      const request = new Request(input, init);
+      const prefer = queue.shift();
+      if (prefer !== undefined) request.headers.set('Prefer', prefer);
+      return fetch(request);
+    },
+  };
+}
 
 clientSuite(async () => {
   const mock = await startMock();
@@ -26,22 +41,18 @@ clientSuite(async () => {
     // The mock tells no apps apart.
     otherApp: app,
     publicApp: { clientId: 'Pb7Kq2mW4sE', redirectUri: 'https://chess.example/spa/callback' },
+    deviceApp: { clientId: 'Tv4Kq2mW8sE' },
     users: {
       withPicture: { id: 12, name: 'ada_l', email: 'ada@example.com', pfpTimestamp: 1733707565493, updatedAt: 1733707565 },
       // No example names grace-h's email, and no case reads it; updated_at is the defaultPicture example's.
       withoutPicture: { id: 13, name: 'grace-h', email: 'grace-h@example.com', updatedAt: 1733700000 },
     },
     code: () => Promise.resolve('Q0hBTkdFLU1FLXRoaXMtaXMtYW4tZXhhbXBsZS1jb2Rl'),
+    decideDevice: () => Promise.resolve(),
     // The introspection example's iat.
     nowSeconds: () => 1733707565,
-    client: (options = {}, steer) =>
-      createIdentityClient({
-        baseUrl: mock.url,
-        clientId: app.clientId,
-        clientSecret: app.clientSecret,
-        ...options,
-        ...(steer === undefined ? {} : { headers: { Prefer: preferHeader(steer) } }),
-      }),
+    advance: () => undefined,
+    client: (options = {}, steer) => createIdentityClient({ baseUrl: mock.url, clientId: app.clientId, clientSecret: app.clientSecret, ...options, ...steering(steer) }),
     serverOnly: skipOnMock,
     close: () => mock.stop(),
   };

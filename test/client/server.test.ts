@@ -2,6 +2,7 @@
 import sharp from 'sharp';
 import { createIdentityClient } from '../../client/index.js';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
+import { decideUserCode } from '../../src/oauth/device.js';
 import { setPicture } from '../../src/pictures/pictures.js';
 import type { UserRecord } from '../../src/domain/users.js';
 import { makeClient, makeCode, makeUser, startServer } from '../helpers.js';
@@ -24,6 +25,10 @@ clientSuite(async () => {
     { store: t.store, now: t.clock.now },
     { ownerId: withPicture.id, name: 'Public App', redirectUris: ['https://spa.example/callback'], public: true, grantTypes: ['authorization_code', 'refresh_token'] },
   );
+  const deviceApp = await registerOAuthApp(
+    { store: t.store, now: t.clock.now },
+    { ownerId: withPicture.id, name: 'Device App', redirectUris: ['https://tv.example/callback'], public: true, grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] },
+  );
   const asTarget = async (user: UserRecord): Promise<TargetUser> => {
     const u = (await t.store.getUser(user.id))!;
     return {
@@ -40,6 +45,7 @@ clientSuite(async () => {
     app,
     otherApp,
     publicApp: { clientId: publicApp.app.clientId, redirectUri: publicApp.app.redirectUris[0]! },
+    deviceApp: { clientId: deviceApp.app.clientId },
     users: { withPicture: await asTarget(withPicture), withoutPicture: await asTarget(withoutPicture) },
     code: (request) =>
       makeCode(t, {
@@ -50,7 +56,13 @@ clientSuite(async () => {
         codeChallenge: request.codeChallenge ?? null,
         nonce: request.nonce ?? null,
       }),
+    // As /device does, for a person signed in with a password just now.
+    decideDevice: async (userCode, user, decision) => {
+      const person = (await t.store.getUser(user.id))!;
+      await decideUserCode(t.app.deps, userCode, { user: person, ip: '127.0.0.1', authTime: t.clock.now(), amr: ['pwd'] }, decision);
+    },
     nowSeconds: () => Math.floor(t.clock.now() / 1000),
+    advance: (ms) => t.clock.advance(ms),
     // The service needs no steering: each exception's answer is its own.
     client: (options = {}) => createIdentityClient({ baseUrl: t.baseUrl, clientId: app.clientId, clientSecret: app.clientSecret, ...options }),
     serverOnly: () => false,

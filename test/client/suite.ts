@@ -8,7 +8,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPkcePair, IdentityServiceError, IdTokenError, PICTURE_SIZES, type PictureSize } from '../../client/index.js';
-import type { Target, TargetUser } from './targets.js';
+import type { SteeredException, Target, TargetUser } from './targets.js';
 
 const TOKEN = { access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), token_type: 'Bearer', expires_in: 600 };
 
@@ -384,6 +384,130 @@ export function clientSuite(start: () => Promise<Target>): void {
       const refusal = await t.client({ clientId: t.otherApp.clientId }).verifyIdToken(idToken!).catch((e: unknown) => e);
       expect(refusal).toBeInstanceOf(IdTokenError);
       expect((refusal as IdTokenError).code).toBe('audience');
+    });
+  });
+
+  // Last: these move the service's clock (a device's waits), by 600 seconds for the expiry.
+  describe('devices without a browser (RFC 8628): startDeviceAuthorization and pollDeviceToken', () => {
+    const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
+    /** A client of the public device app: its client id alone; against the mock, `steer` answers its calls one after another. */
+    const device = (steer?: readonly SteeredException[]) => t.client({ clientId: t.deviceApp.clientId, clientSecret: undefined }, steer);
+    /** A device's waits, recorded and passed on the target's clock; `during(n)` runs while the n-th (from 1) lasts. */
+    function waits(during: (n: number, ms: number) => Promise<void> | void = () => undefined) {
+      const done: number[] = [];
+      const sleep = async (ms: number) => {
+        done.push(ms);
+        await during(done.length, ms);
+      };
+      return { done, sleep };
+    }
+
+    it('startDeviceAuthorization: the codes, the page to enter the user code at (with it filled in), 600 seconds, polls every 5', async () => {
+      const started = await device().startDeviceAuthorization({ scope: ['openid', 'profile', 'offline_access'] });
+      expect(started).toEqual({
+        // The contract's example device code is 41 characters, the service's 43.
+        device_code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        user_code: expect.stringMatching(USER_CODE),
+        verification_uri: `${t.issuer}/device`,
+        verification_uri_complete: `${t.issuer}/device?user_code=${started.user_code}`,
+        expires_in: 600,
+        interval: 5,
+      });
+    });
+
+    it('an app whose grant_types lack the device grant: 400 unauthorized_client', async () => {
+      const call = t.client(undefined, 'deviceNotAllowed').startDeviceAuthorization({ scope: 'userinfo' });
+      const message = 'This app may not use the device flow: its grant_types lack urn:ietf:params:oauth:grant-type:device_code';
+      expect(await failure(call)).toEqual(oauthFailure(400, 'unauthorized_client', message));
+    });
+
+    it('pollDeviceToken waits interval before each poll, polls on while pending, 5 s longer after slow_down, and resolves with the tokens once approved; polled again: 400 invalid_grant', async () => {
+      const started = await device().startDeviceAuthorization({ scope: 'userinfo email' });
+      const intervals: number[] = [];
+      const { done, sleep } = waits(async (n, ms) => {
+        // The third wait ends after 1 second, as a device's early timer might: the service says slow_down.
+        if (n === 3) return t.advance(1000);
+        // The person approves during the fourth.
+        if (n === 4) await t.decideDevice(started.user_code, ada, 'approve');
+        t.advance(ms);
+      });
+      const tokens = await device(['devicePending', 'devicePending', 'deviceSlowDown']).pollDeviceToken(started, { sleep, onPending: ({ interval }) => intervals.push(interval) });
+      expect(tokens).toEqual(TOKEN);
+      expect(done).toEqual([5000, 5000, 5000, 10_000]);
+      expect(intervals).toEqual([5, 5, 10]);
+      expect(await t.client().whois(tokens.access_token)).toEqual({ id: ada.id, name: ada.name, pfpTimestamp: ada.pfpTimestamp, email: ada.email });
+      const again = device(['deviceUsed']).pollDeviceToken(started, { sleep: async () => undefined });
+      expect(await failure(again)).toEqual(oauthFailure(400, 'invalid_grant', 'Device code has already been used'));
+    });
+
+    it('with offline_access and openid: a refresh token and an ID token, as an exchange answers them', async (ctx) => {
+      if (t.serverOnly('deviceTokens')) ctx.skip();
+      const started = await device().startDeviceAuthorization({ scope: 'openid offline_access' });
+      const { sleep } = waits(async (n, ms) => {
+        if (n === 1) await t.decideDevice(started.user_code, ada, 'approve');
+        t.advance(ms);
+      });
+      const tokens = await device().pollDeviceToken(started, { sleep });
+      expect(tokens).toEqual({ ...TOKEN, refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), id_token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/) });
+      expect(decodeJwtPart(tokens.id_token!, 1)).toMatchObject({ iss: t.issuer, sub: String(ada.id), aud: t.deviceApp.clientId, amr: ['pwd'] });
+      expect(decodeJwtPart(tokens.id_token!, 1)).not.toHaveProperty('nonce');
+    });
+
+    it('denied: rejects with 400 access_denied after that poll, and polls no more', async () => {
+      const started = await device().startDeviceAuthorization({ scope: 'userinfo' });
+      const { done, sleep } = waits(async (n, ms) => {
+        if (n === 1) await t.decideDevice(started.user_code, ada, 'deny');
+        t.advance(ms);
+      });
+      const call = device(['deviceDenied']).pollDeviceToken(started, { sleep });
+      expect(await failure(call)).toEqual(oauthFailure(400, 'access_denied', 'The person denied this device'));
+      expect(done).toEqual([5000]);
+    });
+
+    it("nobody decided in 600 seconds: the service's 400 expired_token", async () => {
+      const started = await device().startDeviceAuthorization({ scope: 'userinfo' });
+      const { done, sleep } = waits(() => t.advance(600_000));
+      const call = device(['deviceExpired']).pollDeviceToken(started, { sleep });
+      expect(await failure(call)).toEqual(oauthFailure(400, 'expired_token', 'Device code has expired'));
+      expect(done).toEqual([5000]);
+    });
+
+    it('gives up by itself, with the same expired_token, when the next poll would come after expires_in', async () => {
+      const started = await device().startDeviceAuthorization({ scope: 'userinfo' });
+      const { done, sleep } = waits((_n, ms) => t.advance(ms));
+      const call = device(['devicePending', 'devicePending']).pollDeviceToken({ ...started, expires_in: 12 }, { sleep });
+      expect(await failure(call)).toEqual(oauthFailure(400, 'expired_token', 'Device code has expired'));
+      // 5 + 5 seconds waited; another 5 would end after 12.
+      expect(done).toEqual([5000, 5000]);
+    });
+
+    it('any other refusal ends it: an unknown device code, 400 invalid_grant', async () => {
+      const started = await device().startDeviceAuthorization({ scope: 'userinfo' });
+      const { done, sleep } = waits((_n, ms) => t.advance(ms));
+      const call = device(['deviceInvalid']).pollDeviceToken({ ...started, device_code: 'not-a-device-code' }, { sleep });
+      expect(await failure(call)).toEqual(oauthFailure(400, 'invalid_grant', 'Invalid device code'));
+      expect(done).toEqual([5000]);
+    });
+
+    it("abort: an aborted signal polls nothing; aborted after a poll, or during the real 5-second wait, it rejects at once with the signal's reason", async () => {
+      const started = await device().startDeviceAuthorization({ scope: 'userinfo' });
+      const isAbort = (err: unknown) => expect(err).toMatchObject({ name: 'AbortError' });
+
+      const none = waits();
+      isAbort(await device().pollDeviceToken(started, { signal: AbortSignal.abort(), sleep: none.sleep }).catch((e: unknown) => e));
+      expect(none.done).toEqual([]);
+
+      const afterPoll = new AbortController();
+      const one = waits((_n, ms) => t.advance(ms));
+      const polling = device(['devicePending']).pollDeviceToken(started, { signal: afterPoll.signal, sleep: one.sleep, onPending: () => afterPoll.abort() });
+      isAbort(await polling.catch((e: unknown) => e));
+      expect(one.done).toEqual([5000]);
+
+      const midWait = new AbortController();
+      const begun = Date.now();
+      setTimeout(() => midWait.abort(), 50);
+      isAbort(await device().pollDeviceToken(started, { signal: midWait.signal }).catch((e: unknown) => e));
+      expect(Date.now() - begun).toBeLessThan(2000);
     });
   });
 

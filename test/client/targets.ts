@@ -39,17 +39,27 @@ export interface Target {
   otherApp: { clientId: string; clientSecret: string };
   /** A public app: no secret, every code with a PKCE challenge. */
   publicApp: { clientId: string; redirectUri: string };
+  /** A public app whose grant_types include the device grant (RFC 8628): its client id alone. */
+  deviceApp: { clientId: string };
   /** A user with a picture and a verified address, and one without a picture. */
   users: { withPicture: TargetUser; withoutPicture: TargetUser };
   /** An unused authorization code. */
   code(request: CodeRequest): Promise<string>;
+  /**
+   * Acts as the person on /device: `user` approves or denies the device that shows `userCode`.
+   * The mock keeps no device codes: nothing to decide there (its answers are steered).
+   */
+  decideDevice(userCode: string, user: TargetUser, decision: 'approve' | 'deny'): Promise<void>;
   /** Now, in seconds: the `iat` of a token issued now. */
   nowSeconds(): number;
+  /** Moves the target's clock `ms` forward (the service's; the mock has none): a device's waits, simulated. */
+  advance(ms: number): void;
   /**
    * A client of `app` (with `options` over it). Against the mock, `steer` names the exception that
-   * makes it answer as the service would here (its `Prefer` header goes with every call).
+   * makes it answer as the service would here (its `Prefer` header goes with every call); a list
+   * steers one call after another, and the calls after its end go unsteered (a device's polls).
    */
-  client(options?: Partial<IdentityClientOptions>, steer?: SteeredException): IdentityClient;
+  client(options?: Partial<IdentityClientOptions>, steer?: SteeredException | readonly SteeredException[]): IdentityClient;
   /**
    * Whether this target cannot run the case of a server-only exception: true for the mock (which
    * notes the exception as used; the case then skips), false for the service.
@@ -99,6 +109,17 @@ export const MOCK_EXCEPTIONS = {
   oidcDefaultPicture: { prefer: 'example=defaultPicture', reason: "The mock does not know a token's scopes or user: by default it answers with the profile and email claims of a user with a picture." },
   oidcWithoutScope: { prefer: 'code=403', reason: "The mock does not know a token's scopes." },
   oidcUnknownToken: { prefer: 'code=401, example=invalid', reason: 'The mock accepts any token.' },
+  deviceNotAllowed: { prefer: 'code=400, example=notAllowed', reason: "The mock does not know an app's grant_types." },
+  devicePending: { prefer: 'code=400, example=devicePending', reason: 'The mock keeps no device codes: unless steered, it answers a poll with tokens at once.' },
+  deviceSlowDown: { prefer: 'code=400, example=deviceSlowDown', reason: 'The mock does not time polls.' },
+  deviceDenied: { prefer: 'code=400, example=deviceDenied', reason: 'Nobody decides on the mock: it keeps no device codes.' },
+  deviceExpired: { prefer: 'code=400, example=deviceExpired', reason: 'The mock keeps no device codes, so none expires.' },
+  deviceUsed: { prefer: 'code=400, example=deviceUsed', reason: 'State across calls: the mock does not remember a device code was answered.' },
+  deviceInvalid: { prefer: 'code=400, example=deviceInvalid', reason: 'The mock checks no device code.' },
+  deviceTokens: {
+    serverOnly: true,
+    reason: "The mock does not know a device code's scopes, and none of the token endpoint's examples has both a refresh_token and an id_token (nor an ID token for the device app).",
+  },
   verifyIdToken: {
     serverOnly: true,
     reason:

@@ -199,7 +199,7 @@ describe('updateApp', () => {
       [{ redirect_uris: ['https://chess.example/cb#x'] }, 'Redirect URI must not contain a fragment: https://chess.example/cb#x'],
       [{ post_logout_redirect_uris: ['https://chess.example/#bye'] }, 'Post-logout redirect URI must not contain a fragment: https://chess.example/#bye'],
       [{ grant_types: ['refresh_token'] }, 'grant_types must include authorization_code'],
-      [{ grant_types: ['authorization_code', 'refresh_token', 'refresh_token'] }, 'Body field grant_types must NOT have more than 2 items'],
+      [{ grant_types: ['authorization_code', 'refresh_token', 'refresh_token', 'refresh_token'] }, 'Body field grant_types must NOT have more than 3 items'],
       [{ grant_types: ['device_code'] }, 'Body field grant_types.0 must be equal to one of the allowed values'],
       [{ name: 'A', public: true }, 'Body field public is not allowed'],
       [{ name: 'A', client_secret: 'x' }, 'Body field client_secret is not allowed'],

@@ -1,5 +1,5 @@
 /**
- * The purge of expired codes, access and refresh tokens and sessions (src/purge/purge.ts): bounded batches, code rows
+ * The purge of expired codes, access and refresh tokens, device authorizations and sessions (src/purge/purge.ts): bounded batches, code rows
  * kept while a token from them can live, several instances at once, the background timer, the
  * operator CLI, and row counts that stay flat under a steady exchange load.
  */
@@ -26,11 +26,12 @@ const hex = () => randomBytes(32).toString('hex');
 async function clear(): Promise<void> {
   await t.store.knex('access_tokens').delete();
   await t.store.knex('refresh_tokens').delete();
+  await t.store.knex('device_authorizations').delete();
   await t.store.knex('auth_codes').delete();
   await t.store.knex('sessions').delete();
 }
 
-async function seed(kind: 'token' | 'refresh' | 'code' | 'session', expiresAt: number, count = 1): Promise<string[]> {
+async function seed(kind: 'token' | 'refresh' | 'device' | 'code' | 'session', expiresAt: number, count = 1): Promise<string[]> {
   const keys = Array.from({ length: count }, hex);
   const now = t.clock.now();
   for (const key of keys) {
@@ -52,6 +53,23 @@ async function seed(kind: 'token' | 'refresh' | 'code' | 'session', expiresAt: n
         revoked_at: null,
         created_at: now,
       });
+    } else if (kind === 'device') {
+      await t.store.knex('device_authorizations').insert({
+        device_code_hash: key,
+        user_code_hash: hex(),
+        client_id: client.clientId,
+        scopes: 'userinfo',
+        interval_seconds: 5,
+        last_polled_at: null,
+        decision: null,
+        user_id: null,
+        auth_time: null,
+        amr: null,
+        decided_at: null,
+        used_at: null,
+        expires_at: expiresAt,
+        created_at: now,
+      });
     } else if (kind === 'code') {
       await t.store.knex('auth_codes').insert({ code_hash: key, client_id: client.clientId, user_id: userId, scopes: 'userinfo', redirect_uri: null, code_challenge: null, expires_at: expiresAt, used_at: null, created_at: now });
     } else {
@@ -61,9 +79,15 @@ async function seed(kind: 'token' | 'refresh' | 'code' | 'session', expiresAt: n
   return keys;
 }
 
-async function counts(): Promise<{ tokens: number; refreshTokens: number; codes: number; sessions: number }> {
+async function counts(): Promise<{ tokens: number; refreshTokens: number; deviceAuthorizations: number; codes: number; sessions: number }> {
   const n = async (table: string) => Number(((await t.store.knex(table).count({ n: '*' }).first()) as { n: unknown }).n);
-  return { tokens: await n('access_tokens'), refreshTokens: await n('refresh_tokens'), codes: await n('auth_codes'), sessions: await n('sessions') };
+  return {
+    tokens: await n('access_tokens'),
+    refreshTokens: await n('refresh_tokens'),
+    deviceAuthorizations: await n('device_authorizations'),
+    codes: await n('auth_codes'),
+    sessions: await n('sessions'),
+  };
 }
 
 const deps = () => ({ store: t.store, now: t.clock.now });
@@ -76,12 +100,15 @@ describe('purgeExpired', () => {
     const liveTokens = await seed('token', now + 1, 2);
     await seed('refresh', now);
     const liveRefreshTokens = await seed('refresh', now + 1);
+    await seed('device', now, 4);
+    const liveDevices = await seed('device', now + 1);
     await seed('session', now - 1, 5);
     const liveSessions = await seed('session', now + 1);
     const total = await purgeExpired(deps(), { batchSize: 3, pauseMs: 0 });
-    expect(total).toEqual({ tokens: 7, refreshTokens: 1, codes: 0, sessions: 5 });
+    expect(total).toEqual({ tokens: 7, refreshTokens: 1, deviceAuthorizations: 4, codes: 0, sessions: 5 });
     expect((await t.store.knex('access_tokens').pluck('token_hash')).sort()).toEqual(liveTokens.sort());
     expect(await t.store.knex('refresh_tokens').pluck('token_hash')).toEqual(liveRefreshTokens);
+    expect(await t.store.knex('device_authorizations').pluck('device_code_hash')).toEqual(liveDevices);
     expect(await t.store.knex('sessions').pluck('id_hash')).toEqual(liveSessions);
   });
 
@@ -91,7 +118,7 @@ describe('purgeExpired', () => {
     const kept = await seed('code', now - CODE_KEPT_AFTER_EXPIRY_MS + 1);
     await seed('code', now - CODE_KEPT_AFTER_EXPIRY_MS, 4);
     expect(CODE_KEPT_AFTER_EXPIRY_MS).toBe(600_000);
-    expect(await purgeExpired(deps(), { batchSize: 2, pauseMs: 0 })).toEqual({ tokens: 0, refreshTokens: 0, codes: 4, sessions: 0 });
+    expect(await purgeExpired(deps(), { batchSize: 2, pauseMs: 0 })).toEqual({ tokens: 0, refreshTokens: 0, deviceAuthorizations: 0, codes: 4, sessions: 0 });
     expect(await t.store.knex('auth_codes').pluck('code_hash')).toEqual(kept);
   });
 
@@ -127,7 +154,7 @@ describe('purgeExpired', () => {
         purgeExpired({ store: second, now: t.clock.now }, { batchSize: 5, pauseMs: 1 }),
       ]);
       expect({ tokens: a.tokens + b.tokens, sessions: a.sessions + b.sessions }).toEqual({ tokens: 60, sessions: 40 });
-      expect(await counts()).toEqual({ tokens: 0, refreshTokens: 0, codes: 0, sessions: 0 });
+      expect(await counts()).toEqual({ tokens: 0, refreshTokens: 0, deviceAuthorizations: 0, codes: 0, sessions: 0 });
     } finally {
       await second.close();
     }
@@ -183,12 +210,12 @@ describe('startPurger', () => {
       // Once a run is over (two batches of at most 2), the next is asked for an interval later.
       await vi.waitFor(() => expect(timers.waiting()).toEqual([1000]));
       expect((await counts()).tokens).toBe(0);
-      expect(info).toHaveBeenCalledWith({ purged: { tokens: 3, refreshTokens: 0, codes: 0, sessions: 0 } }, 'purged expired rows');
+      expect(info).toHaveBeenCalledWith({ purged: { tokens: 3, refreshTokens: 0, deviceAuthorizations: 0, codes: 0, sessions: 0 } }, 'purged expired rows');
       await seed('token', t.clock.now() - 1);
       timers.fire();
       await vi.waitFor(() => expect(timers.waiting()).toEqual([1000]));
       expect((await counts()).tokens).toBe(0);
-      expect(info).toHaveBeenLastCalledWith({ purged: { tokens: 1, refreshTokens: 0, codes: 0, sessions: 0 } }, 'purged expired rows');
+      expect(info).toHaveBeenLastCalledWith({ purged: { tokens: 1, refreshTokens: 0, deviceAuthorizations: 0, codes: 0, sessions: 0 } }, 'purged expired rows');
     } finally {
       await purger.stop();
     }
@@ -226,7 +253,7 @@ describe('startPurger', () => {
     // above), and a run is the purger's only way to delete anything.
     expect(timers.asked()).toEqual([]);
     await purger.stop();
-    expect(await counts()).toEqual({ tokens: 2, refreshTokens: 0, codes: 1, sessions: 3 });
+    expect(await counts()).toEqual({ tokens: 2, refreshTokens: 0, deviceAuthorizations: 0, codes: 1, sessions: 3 });
     expect((await t.store.knex('access_tokens').pluck('token_hash')).sort()).toEqual(tokens.sort());
     expect(await t.store.knex('auth_codes').pluck('code_hash')).toEqual(codes);
     expect((await t.store.knex('sessions').pluck('id_hash')).sort()).toEqual(sessions.sort());
@@ -240,13 +267,14 @@ describe('admin purge', () => {
     const now = t.clock.now();
     await seed('token', now - 1, 2);
     await seed('refresh', now - 1);
+    await seed('device', now - 1, 2);
     await seed('code', now - CODE_KEPT_AFTER_EXPIRY_MS - 1, 3);
     await seed('session', now - 1, 4);
     let stdout = '';
     let stderr = '';
     const code = await runCli(['purge'], { env: { DATABASE_URL: t.config.databaseUrl }, now: t.clock.now, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
-    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: '{"tokens":2,"refreshTokens":1,"codes":3,"sessions":4}\n', stderr: '' });
-    expect(await counts()).toEqual({ tokens: 0, refreshTokens: 0, codes: 0, sessions: 0 });
+    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: '{"tokens":2,"refreshTokens":1,"deviceAuthorizations":2,"codes":3,"sessions":4}\n', stderr: '' });
+    expect(await counts()).toEqual({ tokens: 0, refreshTokens: 0, deviceAuthorizations: 0, codes: 0, sessions: 0 });
   });
 });
 

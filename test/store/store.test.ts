@@ -15,6 +15,7 @@ import { PostgresStore } from '../../src/store/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { EXPIRED, REDEEMED, type CodeRecord, type TokenRecord } from '../../src/domain/apps.js';
 import { DEAD, ROTATED, type RefreshTokenRecord, type Rotation } from '../../src/domain/refresh-tokens.js';
+import type { DeviceAuthorizationRecord } from '../../src/domain/device-authorizations.js';
 import type { EmailLinkRecord } from '../../src/domain/email-links.js';
 import { UniqueViolation } from '../../src/domain/errors.js';
 import type { NewModerationAction } from '../../src/domain/moderation.js';
@@ -454,7 +455,135 @@ describe(`Store (${TEST_DATABASE})`, () => {
     }
   });
 
-  it('purges expired tokens, codes and sessions in batches of at most `limit` per table, and nothing live', async () => {
+  /** A device authorization of alice's app-a: "device-1" and "user-1" are its code hashes. */
+  const device = (n: number, over: Partial<DeviceAuthorizationRecord> = {}): DeviceAuthorizationRecord => ({
+    deviceCodeHash: key('device', n),
+    userCodeHash: key('user', n),
+    clientId: 'app-a',
+    scopes: ['openid', 'offline_access'],
+    intervalSeconds: 5,
+    lastPolledAt: null,
+    decision: null,
+    userId: null,
+    authTime: null,
+    amr: null,
+    decidedAt: null,
+    usedAt: null,
+    expiresAt: NOW + 600_000,
+    createdAt: NOW,
+    ...over,
+  });
+  const approvalBy = (user: UserRecord) => ({ userId: user.id, authTime: NOW - 60_000, amr: ['pwd', 'otp', 'mfa'] });
+  const approved = (n: number, at: number, over: Partial<DeviceAuthorizationRecord> = {}): DeviceAuthorizationRecord =>
+    device(n, { decision: 'approved', userId: alice.id, authTime: NOW - 60_000, amr: ['pwd', 'otp', 'mfa'], decidedAt: at, ...over });
+
+  it('stores device authorizations by user code (unique), records one decision while unexpired, counts polls, and redeems an approved code once', async () => {
+    await store.createDeviceAuthorization(device(1));
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 1))).toEqual(device(1));
+    // A taken user code: UniqueViolation, nothing written.
+    const taken = store.createDeviceAuthorization(device(2, { userCodeHash: key('user', 1) }));
+    await expect(taken).rejects.toBeInstanceOf(UniqueViolation);
+    await expect(taken).rejects.toMatchObject({ field: 'userCode' });
+    expect(await store.pollDeviceAuthorization(key('device', 2), NOW)).toEqual({ outcome: 'unknown' });
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 1))).toEqual(device(1));
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 99))).toBeUndefined();
+
+    // Decisions: the first one counts; an expired code takes none; a denial keeps who denied only.
+    expect(await store.decideDeviceAuthorization(key('user', 1), NOW + 10, alice.id, approvalBy(alice))).toBe(true);
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 1))).toEqual(approved(1, NOW + 10));
+    expect(await store.decideDeviceAuthorization(key('user', 1), NOW + 11, bob.id, null)).toBe(false);
+    expect(await store.decideDeviceAuthorization(key('user', 1), NOW + 11, alice.id, approvalBy(alice))).toBe(false);
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 1))).toEqual(approved(1, NOW + 10));
+    await store.createDeviceAuthorization(device(3, { expiresAt: NOW + 100 }));
+    expect(await store.decideDeviceAuthorization(key('user', 3), NOW + 100, alice.id, approvalBy(alice))).toBe(false);
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 3))).toEqual(device(3, { expiresAt: NOW + 100 }));
+    await store.createDeviceAuthorization(device(4));
+    expect(await store.decideDeviceAuthorization(key('user', 4), NOW + 20, bob.id, null)).toBe(true);
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 4))).toEqual(device(4, { decision: 'denied', userId: bob.id, decidedAt: NOW + 20 }));
+    expect(await store.decideDeviceAuthorization(key('user', 99), NOW, alice.id, null)).toBe(false);
+    expect(await store.decideDeviceAuthorization(key('user', 4), NOW, 0, null)).toBe(false);
+
+    // Polls: the first is counted; one sooner than the interval after the last is slow_down and
+    // adds 5 s; one the (new) interval after the last, or later, is polled again.
+    await store.createDeviceAuthorization(device(5));
+    expect(await store.pollDeviceAuthorization(key('device', 5), NOW + 1000)).toEqual({ outcome: 'polled', record: device(5, { lastPolledAt: NOW + 1000 }) });
+    expect(await store.pollDeviceAuthorization(key('device', 5), NOW + 2000)).toEqual({ outcome: 'slow_down', record: device(5, { lastPolledAt: NOW + 2000, intervalSeconds: 10 }) });
+    expect(await store.pollDeviceAuthorization(key('device', 5), NOW + 13_000)).toEqual({ outcome: 'polled', record: device(5, { lastPolledAt: NOW + 13_000, intervalSeconds: 10 }) });
+    expect(await store.pollDeviceAuthorization(key('device', 5), NOW + 23_000)).toEqual({ outcome: 'polled', record: device(5, { lastPolledAt: NOW + 23_000, intervalSeconds: 10 }) });
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 5))).toEqual(device(5, { lastPolledAt: NOW + 23_000, intervalSeconds: 10 }));
+    // Whatever its state, a stored code's poll is counted (the caller reads the state).
+    expect(await store.pollDeviceAuthorization(key('device', 4), NOW + 30)).toEqual({
+      outcome: 'polled',
+      record: device(4, { decision: 'denied', userId: bob.id, decidedAt: NOW + 20, lastPolledAt: NOW + 30 }),
+    });
+    expect(await store.pollDeviceAuthorization(key('device', 99), NOW)).toEqual({ outcome: 'unknown' });
+
+    // Redemption: only an approved, unused, unexpired code, once, with its tokens in the same step.
+    const deviceRefresh = (n: number, of: number) => refreshToken(n, { familyId: key('device', of), createdAt: NOW + 30 });
+    expect(await store.redeemDeviceAuthorization(key('device', 5), NOW + 30, accessToken(200, null), deviceRefresh(200, 5))).toBe(false);
+    expect(await store.redeemDeviceAuthorization(key('device', 4), NOW + 30, accessToken(200, null), deviceRefresh(200, 4))).toBe(false);
+    expect(await store.redeemDeviceAuthorization(key('device', 99), NOW + 30, accessToken(200, null), deviceRefresh(200, 99))).toBe(false);
+    expect(await store.getTokenWithUser(key('access', 200))).toBeUndefined();
+    expect(await store.getRefreshToken(key('refresh', 200))).toBeUndefined();
+    expect(await store.redeemDeviceAuthorization(key('device', 1), NOW + 30, accessToken(201, null), deviceRefresh(201, 1))).toBe(true);
+    expect(await store.getTokenWithUser(key('access', 201))).toMatchObject({ token: { clientId: 'app-a', userId: alice.id, revokedAt: null, scopes: ['openid', 'offline_access'] } });
+    expect(await store.getRefreshToken(key('refresh', 201))).toEqual(deviceRefresh(201, 1));
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 1))).toEqual(approved(1, NOW + 10, { usedAt: NOW + 30 }));
+    expect(await store.redeemDeviceAuthorization(key('device', 1), NOW + 31, accessToken(202, null), deviceRefresh(202, 1))).toBe(false);
+    expect(await store.getTokenWithUser(key('access', 202))).toBeUndefined();
+    expect(await store.getRefreshToken(key('refresh', 202))).toBeUndefined();
+    // Approved, then expired before the device came back: nothing written.
+    await store.createDeviceAuthorization(device(6, { expiresAt: NOW + 50 }));
+    expect(await store.decideDeviceAuthorization(key('user', 6), NOW + 40, alice.id, approvalBy(alice))).toBe(true);
+    expect(await store.redeemDeviceAuthorization(key('device', 6), NOW + 50, accessToken(203, null), deviceRefresh(203, 6))).toBe(false);
+    expect(await store.getTokenWithUser(key('access', 203))).toBeUndefined();
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 6))).toEqual(approved(6, NOW + 40, { expiresAt: NOW + 50 }));
+    // Without offline_access: the access token alone.
+    await store.createDeviceAuthorization(device(7, { scopes: ['userinfo'] }));
+    expect(await store.decideDeviceAuthorization(key('user', 7), NOW + 40, alice.id, approvalBy(alice))).toBe(true);
+    expect(await store.redeemDeviceAuthorization(key('device', 7), NOW + 41, accessToken(204, null, { scopes: ['userinfo'] }), null)).toBe(true);
+    expect(await store.getTokenWithUser(key('access', 204))).toMatchObject({ token: { scopes: ['userinfo'], revokedAt: null } });
+    expect(await store.getRefreshToken(key('refresh', 204))).toBeUndefined();
+  });
+
+  it('of concurrent redemptions, decisions or polls of one device code each is counted once: one redemption, one decision, every poll', async () => {
+    // Eight polls of one approved code redeem it at once: one gets its token, the others nothing.
+    await store.createDeviceAuthorization(device(8));
+    expect(await store.decideDeviceAuthorization(key('user', 8), NOW + 10, alice.id, approvalBy(alice))).toBe(true);
+    const racers = [210, 211, 212, 213, 214, 215, 216, 217];
+    const redeemed = await Promise.all(
+      racers.map((n) => store.redeemDeviceAuthorization(key('device', 8), NOW + 20, accessToken(n, null), refreshToken(n, { familyId: key('device', 8) }))),
+    );
+    expect(redeemed.filter((r) => r)).toHaveLength(1);
+    const winner = racers[redeemed.indexOf(true)]!;
+    for (const n of racers) {
+      expect(await store.getTokenWithUser(key('access', n)), `access token ${n}`).toEqual(n === winner ? expect.anything() : undefined);
+      expect(await store.getRefreshToken(key('refresh', n)), `refresh token ${n}`).toEqual(n === winner ? refreshToken(n, { familyId: key('device', 8) }) : undefined);
+    }
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 8))).toEqual(approved(8, NOW + 10, { usedAt: NOW + 20 }));
+
+    // Eight decisions at once (approvals by alice, denials by bob): exactly one is recorded.
+    await store.createDeviceAuthorization(device(9));
+    const deciders = [0, 1, 2, 3, 4, 5, 6, 7];
+    const decided = await Promise.all(
+      deciders.map((i) => (i % 2 === 0 ? store.decideDeviceAuthorization(key('user', 9), NOW + 30 + i, alice.id, approvalBy(alice)) : store.decideDeviceAuthorization(key('user', 9), NOW + 30 + i, bob.id, null))),
+    );
+    expect(decided.filter((d) => d)).toHaveLength(1);
+    const first = decided.indexOf(true);
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 9))).toEqual(
+      first % 2 === 0 ? approved(9, NOW + 30 + first) : device(9, { decision: 'denied', userId: bob.id, decidedAt: NOW + 30 + first }),
+    );
+
+    // Six polls at the same instant right after a first one: each slow_down, each adding its 5 s.
+    await store.createDeviceAuthorization(device(10));
+    expect(await store.pollDeviceAuthorization(key('device', 10), NOW + 1000)).toMatchObject({ outcome: 'polled' });
+    const polls = await Promise.all([0, 1, 2, 3, 4, 5].map(() => store.pollDeviceAuthorization(key('device', 10), NOW + 1000)));
+    expect(polls.map((p) => p.outcome)).toEqual(Array(6).fill('slow_down'));
+    expect(polls.map((p) => (p.outcome === 'unknown' ? 0 : p.record.intervalSeconds)).sort((a, b) => a - b)).toEqual([10, 15, 20, 25, 30, 35]);
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 10))).toEqual(device(10, { lastPolledAt: NOW + 1000, intervalSeconds: 5 + 5 * 6 }));
+  });
+
+  it('purges expired tokens, device authorizations, codes and sessions in batches of at most `limit` per table, and nothing live', async () => {
     // Three codes redeemed into tokens that are already expired at NOW + 5000; one live pair.
     for (const [c, t] of [['A', 'D'], ['B', 'E'], ['C', 'F']] as const) {
       await store.createCode(code(c, { expiresAt: NOW + 1000 }));
@@ -472,11 +601,16 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.rotateRefreshToken(key('refresh', 20), NOW + 1, { refresh: expiring(21), access: accessToken(21, null, { expiresAt: NOW + 9000 }) })).toEqual(ROTATED);
     expect(await store.rotateRefreshToken(key('refresh', 21), NOW + 2, { refresh: expiring(22), access: accessToken(22, null, { expiresAt: NOW + 9000 }) })).toEqual(ROTATED);
     expect(await store.revokeRefreshFamily(key('code', 8), NOW + 3)).toBe(6);
+    // Device authorizations 3 and 6 of the tests above have expired, decided or not; one more expires
+    // at the cutoff itself.
+    await store.createDeviceAuthorization(device(11, { expiresAt: NOW + 5000 }));
     const batch = { tokensExpiredBy: NOW + 5000, codesExpiredBy: NOW + 5000, sessionsExpiredBy: NOW + 5000, limit: 2 };
-    expect(await store.purgeExpired(batch)).toEqual({ tokens: 2, refreshTokens: 2, codes: 2, sessions: 2 });
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 2, refreshTokens: 2, deviceAuthorizations: 2, codes: 2, sessions: 2 });
     // Code 'd' of an earlier test expired too: four codes in all.
-    expect(await store.purgeExpired(batch)).toEqual({ tokens: 1, refreshTokens: 1, codes: 2, sessions: 1 });
-    expect(await store.purgeExpired(batch)).toEqual({ tokens: 0, refreshTokens: 0, codes: 0, sessions: 0 });
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 1, refreshTokens: 1, deviceAuthorizations: 1, codes: 2, sessions: 1 });
+    expect(await store.purgeExpired(batch)).toEqual({ tokens: 0, refreshTokens: 0, deviceAuthorizations: 0, codes: 0, sessions: 0 });
+    for (const n of [3, 6, 11]) expect(await store.getDeviceAuthorizationByUserCode(key('user', n))).toBeUndefined();
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 1))).toMatchObject({ usedAt: NOW + 30 });
     for (const n of [20, 21, 22]) expect(await store.getRefreshToken(key('refresh', n))).toBeUndefined();
     expect((await store.getTokenWithUser(key('access', 22)))?.token.expiresAt).toBe(NOW + 9000);
     expect(await store.getRefreshToken(key('refresh', 1))).toMatchObject({ usedAt: NOW + 10 });
@@ -512,8 +646,12 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.dropSigningKeys(NOW + 3)).toEqual(['k3']);
   });
 
-  it('deletes an app with its codes and tokens', async () => {
+  it('deletes an app with its codes, tokens and device authorizations', async () => {
+    await store.createDeviceAuthorization(device(12, { clientId: 'app-b' }));
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 1))).toMatchObject({ clientId: 'app-a' });
     expect(await store.deleteApp('app-a')).toBe(true);
+    for (const n of [1, 4, 5, 7, 8, 9, 10]) expect(await store.getDeviceAuthorizationByUserCode(key('user', n))).toBeUndefined();
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 12))).toEqual(device(12, { clientId: 'app-b' }));
     expect(await store.getApp('app-a')).toBeUndefined();
     expect(await store.getCode(hash('c'))).toBeUndefined();
     expect(await store.getTokenWithUser(hash('t'))).toBeUndefined();
@@ -828,6 +966,14 @@ describe(`Store (${TEST_DATABASE})`, () => {
     await store.createCode(code('Q', { userId: bob.id, clientId: 'app-c' }));
     expect(await store.redeemCode(hash('Q'), NOW + 41, token('Q', hash('Q'), { userId: bob.id, clientId: 'app-c' }))).toEqual(REDEEMED);
     await store.createCode(code('R', { userId: bob.id, clientId: 'app-c' }));
+    // Device authorizations: one carol approved (goes with her), one of her app's that bob denied
+    // (goes with the app), and bob's approval for app-b (stays).
+    await store.createDeviceAuthorization(device(20, { clientId: 'app-b' }));
+    expect(await store.decideDeviceAuthorization(key('user', 20), NOW + 41, carol.id, approvalBy(carol))).toBe(true);
+    await store.createDeviceAuthorization(device(21, { clientId: 'app-c' }));
+    expect(await store.decideDeviceAuthorization(key('user', 21), NOW + 41, bob.id, null)).toBe(true);
+    await store.createDeviceAuthorization(device(22, { clientId: 'app-b' }));
+    expect(await store.decideDeviceAuthorization(key('user', 22), NOW + 41, bob.id, approvalBy(bob))).toBe(true);
     // Bob's grant for app-g (bob's own app) stays.
     await store.saveGrant({ userId: bob.id, clientId: 'app-g', scopes: ['userinfo'] }, NOW + 41);
     expect(await store.countUsers()).toBe(3);
@@ -851,6 +997,8 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.listGamesByAuthor(carol.id)).toEqual([]);
     expect(await store.getApp('app-c')).toBeUndefined();
     expect(await store.listAppsByOwner(carol.id)).toEqual([]);
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 20))).toBeUndefined();
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 21))).toBeUndefined();
 
     // Alice and bob keep everything of theirs that did not hang on carol.
     expect(await store.getUser(alice.id)).toEqual(aliceBefore);
@@ -865,6 +1013,8 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getEmailLink(hash('w'))).toEqual(link('w', { userId: alice.id, email: 'alice@example.com' }));
     expect((await store.listGames()).map((g) => g.title)).toEqual(['Third', 'Second', 'First']);
     expect((await store.listAppsByOwner(alice.id)).map((a) => a.clientId)).toEqual(['app-b']);
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 22))).toEqual(device(22, { clientId: 'app-b', decision: 'approved', userId: bob.id, authTime: NOW - 60_000, amr: ['pwd', 'otp', 'mfa'], decidedAt: NOW + 41 }));
+    expect(await store.getDeviceAuthorizationByUserCode(key('user', 12))).toEqual(device(12, { clientId: 'app-b' }));
 
     expect(await store.deleteUser(carol.id, NOW + 60)).toBeUndefined();
     expect(await store.deleteUser(0, NOW + 60)).toBeUndefined();
@@ -1147,6 +1297,13 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.getTokenWithUser(nul)).toBeUndefined();
       expect(await store.revokeToken(nul, 'app-a', NOW)).toBe(false);
       expect(await store.revokeToken(hash('t'), nul, NOW)).toBe(false);
+
+      expect(await store.getDeviceAuthorizationByUserCode(nul)).toBeUndefined();
+      expect(await store.decideDeviceAuthorization(nul, NOW, alice.id, null)).toBe(false);
+      expect(await store.decideDeviceAuthorization(key('user', 12), NOW, far, null)).toBe(false);
+      expect(await store.decideDeviceAuthorization(key('user', 12), NOW, 1.5, null)).toBe(false);
+      expect(await store.pollDeviceAuthorization(nul, NOW)).toEqual({ outcome: 'unknown' });
+      expect(await store.redeemDeviceAuthorization(nul, NOW, token('n', null), null)).toBe(false);
 
       expect(await store.getGame(far)).toBeUndefined();
       expect(await store.listGamesByAuthor(far)).toEqual([]);

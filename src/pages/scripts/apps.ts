@@ -9,10 +9,18 @@ import { acting, loading, refused, resultSlotElement, said } from './result.js';
 type App = components['schemas']['App'];
 type GrantType = components['schemas']['GrantType'];
 
-/** The grants a refresh-token choice stands for: every app keeps authorization_code. */
-const grantTypes = (refresh: boolean): GrantType[] => (refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code']);
+const DEVICE_GRANT: GrantType = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** The grants the two choices stand for, in the contract's order: every app keeps authorization_code. */
+const grantTypes = (refresh: boolean, device: boolean): GrantType[] => [
+  'authorization_code',
+  ...(refresh ? (['refresh_token'] as const) : []),
+  ...(device ? [DEVICE_GRANT] : []),
+];
 const hasRefresh = (app: App): boolean => app.grant_types.includes('refresh_token');
+const hasDevice = (app: App): boolean => app.grant_types.includes(DEVICE_GRANT);
 const REFRESH_LABEL = 'Refresh tokens: let this app keep people signed in (offline_access)';
+const DEVICE_LABEL = 'Devices without a browser: let this app sign people in from a console, a TV or a terminal';
 
 const list = byId(ids.apps.list);
 // The scope checkboxes come from the server, which reads the contract's list of scopes.
@@ -69,17 +77,18 @@ const lines = (field: HTMLTextAreaElement) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-/** The app's edit form: name, redirect URIs, post-logout redirect URIs, refresh tokens (client id, secret and type stay). */
+/** The app's edit form: name, redirect URIs, post-logout redirect URIs, its grants (client id, secret and type stay). */
 function editForm(app: App, itemSlot: string): HTMLDetailsElement {
   const name = el('input', { name: 'name', required: true, maxlength: 64, value: app.name });
   const redirects = el('textarea', { name: 'redirect_uris', rows: 3, required: true, text: app.redirect_uris.join('\n') });
   const postLogout = el('textarea', { name: 'post_logout_redirect_uris', rows: 2, text: app.post_logout_redirect_uris.join('\n') });
   const refresh = el('input', { type: 'checkbox', name: 'refresh_tokens', checked: hasRefresh(app) });
+  const device = el('input', { type: 'checkbox', name: 'device_grant', checked: hasDevice(app) });
   const what = 'Saving the app';
   const save = acting(itemSlot, what, async () => {
     const res = await api.PATCH('/api/apps/{clientId}', {
       params: { path: { clientId: app.client_id } },
-      body: { name: name.value, redirect_uris: lines(redirects), post_logout_redirect_uris: lines(postLogout), grant_types: grantTypes(refresh.checked) },
+      body: { name: name.value, redirect_uris: lines(redirects), post_logout_redirect_uris: lines(postLogout), grant_types: grantTypes(refresh.checked, device.checked) },
     });
     if (!res.data) return refused(itemSlot, res, what, res.response.status === 400 && (/post-logout/i.test(res.error?.message ?? '') ? postLogout : /redirect/i.test(res.error?.message ?? '') ? redirects : name));
     // The card again, with what was saved; its result slot moves into it, so the result is said there.
@@ -92,7 +101,7 @@ function editForm(app: App, itemSlot: string): HTMLDetailsElement {
   return el(
     'details',
     { class: 'app-edit' },
-    el('summary', { text: 'Edit name, addresses and refresh tokens' }),
+    el('summary', { text: 'Edit name, addresses and grants' }),
     el(
       'form',
       { class: 'stack app-edit-form', onsubmit: save },
@@ -100,6 +109,7 @@ function editForm(app: App, itemSlot: string): HTMLDetailsElement {
       el('label', {}, 'Redirect URIs ', el('small', { text: 'one per line, 1 to 10, matched exactly' }), redirects),
       el('label', {}, 'Post-logout redirect URIs ', el('small', { text: 'optional; one per line, up to 10' }), postLogout),
       el('label', {}, refresh, ` ${REFRESH_LABEL}`),
+      el('label', {}, device, ` ${DEVICE_LABEL}`),
       el('button', { type: 'submit', text: 'Save' }),
     ),
   );
@@ -115,6 +125,7 @@ function card(app: App): HTMLElement {
     el('p', { class: 'client-type', text: app.public ? 'Public client: no secret; every sign-in needs PKCE (S256)' : 'Confidential client (has a secret)' }),
     el('p', { class: 'redirect-uris', text: `Redirect URIs: ${app.redirect_uris.join(', ')}` }),
     el('p', { class: 'refresh-tokens', text: hasRefresh(app) ? 'Refresh tokens: on (people who consent to offline_access stay signed in)' : 'Refresh tokens: off' }),
+    el('p', { class: 'device-grant', text: hasDevice(app) ? 'Devices without a browser: on (people approve on /device)' : 'Devices without a browser: off' }),
     app.post_logout_redirect_uris.length ? el('p', { class: 'post-logout-uris', text: `Post-logout redirect URIs: ${app.post_logout_redirect_uris.join(', ')}` }) : null,
     linkBuilder(app),
     editForm(app, itemSlot),
@@ -170,7 +181,7 @@ form.addEventListener(
         redirect_uris: lines(byId(ids.apps.redirectUris, HTMLTextAreaElement)),
         post_logout_redirect_uris: lines(byId(ids.apps.postLogoutRedirectUris, HTMLTextAreaElement)),
         ...(byId(ids.apps.public, HTMLInputElement).checked ? { public: true } : {}),
-        grant_types: grantTypes(byId(ids.apps.refreshTokens, HTMLInputElement).checked),
+        grant_types: grantTypes(byId(ids.apps.refreshTokens, HTMLInputElement).checked, byId(ids.apps.deviceGrant, HTMLInputElement).checked),
       },
     });
     if (!res.data) return refused(slot, res, 'Registering the app');

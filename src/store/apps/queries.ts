@@ -44,6 +44,7 @@ export abstract class AppsQueries extends Queries {
   async deleteApp(clientId: string): Promise<boolean> {
     if (!isRowKey(clientId)) return false;
     return this.knex.transaction(async (trx) => {
+      await trx('device_authorizations').where({ client_id: clientId }).delete();
       await trx('refresh_tokens').where({ client_id: clientId }).delete();
       await trx('access_tokens').where({ client_id: clientId }).delete();
       await trx('auth_codes').where({ client_id: clientId }).delete();

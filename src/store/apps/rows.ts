@@ -1,11 +1,9 @@
 /** Rows of the apps tables as records (src/domain/apps.ts), and records as rows. */
-import type { AppPatch, AppRecord, CodeRecord, GrantType, TokenRecord, TokenWithUser } from '../../domain/apps.js';
+import { GRANT_TYPES, type AppPatch, type AppRecord, type CodeRecord, type GrantType, type TokenRecord, type TokenWithUser } from '../../domain/apps.js';
 import { type Row, num, numOrNull, scopesOf } from '../rows.js';
 
 /** Every apps column toApp reads. */
 export const APP_COLUMNS = ['client_id', 'secret_hash', 'public', 'owner_id', 'name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'created_at'];
-
-const GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token'];
 
 /** The space-separated grant_types column: the known grants it names, in the contract's order. */
 function grantTypesOf(value: unknown): GrantType[] {

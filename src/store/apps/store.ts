@@ -9,7 +9,7 @@ export interface AppStore {
   setAppSecret(clientId: string, secretHash: string): Promise<boolean>;
   /** Changes the fields the patch names (name, redirect URIs, post-logout redirect URIs); false when there is no such app. */
   updateApp(clientId: string, patch: AppPatch): Promise<boolean>;
-  /** Deletes the app with its codes and tokens. */
+  /** Deletes the app with its codes, tokens and device authorizations. */
   deleteApp(clientId: string): Promise<boolean>;
 
   createCode(code: CodeRecord): Promise<void>;

@@ -19,6 +19,7 @@ import * as m018 from './018_recovery_code_slow_hash.js';
 import * as m019 from './019_game_removals.js';
 import * as m020 from './020_session_addresses.js';
 import * as m021 from './021_refresh_tokens.js';
+import * as m022 from './022_device_authorizations.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -42,6 +43,7 @@ const migrations: Record<string, Knex.Migration> = {
   '019_game_removals': m019,
   '020_session_addresses': m020,
   '021_refresh_tokens': m021,
+  '022_device_authorizations': m022,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

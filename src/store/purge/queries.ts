@@ -7,6 +7,7 @@ export abstract class PurgeQueries extends Queries {
     return {
       tokens: await this.deleteExpiredBatch('access_tokens', 'token_hash', batch.tokensExpiredBy, batch.limit),
       refreshTokens: await this.deleteExpiredBatch('refresh_tokens', 'token_hash', batch.tokensExpiredBy, batch.limit),
+      deviceAuthorizations: await this.deleteExpiredBatch('device_authorizations', 'device_code_hash', batch.tokensExpiredBy, batch.limit),
       codes: await this.deleteExpiredBatch('auth_codes', 'code_hash', batch.codesExpiredBy, batch.limit),
       sessions: await this.deleteExpiredBatch('sessions', 'id_hash', batch.sessionsExpiredBy, batch.limit),
     };

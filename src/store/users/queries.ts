@@ -109,6 +109,7 @@ export abstract class UsersQueries extends Queries {
       const owned = trx('apps').select('client_id').where({ owner_id: id });
       // Explicit rather than left to ON DELETE CASCADE alone: the order is the one a crash
       // mid-way would leave least behind, and it does not depend on SQLite's foreign_keys pragma.
+      await trx('device_authorizations').where({ user_id: id }).orWhereIn('client_id', owned).delete();
       await trx('refresh_tokens').where({ user_id: id }).orWhereIn('client_id', owned).delete();
       await trx('access_tokens').where({ user_id: id }).orWhereIn('client_id', owned).delete();
       await trx('auth_codes').where({ user_id: id }).orWhereIn('client_id', owned).delete();

@@ -33,8 +33,8 @@ export interface UserStore {
   setUserPassword(id: number, passwordHash: string): Promise<boolean>;
   /**
    * Deletes a user with everything of theirs in one transaction: grants, sessions, codes and
-   * tokens, passkeys, the authenticator app and its recovery codes, reports by and on them, the
-   * apps and games they own (with those apps' codes, tokens and grants), and retires the name. The record of moderator actions
+   * tokens, device authorizations they decided, passkeys, the authenticator app and its recovery codes, reports by and on them, the
+   * apps and games they own (with those apps' codes, tokens, device authorizations and grants), and retires the name. The record of moderator actions
    * naming them stays (the operator's). Returns the deleted user (its picture files are the caller's), or undefined.
    */
   deleteUser(id: number, now: number): Promise<UserRecord | undefined>;
