@@ -16,6 +16,7 @@ import { gameCommands } from './games.js';
 import { keyCommands } from './keys.js';
 import { moderationCommands } from './moderation.js';
 import { pictureCommands } from './pictures.js';
+import { upstreamCommands } from './upstreams.js';
 import { userCommands } from './users.js';
 
 /**
@@ -50,6 +51,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   gameCommands(program, cli);
   pictureCommands(program, cli);
   keyCommands(program, cli);
+  upstreamCommands(program, cli);
   databaseCommands(program, cli);
 
   try {

@@ -18,6 +18,7 @@ import { SessionsQueries } from './sessions/queries.js';
 import { SignInsQueries } from './sign-ins/queries.js';
 import { SigningKeysQueries } from './signing-keys/queries.js';
 import type { DatabaseErrorListener, Store } from './types.js';
+import { UpstreamsQueries } from './upstreams/queries.js';
 import { UsersQueries } from './users/queries.js';
 
 /** The pg connection under knex, as migrate() uses it. */
@@ -35,6 +36,7 @@ const AGGREGATES = [
   RefreshTokensQueries,
   DeviceAuthorizationsQueries,
   SigningKeysQueries,
+  UpstreamsQueries,
   GamesQueries,
   GrantsQueries,
   SessionsQueries,

@@ -63,6 +63,13 @@ export const STORE_METHODS = [
   'retireSigningKey',
   'dropSigningKeys',
 
+  // UpstreamStore
+  'addUpstream',
+  'listUpstreams',
+  'getUpstream',
+  'setUpstreamEnabled',
+  'removeUpstream',
+
   // GameStore
   'createGame',
   'getGame',

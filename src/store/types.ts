@@ -20,6 +20,7 @@ import type { RefreshTokenStore } from './refresh-tokens/store.js';
 import type { SessionStore } from './sessions/store.js';
 import type { SignInStore } from './sign-ins/store.js';
 import type { SigningKeyStore } from './signing-keys/store.js';
+import type { UpstreamStore } from './upstreams/store.js';
 import type { UserStore } from './users/store.js';
 
 /** What the outage guard (src/store/outage.ts) reports about a failed database call: metrics count them. */
@@ -46,6 +47,7 @@ export interface Store
     RefreshTokenStore,
     DeviceAuthorizationStore,
     SigningKeyStore,
+    UpstreamStore,
     GameStore,
     GrantStore,
     SessionStore,

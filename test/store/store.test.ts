@@ -20,6 +20,7 @@ import type { EmailLinkRecord } from '../../src/domain/email-links.js';
 import { UniqueViolation } from '../../src/domain/errors.js';
 import type { NewModerationAction } from '../../src/domain/moderation.js';
 import type { SessionMeta } from '../../src/domain/sessions.js';
+import type { UpstreamRecord } from '../../src/domain/upstreams.js';
 import type { UserRecord } from '../../src/domain/users.js';
 import type { Store } from '../../src/store/types.js';
 import { newUserRecord, publicUserRecord } from '../fixtures/users.js';
@@ -644,6 +645,70 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect((await store.dropSigningKeys(NOW + 2)).sort()).toEqual(['k1', 'k2']);
     expect((await store.listSigningKeys()).map((k) => [k.kid, k.retiredAt])).toEqual([['k3', NOW + 3]]);
     expect(await store.dropSigningKeys(NOW + 3)).toEqual(['k3']);
+  });
+
+  it('keeps upstream providers by slug: adds (a taken slug refused), lists oldest first, reads one, turns one off and on, removes one', async () => {
+    const oidc: UpstreamRecord = {
+      slug: 'my-company-sso',
+      name: 'My Company SSO',
+      kind: 'oidc',
+      preset: null,
+      issuer: 'https://sso.example.com',
+      authorizationEndpoint: null,
+      tokenEndpoint: null,
+      userinfoEndpoint: null,
+      claimMapping: null,
+      scopes: ['openid', 'email', 'profile'],
+      clientId: 'client-1',
+      clientSecretSealed: 'sealed-1',
+      enabled: true,
+      createdAt: NOW + 1,
+    };
+    const oauth2: UpstreamRecord = {
+      slug: 'github',
+      name: 'GitHub',
+      kind: 'oauth2',
+      preset: 'github',
+      issuer: null,
+      authorizationEndpoint: 'https://github.com/login/oauth/authorize',
+      tokenEndpoint: 'https://github.com/login/oauth/access_token',
+      userinfoEndpoint: 'https://api.github.com/user',
+      claimMapping: { subject: 'id', name: 'login', email: 'email', emailVerified: null },
+      scopes: ['read:user', 'user:email'],
+      clientId: 'client-2',
+      clientSecretSealed: 'sealed-2',
+      enabled: true,
+      createdAt: NOW,
+    };
+    const discord: UpstreamRecord = {
+      ...oauth2,
+      slug: 'discord',
+      name: 'Discord',
+      preset: 'discord',
+      claimMapping: { subject: 'id', name: 'username', email: 'email', emailVerified: 'verified' },
+      scopes: [],
+      createdAt: NOW,
+    };
+    expect(await store.listUpstreams()).toEqual([]);
+    await store.addUpstream(oidc);
+    await store.addUpstream(oauth2);
+    await store.addUpstream(discord);
+    await expect(store.addUpstream({ ...oidc, name: 'my company sso', clientId: 'other' })).rejects.toEqual(new UniqueViolation('slug'));
+    // Oldest first; the same instant by slug.
+    expect(await store.listUpstreams()).toEqual([discord, oauth2, oidc]);
+    expect(await store.getUpstream('github')).toEqual(oauth2);
+    expect(await store.getUpstream('gitlab')).toBeUndefined();
+    expect(await store.getUpstream('github\u0000')).toBeUndefined();
+    expect(await store.setUpstreamEnabled('github', false)).toBe(true);
+    expect(await store.getUpstream('github')).toEqual({ ...oauth2, enabled: false });
+    expect(await store.setUpstreamEnabled('github', true)).toBe(true);
+    expect(await store.getUpstream('github')).toEqual(oauth2);
+    expect(await store.setUpstreamEnabled('gitlab', false)).toBe(false);
+    expect(await store.setUpstreamEnabled('github\u0000', false)).toBe(false);
+    expect(await store.removeUpstream('discord')).toBe(true);
+    expect(await store.removeUpstream('discord')).toBe(false);
+    expect(await store.removeUpstream('discord\u0000')).toBe(false);
+    expect(await store.listUpstreams()).toEqual([oauth2, oidc]);
   });
 
   it('deletes an app with its codes, tokens and device authorizations', async () => {

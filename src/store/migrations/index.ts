@@ -20,6 +20,7 @@ import * as m019 from './019_game_removals.js';
 import * as m020 from './020_session_addresses.js';
 import * as m021 from './021_refresh_tokens.js';
 import * as m022 from './022_device_authorizations.js';
+import * as m023 from './023_upstream_providers.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -44,6 +45,7 @@ const migrations: Record<string, Knex.Migration> = {
   '020_session_addresses': m020,
   '021_refresh_tokens': m021,
   '022_device_authorizations': m022,
+  '023_upstream_providers': m023,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
