@@ -25,13 +25,15 @@ const SLOW = [
   'test/sessions/session-keys.test.ts',
   'test/oauth/signing-key-rotation.test.ts',
   'test/client/package.test.ts',
+  'test/upstreams/upstream-provider.test.ts',
 ];
 
 /**
  * The suites `npm run test:pg` leaves out: they drive the same handlers over another transport
- * (a browser, Prism, the typed client), so once on SQLite is enough.
+ * (a browser, Prism, the typed client), so once on SQLite is enough; the upstream provider's own
+ * test touches no database of ours.
  */
-export const SQLITE_ONLY = ['test/browser/**', 'test/contract/**', 'test/client/**'];
+export const SQLITE_ONLY = ['test/browser/**', 'test/contract/**', 'test/client/**', 'test/upstreams/upstream-provider.test.ts'];
 
 /**
  * Run by their own commands: `npm run test:cluster` (vitest.cluster.config.ts: nginx in front of

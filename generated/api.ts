@@ -571,6 +571,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/signin/upstream/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in through an upstream identity provider
+         * @description The "Sign in with <name>" button of the sign-in and sign-up pages: sends the browser (303) to
+         *     the upstream's authorization endpoint, asking for an authorization code with PKCE (S256), a
+         *     `state` and, from an OpenID Connect upstream, a `nonce`, all three kept in this browser's
+         *     session only (docs/account.md#signing-in-through-another-account). `return_to` is where the
+         *     browser goes once signed in. An upstream that is not enabled (or not registered) is 404; one
+         *     whose discovery document cannot be read is 503. Starts count against the client address
+         *     with the callbacks (429).
+         *
+         *     With `link=true` (the account page's "Link <name>"), the identity the upstream gives is
+         *     linked to the signed-in account instead (401 signed out), once the person confirms who they
+         *     are with the account's password (400 missing, 403 wrong, counted like sign-in) or a passkey
+         *     confirmation of this session in the last 5 minutes: a stolen session alone cannot add a way in.
+         */
+        post: operations["startUpstreamSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signin/upstream/{slug}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Come back from an upstream identity provider
+         * @description The redirect URI registered at the upstream (`admin upstream add` prints it). Takes the
+         *     sign-in this browser's session started (`state` must match it; a callback without one is
+         *     400), exchanges the code once with the PKCE verifier, checks the ID token (signature against
+         *     the upstream's JWKS, issuer, audience, `nonce`) or, from an OAuth 2.0 upstream, reads the
+         *     user-info endpoint through the claim mapping, and forgets the upstream's tokens. Then:
+         *     - an account linked to this upstream identity signs in (303 to `return_to` or `/account`;
+         *       to `/signin/otp` first when the account has an authenticator app and the upstream did not
+         *       assert `mfa`); the session's `amr` is `fed` plus what the upstream asserted;
+         *     - a new identity whose address the upstream says is verified, and that no account here has:
+         *       303 to `/signup/upstream` to choose a public name;
+         *     - a new identity whose address an account here has: 303 to `/signin/link` (that account
+         *       signs in first, with its own factors, then confirms the link: nothing is linked silently);
+         *     - with a link started from the account page: linked to the signed-in account.
+         *     Failures end on the sign-in page with the reason: the person cancelled at the upstream or
+         *     the callback does not match this browser's sign-in (400), the upstream's answer is not
+         *     valid (502), the upstream cannot be reached (503), the address is not verified there (403).
+         *     Callbacks count against the client address (429).
+         */
+        get: operations["finishUpstreamSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signup/upstream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Choose a public name for an account made through an upstream
+         * @description After a first sign-in through an upstream whose verified address no account here has: the
+         *     upstream's name for the person (`#upstream-provider`), the address (`#upstream-email`,
+         *     which becomes the account's verified address) and a name field (`#name`, suggested from
+         *     the upstream's profile) in `#upstream-signup-form`. Without such a sign-in pending in this
+         *     session (none, or older than 10 minutes), redirects (303) to `/signin`.
+         */
+        get: operations["getUpstreamSignUp"];
+        put?: never;
+        /**
+         * Make the account and sign in
+         * @description Makes the account with the chosen public name (the sign-up's rules; a taken name is 409 and
+         *     the form again), without a password, the upstream's verified address as its verified
+         *     address, and the upstream identity linked; signs in (a fresh session id, `amr` `fed` plus
+         *     the upstream's) and goes to `return_to` or `/account`. Without a pending sign-in (none, or
+         *     older than 10 minutes) 401; an address taken since the callback 409. Counted against the
+         *     client address as sign-ups are (429).
+         */
+        post: operations["postUpstreamSignUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/signin/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Link an upstream identity to the account that has its address
+         * @description After a sign-in through an upstream whose verified address an account here has. Signed out:
+         *     says so and asks to sign in to that account first (`#upstream-link-signin`, to `/signin`
+         *     and back here, with the account's own factors). Signed in to that account after the
+         *     upstream sign-in: names the upstream identity and this account and asks to confirm
+         *     (`#upstream-link-form`, `#upstream-link-confirm`, `#upstream-link-cancel`). Signed in
+         *     otherwise (another account, or a sign-in older than the upstream's), it asks to sign in
+         *     to that account again, as signed out. Without a link pending in this session (none, or older than 10
+         *     minutes), redirects (303) to `/signin`.
+         */
+        get: operations["getUpstreamLink"];
+        put?: never;
+        /**
+         * Confirm or cancel the link
+         * @description `decision=link` links the pending upstream identity to the signed-in account (audited
+         *     `upstream_identity_linked`; the account's owner is mailed) and goes to the `return_to` of
+         *     the sign-in that found it, or `/account`; `decision=cancel` forgets it and links nothing.
+         *     Only the account with the upstream's address, signed in after the upstream sign-in, can
+         *     link it: otherwise 401 (a session of another account, stolen or not, cannot take it).
+         *     Nothing pending (none, or older than 10 minutes): 401. Linked to another account since: 409.
+         */
+        post: operations["postUpstreamLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/signup": {
         parameters: {
             query?: never;
@@ -1514,6 +1650,61 @@ export interface paths {
          *     cookie and the CSRF token.
          */
         patch: operations["renamePasskey"];
+        trace?: never;
+    };
+    "/api/account/upstream-identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's linked accounts at upstream identity providers
+         * @description Every account at an upstream identity provider linked to this one, oldest first: the
+         *     upstream (slug and shown name), who the person is there, the address it gave when the link
+         *     was made, when it was linked and last signed in
+         *     (docs/account.md#signing-in-through-another-account). Never an upstream token (none is
+         *     kept). Requires the session cookie; sent with `Cache-Control: no-store`.
+         */
+        get: operations["listUpstreamIdentities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/upstream-identities/{identityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink an account at an upstream identity provider
+         * @description Unlinks one of the user's linked identities: signing in there no longer signs in here (the
+         *     upstream is not told; the person may revoke this service there). 404 when the user has no
+         *     linked identity with this id (another user's included). Never the account's last way in:
+         *     an account without a password and without a passkey keeps its last linked identity (409,
+         *     answered before any password is asked for; set a password through "Forgot your password?"
+         *     or add a passkey first); of two unlinks racing, the account keeps one. Requires the password (missing: 400; wrong: 403;
+         *     rate-limited like sign-in: 429) or a passkey confirmation of this session in the last 5
+         *     minutes (`POST /api/account/reauth/passkey`), as every change of a way in does: a stolen
+         *     session alone cannot take a way in from its owner. An account without a password (made
+         *     through an upstream) confirms with one of its passkeys, or sets a password through "Forgot
+         *     your password?" first. Audited (`upstream_identity_unlinked`) and mailed to the owner.
+         *     Requires the session cookie and the CSRF token.
+         */
+        delete: operations["unlinkUpstreamIdentity"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/account/reauth/passkey/options": {
@@ -2798,17 +2989,41 @@ export interface components {
             };
             /** @description What moderators did to the account, oldest first (never who reported it, nor which moderator). */
             moderation_actions: components["schemas"]["AccountModerationAction"][];
+            /**
+             * @description The accounts at upstream identity providers linked to this one (docs/account.md#signing-in-through-another-account),
+             *     oldest first. Never an upstream token: none is kept.
+             */
+            upstream_identities: components["schemas"]["UpstreamIdentity"][];
             bio_removed?: components["schemas"]["BioRemoval"];
             suspension?: components["schemas"]["Suspension"];
         };
-        /** @description One sign-in of the user (password, passkey or second step, and sign-up). */
+        /** @description One sign-in of the user (password, passkey or second step, an upstream identity provider, and sign-up). */
         SignIn: {
+            /** @description The shown name of the upstream identity provider signed in through; left out for any other sign-in. */
+            upstream?: string;
             /** @description When, ms since the Unix epoch. */
             at: number;
             /** @description The client address it came from (as the service saw it, behind a trusted proxy the forwarded one). */
             ip: string;
             /** @description The browser's User-Agent header, cut to 512 characters (empty when none was sent). */
             user_agent: string;
+        };
+        /** @description An account at an upstream identity provider, linked to this one: signing in there signs in here. */
+        UpstreamIdentity: {
+            /** @description This link's id (to unlink it). */
+            id: number;
+            /** @description The upstream's slug, as in its callback address /signin/upstream/<slug>/callback. */
+            upstream: string;
+            /** @description The upstream's shown name ("Sign in with <name>"). */
+            upstream_name: string;
+            /** @description Who the person is at the upstream (its `sub`, or the member its claim mapping names). */
+            subject: string;
+            /** @description The address the upstream gave when the link was made; left out when it gave none. */
+            email?: string;
+            /** @description When the link was made, ms since the Unix epoch. */
+            linked_at: number;
+            /** @description When it last signed in, ms since the Unix epoch; left out until it has. */
+            last_used_at?: number;
         };
         SecondFactorStatus: {
             /** @description Whether signing in asks for a code of an authenticator app after the password. */
@@ -3505,6 +3720,16 @@ export interface components {
          * @example 9
          */
         PasskeyIdPath: components["schemas"]["Id"];
+        /**
+         * @description The linked identity's id (from `listUpstreamIdentities`), a positive integer in plain digits (see the `Id` schema).
+         * @example 3
+         */
+        UpstreamIdentityIdPath: components["schemas"]["Id"];
+        /**
+         * @description The upstream's slug (`admin upstream list`).
+         * @example google
+         */
+        UpstreamSlug: string;
         /**
          * @description A path on this service to go back to after signing in. Anything else, or one longer than
          *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
@@ -4771,6 +4996,186 @@ export interface operations {
             415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
             503: components["responses"]["HtmlError"];
+        };
+    };
+    startUpstreamSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The upstream's slug (`admin upstream list`).
+                 * @example google
+                 */
+                slug: components["parameters"]["UpstreamSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "return_to": "/account",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description Link the identity to the signed-in account rather than sign in with it.
+                     * @enum {string}
+                     */
+                    link?: "true";
+                    /** @description With `link`, the account's password (unless a passkey confirmed this session in the last 5 minutes). */
+                    password?: string;
+                    /** @description A path on this service to go to after signing in; anything else is ignored (`/account`). Optional. */
+                    return_to?: string;
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+            401: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            404: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
+            429: components["responses"]["HtmlError"];
+            503: components["responses"]["HtmlError"];
+        };
+    };
+    finishUpstreamSignIn: {
+        parameters: {
+            query?: {
+                /** @description The upstream's authorization code. */
+                code?: string;
+                /** @description The state the sign-in sent, echoed by the upstream. */
+                state?: string;
+                /** @description The upstream's issuer (RFC 9207), checked when the upstream sends it. */
+                iss?: string;
+                /** @description The upstream's error code (`access_denied` when the person cancelled). */
+                error?: string;
+                /** @description The upstream's words for it, not shown (the page gives its own). */
+                error_description?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The upstream's slug (`admin upstream list`).
+                 * @example google
+                 */
+                slug: components["parameters"]["UpstreamSlug"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            404: components["responses"]["HtmlError"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["HtmlError"];
+            502: components["responses"]["HtmlError"];
+            503: components["responses"]["HtmlError"];
+        };
+    };
+    getUpstreamSignUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+        };
+    };
+    postUpstreamSignUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "ada_l",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The public name (3-28 letters, digits, _ or -). */
+                    name: string;
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+            401: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            409: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
+            429: components["responses"]["HtmlError"];
+        };
+    };
+    getUpstreamLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HtmlPage"];
+            303: components["responses"]["SeeOther"];
+        };
+    };
+    postUpstreamLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "decision": "link",
+                 *       "_csrf": "kq3Z-example-csrf-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description Link it, or not.
+                     * @enum {string}
+                     */
+                    decision: "link" | "cancel";
+                    /** @description The CSRF token of the form. */
+                    _csrf?: string;
+                };
+            };
+        };
+        responses: {
+            303: components["responses"]["SeeOther"];
+            400: components["responses"]["HtmlError"];
+            401: components["responses"]["HtmlError"];
+            403: components["responses"]["HtmlError"];
+            409: components["responses"]["HtmlError"];
+            413: components["responses"]["HtmlError"];
+            415: components["responses"]["HtmlError"];
         };
     };
     getSignUp: {
@@ -6609,6 +7014,20 @@ export interface operations {
             401: components["responses"]["SignInRequired"];
             403: components["responses"]["WrongPasswordOrCsrf"];
             404: components["responses"]["PasskeyNotFound"];
+            /** @description It is the account's last way in (an account without a password, made through an upstream, with no other passkey and no linked identity). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This is the last way to sign in to your account: set a password or link another account first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -6677,6 +7096,134 @@ export interface operations {
             404: components["responses"]["PasskeyNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listUpstreamIdentities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The linked identities. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "identities": [
+                     *         {
+                     *           "id": 3,
+                     *           "upstream": "google",
+                     *           "upstream_name": "Google",
+                     *           "subject": "110169484474386276334",
+                     *           "email": "ada@example.com",
+                     *           "linked_at": 1733600000000,
+                     *           "last_used_at": 1733711165493
+                     *         },
+                     *         {
+                     *           "id": 7,
+                     *           "upstream": "github",
+                     *           "upstream_name": "GitHub",
+                     *           "subject": "583231",
+                     *           "linked_at": 1733707565493
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The user's linked identities, oldest first. */
+                        identities: components["schemas"]["UpstreamIdentity"][];
+                    };
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+        };
+    };
+    unlinkUpstreamIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The linked identity's id (from `listUpstreamIdentities`), a positive integer in plain digits (see the `Id` schema).
+                 * @example 3
+                 */
+                identityId: components["parameters"]["UpstreamIdentityIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasswordConfirmation"];
+            };
+        };
+        responses: {
+            /** @description Unlinked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Body field password is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["WrongPasswordOrCsrf"];
+            /** @description The signed-in user has no linked identity with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Linked account not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description It is the account's last way to sign in (no password, no passkey, no other linked identity). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This is the last way to sign in to your account: set a password or add a passkey first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
         };
     };
     passkeyReauthOptions: {
@@ -7084,6 +7631,17 @@ export interface operations {
                      *           "action": "hide_bio",
                      *           "reason": "Insults another player by name.",
                      *           "created_at": 1733650000000
+                     *         }
+                     *       ],
+                     *       "upstream_identities": [
+                     *         {
+                     *           "id": 2,
+                     *           "upstream": "google",
+                     *           "upstream_name": "Google",
+                     *           "subject": "104359127365012894173",
+                     *           "email": "ada@example.com",
+                     *           "linked_at": 1733600500000,
+                     *           "last_used_at": 1733711165000
                      *         }
                      *       ]
                      *     }

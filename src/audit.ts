@@ -18,8 +18,20 @@ interface Client {
  * for the user it concerns, `clientId` for an app, `ip` for the client address.
  */
 export interface AuditEvents {
-  sign_in: { userId: number } & Client;
-  sign_up: { userId: number } & Client;
+  /** `upstream`: the slug of the upstream identity provider signed in (or up) through; absent otherwise. */
+  sign_in: { userId: number; upstream?: string } & Client;
+  sign_up: { userId: number; upstream?: string } & Client;
+  /**
+   * A sign-in through upstream `upstream` (its slug) that signed nobody in: the person cancelled
+   * there (`cancelled`), it answered an error (`refused`), the callback matched no sign-in this
+   * browser started (`not_started`), its answer could not be used or it could not be reached
+   * (`upstream_error`), or it did not say the address is verified (`email_not_verified`).
+   */
+  upstream_sign_in_failed: { upstream: string; ip: string; reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' };
+  /** An upstream identity was linked to the account: signing in there now signs in here. */
+  upstream_identity_linked: { userId: number; upstream: string; ip: string };
+  /** A linked upstream identity was unlinked from the account (`unlinkUpstreamIdentity`): signing in there no longer signs in here. */
+  upstream_identity_unlinked: { userId: number; upstream: string; ip: string };
   /**
    * `userId` when the login (or the passkey) names an account; never the login as typed.
    * `passkey_counter`: the passkey's signature counter did not grow (a cloned authenticator?).

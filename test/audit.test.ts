@@ -32,7 +32,7 @@ describe('audit trail', () => {
     // Signing up signs nobody in; the first sign-in starts the history.
     expect(await t.store.listSignIns(userId, 10)).toEqual([]);
     await agent.signIn({ name }, password);
-    expect(await t.store.listSignIns(userId, 10)).toEqual([{ at: t.clock.now(), ip: '127.0.0.1', userAgent: expect.any(String) }]);
+    expect(await t.store.listSignIns(userId, 10)).toEqual([{ at: t.clock.now(), ip: '127.0.0.1', userAgent: expect.any(String), upstream: null }]);
     expect((await agent.form('/signout', {})).status).toBe(303);
     const wrong = 'not-the-password-9';
     secrets.push(wrong);

@@ -2,7 +2,7 @@
 import type { Audit, AuditEvents } from '../audit.js';
 import { Conflict, RateLimited, SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import { accountKey, attempt, type Limits } from '../security/rate-limit.js';
-import type { UserRecord } from '../domain/users.js';
+import { hasPassword, type UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
 import { createUser, EMAIL_TAKEN, NAME_TAKEN, normalizeEmail, type NewAccount } from '../users/users.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -58,8 +58,10 @@ export async function signIn(deps: AccountDeps, input: { login: string; password
   const decoy = await decoyHash;
   try {
     return await attempt(deps.limits.signInAccount, user ? accountKey(user.id) : `login:${login.toLowerCase()}`, async () => {
-      const ok = await verifyPassword(input.password, user?.passwordHash ?? decoy);
-      if (!user || !ok) {
+      // An account without a password (made through an upstream) costs the same scrypt run, and fails.
+      const stored = user && hasPassword(user) ? user.passwordHash : undefined;
+      const ok = await verifyPassword(input.password, stored ?? decoy);
+      if (!user || !ok || stored === undefined) {
         failed(user ? 'wrong_password' : 'unknown_account');
         throw new Unauthenticated('Wrong name or password');
       }

@@ -3,10 +3,13 @@
  * out (password hash, client secrets, codes, tokens, session cookies); sessions appear by their
  * public id, the sign-in history as the account page shows it, passkeys by name and dates (no key, no credential id), the authenticator app by
  * whether it is on, since when and how many recovery codes are left (no seed, no code), moderators'
- * actions on the account without who took them or who reported it (docs/moderation.md#the-record).
+ * actions on the account without who took them or who reported it (docs/moderation.md#the-record),
+ * the accounts at upstream identity providers linked to it (never an upstream token: none is kept).
  */
 import type { components } from '../../generated/api.js';
 import { SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
+import type { SignInRecord } from '../domain/sign-ins.js';
+import type { UpstreamIdentityRecord } from '../domain/upstreams.js';
 import { authenticatorAppView } from './factors.js';
 import { listPasskeys } from './passkeys.js';
 import { allSignIns } from './sign-ins.js';
@@ -19,11 +22,29 @@ import type { Store } from '../store/types.js';
 import { toPublicUser } from '../users/users.js';
 
 type AccountExport = components['schemas']['AccountExport'];
+type SignIn = components['schemas']['SignIn'];
+type UpstreamIdentity = components['schemas']['UpstreamIdentity'];
+
+function signInView(s: SignInRecord): SignIn {
+  return { at: s.at, ip: s.ip, user_agent: s.userAgent, ...(s.upstream === null ? {} : { upstream: s.upstream }) };
+}
+
+function upstreamIdentityView(i: UpstreamIdentityRecord): UpstreamIdentity {
+  return {
+    id: i.id,
+    upstream: i.upstreamSlug,
+    upstream_name: i.upstreamName,
+    subject: i.subject,
+    ...(i.email === null ? {} : { email: i.email }),
+    linked_at: i.createdAt,
+    ...(i.lastUsedAt === null ? {} : { last_used_at: i.lastUsedAt }),
+  };
+}
 
 export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
   const user = await deps.store.getUser(userId);
   if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
-  const [apps, games, grants, sessions, signIns, passkeys, authenticatorApp, moderation] = await Promise.all([
+  const [apps, games, grants, sessions, signIns, passkeys, authenticatorApp, moderation, identities] = await Promise.all([
     deps.store.listAppsByOwner(userId),
     deps.store.listGamesByAuthor(userId),
     listGrants(deps.store, userId),
@@ -32,6 +53,7 @@ export async function exportAccount(deps: { store: Store; now: () => number }, u
     listPasskeys(deps.store, userId),
     authenticatorAppView(deps.store, userId),
     accountModeration(deps, user),
+    deps.store.listUpstreamIdentities(userId),
   ]);
   return {
     exported_at: deps.now(),
@@ -42,9 +64,10 @@ export async function exportAccount(deps: { store: Store; now: () => number }, u
     games: games.map(gameView),
     grants,
     sessions,
-    sign_ins: signIns.map((s) => ({ at: s.at, ip: s.ip, user_agent: s.userAgent })),
+    sign_ins: signIns.map(signInView),
     passkeys,
     authenticator_app: authenticatorApp,
     ...moderation,
+    upstream_identities: identities.map(upstreamIdentityView),
   };
 }

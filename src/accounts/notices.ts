@@ -43,6 +43,8 @@ const NOTICES: { [Event in keyof AuditEvents]?: (fields: AuditEvents[Event]) => 
   second_factor_changed: ({ userId, change }) => ({ userId, change }),
   recovery_code_used: ({ userId }) => ({ userId, change: 'recovery_code_used' }),
   factors_reset: ({ userId }) => ({ userId, change: 'factors_reset' }),
+  upstream_identity_linked: ({ userId }) => ({ userId, change: 'upstream_linked' }),
+  upstream_identity_unlinked: ({ userId }) => ({ userId, change: 'upstream_unlinked' }),
   refresh_token_reuse_detected: ({ userId, clientId }) => ({ userId, change: 'refresh_token_reused', clientId }),
   moderation_action: ({ userId, action }) =>
     action === 'suspend' ? { userId, change: 'suspended' } : action === 'lift_suspension' ? { userId, change: 'suspension_lifted' } : undefined,

@@ -182,6 +182,9 @@ export async function renamePasskey(store: Pick<Store, 'renamePasskey'>, userId:
  * Removes one of the user's passkeys, once the person confirmed who they are (`confirmPasswordOrPasskey`), as
  * for every factor change: a stolen session alone must not take a way in from its owner.
  */
+/** An account without a password (made through an upstream) keeps one way in. */
+const LAST_WAY_IN = 'This is the last way to sign in to your account: set a password or link another account first';
+
 export async function removePasskey(
   deps: AccountDeps & Pick<PasskeyDeps, 'audit'>,
   user: UserRecord,
@@ -191,7 +194,9 @@ export async function removePasskey(
 ): Promise<void> {
   if (!(await deps.store.listPasskeys(user.id)).some((p) => p.id === id)) throw new NotFound('Passkey not found');
   await confirmPasswordOrPasskey(deps, user, proof, ip);
-  if (!(await deps.store.deletePasskey(user.id, id))) throw new NotFound('Passkey not found');
+  const outcome = await deps.store.deletePasskey(user.id, id);
+  if (outcome === 'missing') throw new NotFound('Passkey not found');
+  if (outcome === 'last') throw new Conflict(LAST_WAY_IN);
   deps.audit('passkey_removed', { userId: user.id, passkeyId: id, ip });
 }
 

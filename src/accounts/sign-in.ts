@@ -16,10 +16,11 @@ import { authenticatorAppOn, secondFactorDeps, verifySecondFactor } from './seco
 /** What signing in needs: the store, clock, limits and audit trail, SESSION_SECRET and PUBLIC_URL. */
 type SignInDeps = Parameters<typeof secondFactorDeps>[0] & Parameters<typeof verifyPasskeySignIn>[0];
 
-/** Signed in: who, and how. */
+/** Signed in: who, how, and through which upstream identity provider, if through one (src/upstreams/sign-in.ts). */
 export interface SignedIn {
   user: UserRecord;
   amr: readonly string[];
+  upstream?: { slug: string; name: string };
 }
 
 /** The password was right; the account owes a second step before it is signed in. */
@@ -27,10 +28,15 @@ interface OwesSecondStep {
   owesSecondStep: UserRecord;
 }
 
-/** A second step owed (src/sessions/session.ts pendingSecondStep): whose, and the id its wrong codes count by. */
+/**
+ * A second step owed (src/sessions/session.ts pendingSecondStep): whose, the id its wrong codes
+ * count by, and how the first step signed in (a password when not recorded; an upstream's sign-in).
+ */
 interface OwedStep {
   userId: number;
   id: string;
+  amr?: readonly string[];
+  upstream?: { slug: string; name: string };
 }
 
 /** Every sign-in ends here: a suspended account is signed in nowhere. */
@@ -68,5 +74,7 @@ export async function signInSecondStep(deps: SignInDeps, step: OwedStep | undefi
   const user = step && (await deps.store.getUser(step.userId));
   if (!step || !user) throw new Unauthenticated('This sign-in took too long or was not started: start over with your password');
   await verifySecondFactor(secondFactorDeps(deps), user, typed, ip, step.id);
-  return admitted(deps, user, ['pwd', 'otp', 'mfa']);
+  const first = step.amr ?? ['pwd'];
+  const signedIn = admitted(deps, user, [...new Set([...first, 'otp', 'mfa'])]);
+  return step.upstream ? { ...signedIn, upstream: step.upstream } : signedIn;
 }

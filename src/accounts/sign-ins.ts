@@ -14,11 +14,13 @@ const MAX_USER_AGENT = 512;
 interface SignInClient {
   ip: string;
   userAgent: string;
+  /** The shown name of the upstream identity provider signed in through; null or left out for any other sign-in. */
+  upstream?: string | null;
 }
 
 export async function recordSignIn(deps: { store: SignInStore; now: () => number }, userId: number, client: SignInClient): Promise<void> {
   const userAgent = client.userAgent.replace(CONTROL_CHARACTERS, '').slice(0, MAX_USER_AGENT);
-  await deps.store.recordSignIn(userId, { at: deps.now(), ip: client.ip.slice(0, 64), userAgent }, KEPT_SIGN_INS);
+  await deps.store.recordSignIn(userId, { at: deps.now(), ip: client.ip.slice(0, 64), userAgent, upstream: client.upstream ?? null }, KEPT_SIGN_INS);
 }
 
 export function recentSignIns(store: SignInStore, userId: number): Promise<SignInRecord[]> {

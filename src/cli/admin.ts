@@ -33,6 +33,7 @@ export const EXIT_CODE: Record<ErrorKind, number> = {
   not_found: 3,
   conflict: 4,
   unavailable: 5,
+  bad_gateway: 5,
 };
 
 /** Runs one CLI invocation; resolves to the exit code. */

@@ -21,7 +21,8 @@ export type ErrorKind =
   | 'conflict'
   | 'too_large'
   | 'rate_limited'
-  | 'unavailable';
+  | 'unavailable'
+  | 'bad_gateway';
 
 /**
  * The type half of Failure: an Error subtype to the type checker (and to lint's only-throw-error),
@@ -156,6 +157,11 @@ export class RateLimited extends DomainError {
 /** A dependency (the database, the mail server) cannot be reached right now. */
 export class Unavailable extends DomainError {
   readonly kind = 'unavailable';
+}
+
+/** A service this one called answered something it cannot use (an upstream identity provider's invalid answer). */
+export class BadGateway extends DomainError {
+  readonly kind = 'bad_gateway';
 }
 
 /**

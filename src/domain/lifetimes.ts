@@ -28,6 +28,8 @@ export const LIFETIMES = {
   passkeyChallenge: 5 * MINUTE,
   /** A sign-in counts as fresh for prompt=login and max_age=0 (the /oauth request it was made for). */
   freshSignIn: 10 * MINUTE,
+  /** A sign-in through an upstream, from its button to the callback; and the identity it brought back, waiting for a name or a link. */
+  upstreamSignIn: 10 * MINUTE,
   /** A confirmation with a passkey stands in for the password before a sensitive change. */
   confirmation: 5 * MINUTE,
   /** A link that verifies an address. */

@@ -5,4 +5,6 @@ export interface SignInRecord {
   at: number;
   ip: string;
   userAgent: string;
+  /** The shown name of the upstream identity provider signed in through; null for any other sign-in. */
+  upstream: string | null;
 }

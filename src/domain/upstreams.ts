@@ -65,3 +65,22 @@ export function upstreamSlug(name: string): string {
     .replace(/^-+/, '');
   return dashed.slice(0, UPSTREAM_NAME_MAX).replace(/-+$/, '');
 }
+
+/** An account at an upstream, linked to an account here: signing in there signs in here. */
+export interface UpstreamIdentityRecord {
+  id: number;
+  userId: number;
+  upstreamSlug: string;
+  /** The upstream's shown name (joined from its record). */
+  upstreamName: string;
+  /** Who the person is at the upstream: its `sub`, or the member its claim mapping names. Unique per upstream. */
+  subject: string;
+  /** The address the upstream gave when the link was made; null when it gave none. */
+  email: string | null;
+  createdAt: number;
+  /** The last sign-in through it (ms since epoch); null until there is one. */
+  lastUsedAt: number | null;
+}
+
+/** What linking an identity stores (its upstream's name is read from the upstream). */
+export type NewUpstreamIdentity = Pick<UpstreamIdentityRecord, 'userId' | 'upstreamSlug' | 'subject' | 'email' | 'createdAt'>;

@@ -47,6 +47,20 @@ export interface NewUser {
   passwordHash: string;
   /** Set for users whose address needs no proof (operator CLI, demo data); unverified when left out. */
   emailVerifiedAt?: number | null;
+  /** An account made through an upstream identity provider: that identity, linked in the same transaction. */
+  upstreamIdentity?: { upstreamSlug: string; subject: string; email: string | null };
+}
+
+/**
+ * The password hash of an account with no password (one made through an upstream identity
+ * provider): never a `scrypt$...` string, so no password ever verifies against it (Django's
+ * unusable password).
+ */
+export const NO_PASSWORD = '!';
+
+/** Whether the account has a password to sign in with. */
+export function hasPassword(user: { passwordHash: string }): boolean {
+  return user.passwordHash !== NO_PASSWORD;
 }
 
 export type UserPatch = Partial<

@@ -1,6 +1,7 @@
 import { signInPage } from '../pages/pages.js';
 import type { Handler } from '../http/handler.js';
 import { pageContext, redirect, safeReturnTo, sendHtml } from '../http/pages.js';
+import { offerUpstreams } from '../http/upstream-sign-in.js';
 
 export const getSignIn: Handler<'getSignIn'> = async (input, ctx, deps) => {
   const returnTo = safeReturnTo(input.query.return_to);
@@ -8,5 +9,5 @@ export const getSignIn: Handler<'getSignIn'> = async (input, ctx, deps) => {
   // prompt=login: an app asked for a fresh sign-in (src/handlers/getAuthorize.ts), so the form
   // is shown to a signed-in person too.
   if (page.user && input.query.prompt !== 'login') return redirect(ctx, returnTo ?? '/account', 303);
-  sendHtml(ctx, signInPage({ ...page, returnTo }));
+  sendHtml(ctx, signInPage({ ...page, returnTo, upstreams: await offerUpstreams(ctx, deps) }));
 };

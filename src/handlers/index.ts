@@ -46,6 +46,12 @@ import { getAuthorize } from './getAuthorize.js';
 import { postAuthorize } from './postAuthorize.js';
 import { getDevicePage } from './getDevicePage.js';
 import { postDevice } from './postDevice.js';
+import { startUpstreamSignIn } from './startUpstreamSignIn.js';
+import { finishUpstreamSignIn } from './finishUpstreamSignIn.js';
+import { getUpstreamSignUp } from './getUpstreamSignUp.js';
+import { postUpstreamSignUp } from './postUpstreamSignUp.js';
+import { getUpstreamLink } from './getUpstreamLink.js';
+import { postUpstreamLink } from './postUpstreamLink.js';
 import { getSession } from './getSession.js';
 import { getAccount } from './getAccount.js';
 import { updateAccount } from './updateAccount.js';
@@ -88,6 +94,8 @@ import { addPasskey } from './addPasskey.js';
 import { listPasskeys } from './listPasskeys.js';
 import { renamePasskey } from './renamePasskey.js';
 import { removePasskey } from './removePasskey.js';
+import { listUpstreamIdentities } from './listUpstreamIdentities.js';
+import { unlinkUpstreamIdentity } from './unlinkUpstreamIdentity.js';
 import { passkeyReauthOptions } from './passkeyReauthOptions.js';
 import { reauthWithPasskey } from './reauthWithPasskey.js';
 import { passkeySignInOptions } from './passkeySignInOptions.js';
@@ -148,6 +156,12 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   postAuthorize,
   getDevicePage,
   postDevice,
+  startUpstreamSignIn,
+  finishUpstreamSignIn,
+  getUpstreamSignUp,
+  postUpstreamSignUp,
+  getUpstreamLink,
+  postUpstreamLink,
   getSession,
   getAccount,
   updateAccount,
@@ -190,6 +204,8 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   listPasskeys,
   renamePasskey,
   removePasskey,
+  listUpstreamIdentities,
+  unlinkUpstreamIdentity,
   passkeyReauthOptions,
   reauthWithPasskey,
   passkeySignInOptions,

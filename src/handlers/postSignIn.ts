@@ -4,10 +4,12 @@ import { formAction, redirect, safeReturnTo } from '../http/pages.js';
 import { beginSecondStep, beginSignedInSession } from '../http/signed-in.js';
 import { signInPage } from '../pages/pages.js';
 import { csrfToken } from '../sessions/csrf.js';
+import { offerUpstreams } from '../http/upstream-sign-in.js';
 
 export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
   const form = input.body;
   const returnTo = safeReturnTo(form.return_to);
+  const upstreams = await offerUpstreams(ctx, deps);
   await formAction(
     ctx,
     async () => {
@@ -19,6 +21,6 @@ export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
       await beginSignedInSession(ctx, deps, outcome, returnTo);
       redirect(ctx, returnTo ?? '/account', 303);
     },
-    (error) => signInPage({ user: undefined, csrfToken: csrfToken(ctx), error, login: form.name, returnTo }),
+    (error) => signInPage({ user: undefined, csrfToken: csrfToken(ctx), error, login: form.name, returnTo, upstreams }),
   );
 };

@@ -2,6 +2,7 @@ import { signUp } from '../accounts/accounts.js';
 import { mailAfterSignUp } from '../accounts/email/verification.js';
 import { signUpPage, signUpSentPage } from '../pages/pages.js';
 import { csrfToken } from '../sessions/csrf.js';
+import { offerUpstreams } from '../http/upstream-sign-in.js';
 import { normalizeEmail } from '../users/users.js';
 import type { Handler } from '../http/handler.js';
 import { formAction, safeReturnTo, sendHtml } from '../http/pages.js';
@@ -14,6 +15,7 @@ import { formAction, safeReturnTo, sendHtml } from '../http/pages.js';
 export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
   const form = input.body;
   const returnTo = safeReturnTo(form.return_to);
+  const upstreams = await offerUpstreams(ctx, deps);
   await formAction(
     ctx,
     async () => {
@@ -22,6 +24,6 @@ export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
       mailAfterSignUp(deps, outcome);
       sendHtml(ctx, signUpSentPage({ user: undefined, csrfToken: csrfToken(ctx), email: normalizeEmail(form.email), returnTo }));
     },
-    (error) => signUpPage({ user: undefined, csrfToken: csrfToken(ctx), error, name: form.name, email: form.email, returnTo }),
+    (error) => signUpPage({ user: undefined, csrfToken: csrfToken(ctx), error, name: form.name, email: form.email, returnTo, upstreams }),
   );
 };

@@ -33,6 +33,7 @@ const HTTP_STATUS: Record<ErrorKind, number> = {
   too_large: 413,
   rate_limited: 429,
   unavailable: 503,
+  bad_gateway: 502,
 };
 
 /**
@@ -64,6 +65,7 @@ const OAUTH_ERROR: Record<ErrorKind, OAuthErrorCode> = {
   too_large: 'invalid_request',
   rate_limited: 'temporarily_unavailable',
   unavailable: 'temporarily_unavailable',
+  bad_gateway: 'server_error',
 };
 
 interface HttpError {

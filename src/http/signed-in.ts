@@ -38,16 +38,28 @@ export async function beginSignedInSession(ctx: Koa.Context, deps: AppDeps, sign
   const userId = signedIn.user.id;
   await startUserSession(ctx, userId, newCsrfSecret(), deps.now(), returnTo, signedIn.amr);
   const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
-  await recordSignIn(deps, userId, client);
-  deps.audit('sign_in', { userId, ...client });
+  await recordSignIn(deps, userId, { ...client, upstream: signedIn.upstream?.name ?? null });
+  deps.audit('sign_in', { userId, ...client, ...(signedIn.upstream ? { upstream: signedIn.upstream.slug } : {}) });
 }
 
 /**
- * A right password of an account that owes a second step (src/accounts/sign-in.ts): this session
- * remembers the step owed (src/sessions/session.ts startSecondStep) without signing in.
+ * A right password (or an upstream's sign-in: `first` says how) of an account that owes a second
+ * step (src/accounts/sign-in.ts): this session remembers the step owed (src/sessions/session.ts
+ * startSecondStep) without signing in.
  */
-export async function beginSecondStep(ctx: Koa.Context, deps: AppDeps, userId: number, returnTo: string | undefined): Promise<void> {
-  await startSecondStep(ctx, { userId, at: deps.now(), ...(returnTo === undefined ? {} : { returnTo }) });
+export async function beginSecondStep(
+  ctx: Koa.Context,
+  deps: AppDeps,
+  userId: number,
+  returnTo: string | undefined,
+  first?: { amr: readonly string[]; upstream: { slug: string; name: string } },
+): Promise<void> {
+  await startSecondStep(ctx, {
+    userId,
+    at: deps.now(),
+    ...(returnTo === undefined ? {} : { returnTo }),
+    ...(first === undefined ? {} : { amr: [...first.amr], upstream: first.upstream }),
+  });
 }
 
 /** The user the `session` security handler resolved; only on operations that declare it. */

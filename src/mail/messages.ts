@@ -98,7 +98,9 @@ export type SecurityChange =
   | 'recovery_codes_replaced'
   | 'recovery_code_used'
   | 'password_changed'
-  | 'factors_reset';
+  | 'factors_reset'
+  | 'upstream_linked'
+  | 'upstream_unlinked';
 
 const SECURITY_CHANGES: Record<SecurityChange, { subject: string; what: string }> = {
   passkey_added: { subject: 'A passkey was added to your account', what: 'a passkey was added to your account' },
@@ -108,6 +110,14 @@ const SECURITY_CHANGES: Record<SecurityChange, { subject: string; what: string }
   recovery_codes_replaced: { subject: 'New recovery codes were made', what: 'a new set of recovery codes was made for your account; the earlier codes no longer work' },
   recovery_code_used: { subject: 'A recovery code was used to sign in', what: 'one of your recovery codes was used to sign in to your account; it does not work again' },
   password_changed: { subject: 'Your password was changed', what: 'the password of your account was changed' },
+  upstream_linked: {
+    subject: 'Another account was linked to yours',
+    what: 'an account at another identity provider was linked to your account: signing in there now signs in to your account here',
+  },
+  upstream_unlinked: {
+    subject: 'Another account was unlinked from yours',
+    what: 'an account at another identity provider was unlinked from your account: signing in there no longer signs in to your account here',
+  },
   factors_reset: {
     subject: 'Your passkeys and authenticator app were removed',
     what: "the operator of this service removed your account's passkeys, authenticator app and recovery codes; your password alone signs in now",

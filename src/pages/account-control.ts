@@ -11,7 +11,7 @@ import { passkeysSection } from './passkeys.js';
 import { resultSlot } from './result-slot.js';
 import { ids } from './ids.js';
 
-/** `afterPassword`: the sections that follow "Change password" in the security area (the authenticator app). */
+/** `afterPassword`: the sections that follow "Change password" and "Passkeys" in the security area (the authenticator app, linked accounts). */
 export function accountControlSections(o: { userName: string; afterPassword?: SafeHtml }): SafeHtml {
   return html`<section id="connected-apps" class="card"><h2>Connected apps</h2>
 <p>Apps you let use your account. Revoking access signs the app out at once; it has to ask again next time.</p>

@@ -25,7 +25,15 @@ interface LayoutOptions {
   accountNotice?: string;
 }
 
-const withReturnTo = (path: string, returnTo: string | undefined) => (returnTo ? `${path}?return_to=${encodeURIComponent(returnTo)}` : path);
+/** `path` with `return_to` in its query, when there is one. */
+export function withReturnTo(path: string, returnTo: string | undefined): string {
+  return returnTo ? `${path}?return_to=${encodeURIComponent(returnTo)}` : path;
+}
+
+/** A form's hidden `return_to`, when there is one. */
+export function hiddenReturnTo(returnTo: string | undefined) {
+  return returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : '';
+}
 
 export function layout(o: LayoutOptions): string {
   const account = o.user

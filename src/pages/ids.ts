@@ -57,6 +57,18 @@ export const ids = {
     result: 'passkeys-result',
     unsupported: 'passkey-unsupported',
   },
+  /**
+   * The account page's "Linked accounts" (src/pages/linked-accounts.ts): the linked identities,
+   * listed and unlinked by scripts/account-upstream-identities.ts; one plain form per enabled
+   * upstream to link (each form `data-upstream="<slug>"`, shown while that upstream is not linked).
+   */
+  linkedAccounts: {
+    section: 'upstream-identities',
+    list: 'upstream-identity-list',
+    result: 'upstream-identities-result',
+    /** An upstream's "Link <name>" button. */
+    linkButton: (slug: string) => `link-upstream-${slug}`,
+  },
   authenticator: {
     off: 'totp-off',
     startForm: 'totp-start-form',
@@ -142,6 +154,23 @@ export const ids = {
     deny: 'device-deny',
     /** What the decision did (approved or denied). */
     result: 'device-result',
+  },
+  /**
+   * Signing in through an upstream identity provider (src/pages/upstreams.ts; no script, plain
+   * forms): the buttons' section on the sign-in and sign-up pages (each button `upstream-<slug>`),
+   * the page that picks a new account's public name, and the page that links an identity to the
+   * account with its address.
+   */
+  upstream: {
+    buttons: 'upstream-sign-in',
+    signUpForm: 'upstream-signup-form',
+    provider: 'upstream-provider',
+    email: 'upstream-email',
+    signUpSubmit: 'upstream-signup-submit',
+    linkSignIn: 'upstream-link-signin',
+    linkForm: 'upstream-link-form',
+    linkConfirm: 'upstream-link-confirm',
+    linkCancel: 'upstream-link-cancel',
   },
   /** The public profile (no script for these; the same ids as the account page's profile card). */
   publicProfile: {

@@ -3,7 +3,8 @@ import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../oauth/scopes.js';
 import type { SignInRecord } from '../domain/sign-ins.js';
 import { accountControlSections } from './account-control.js';
 import { html, type SafeHtml } from '../domain/html.js';
-import { layout, type PageUser } from './html.js';
+import { hiddenReturnTo, layout, withReturnTo, type PageUser } from './html.js';
+import { upstreamButtons } from './upstreams.js';
 import { resultSlot } from './result-slot.js';
 import { signInsSection } from './sign-ins.js';
 import { ids } from './ids.js';
@@ -84,15 +85,7 @@ export function homePage(o: Common & { notice?: string }): string {
   return layout({ ...o, title: 'Identity', body: html`${notice}${body}` });
 }
 
-function hiddenReturnTo(returnTo: string | undefined) {
-  return returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : '';
-}
-
-function withReturnTo(path: string, returnTo: string | undefined): string {
-  return returnTo ? `${path}?return_to=${encodeURIComponent(returnTo)}` : path;
-}
-
-export function signInPage(o: Common & { error?: string; login?: string; returnTo?: string }): string {
+export function signInPage(o: Common & { error?: string; login?: string; returnTo?: string | undefined; upstreams?: Parameters<typeof upstreamButtons>[0]['upstreams'] }): string {
   return layout({
     ...o,
     title: 'Sign in',
@@ -109,12 +102,13 @@ ${hiddenReturnTo(o.returnTo)}
 </form>
 <p><button type="button" id="${ids.signIn.passkeyButton}" class="secondary">Sign in with a passkey</button></p>
 ${resultSlot(ids.signIn.result)}
+${upstreamButtons({ upstreams: o.upstreams ?? [], csrfToken: o.csrfToken, returnTo: o.returnTo })}
 <p><a href="/forgot-password" id="forgot-password">Forgot your password?</a></p>
 <p>No account yet? <a href="${withReturnTo('/signup', o.returnTo)}">Sign up</a></p>`,
   });
 }
 
-export function signUpPage(o: Common & { error?: string; name?: string; email?: string; returnTo?: string }): string {
+export function signUpPage(o: Common & { error?: string; name?: string; email?: string; returnTo?: string | undefined; upstreams?: Parameters<typeof upstreamButtons>[0]['upstreams'] }): string {
   return layout({
     ...o,
     title: 'Sign up',
@@ -128,6 +122,7 @@ ${hiddenReturnTo(o.returnTo)}
 <label>Password <small>at least 8 characters</small> <input name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="256"></label>
 <button type="submit">Sign up</button>
 </form>
+${upstreamButtons({ upstreams: o.upstreams ?? [], csrfToken: o.csrfToken, returnTo: o.returnTo })}
 <p>Have an account? <a href="${withReturnTo('/signin', o.returnTo)}">Sign in</a></p>`,
   });
 }
@@ -203,7 +198,7 @@ ${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name
 }
 
 /** The account page's in-page navigation: each section's id and name, in the page's order. */
-function accountNav(o: { email: boolean; signIns: boolean; authenticator: boolean }): SafeHtml {
+function accountNav(o: { email: boolean; signIns: boolean; authenticator: boolean; linkedAccounts: boolean }): SafeHtml {
   const sections: [string, string, boolean][] = [
     ['profile-settings', 'Profile', true],
     ['email-section', 'Email', o.email],
@@ -212,6 +207,7 @@ function accountNav(o: { email: boolean; signIns: boolean; authenticator: boolea
     ['password', 'Password', true],
     ['passkeys', 'Passkeys', true],
     ['authenticator', 'Authenticator app', o.authenticator],
+    [ids.linkedAccounts.section, 'Linked accounts', o.linkedAccounts],
     ['sessions-section', 'Sessions', true],
     ['your-data', 'Your data', true],
     ['delete-account', 'Delete account', true],
@@ -222,14 +218,14 @@ function accountNav(o: { email: boolean; signIns: boolean; authenticator: boolea
 }
 
 export function accountPage(
-  o: Common & { user: PageUser; emailSection?: SafeHtml; signIns?: readonly SignInRecord[]; securitySections?: SafeHtml },
+  o: Common & { user: PageUser; emailSection?: SafeHtml; signIns?: readonly SignInRecord[]; securitySections?: SafeHtml; linkedAccounts?: SafeHtml | undefined },
 ): string {
   return layout({
     ...o,
     title: 'Your account',
     script: 'account',
     body: html`<h1>Your account</h1>
-${accountNav({ email: o.emailSection !== undefined, signIns: o.signIns !== undefined, authenticator: o.securitySections !== undefined })}
+${accountNav({ email: o.emailSection !== undefined, signIns: o.signIns !== undefined, authenticator: o.securitySections !== undefined, linkedAccounts: o.linkedAccounts !== undefined })}
 <section id="profile" class="card"><img id="${ids.profile.picture}" alt="Your profile picture" width="64" height="64"><div><strong id="profile-name">${o.user.name}</strong> <span id="${ids.profile.flair}" class="flair" hidden></span><div id="${ids.profile.email}"></div><div>Played <span id="${ids.profile.playMinutes}">0</span> minutes</div></div></section>
 ${resultSlot(ids.profile.result)}
 <section id="profile-settings" class="card"><h2>Profile</h2>
@@ -248,7 +244,7 @@ ${resultSlot(ids.profile.pictureResult)}
 </section>
 ${o.emailSection ?? ''}
 ${o.signIns ? signInsSection(o.signIns) : ''}
-${accountControlSections({ userName: o.user.name, afterPassword: o.securitySections })}`,
+${accountControlSections({ userName: o.user.name, afterPassword: html`${o.securitySections ?? ''}${o.linkedAccounts ?? ''}` })}`,
   });
 }
 

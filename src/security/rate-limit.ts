@@ -76,6 +76,8 @@ export interface Limits {
   deviceCodeIp: Limiter;
   /** Wrong user codes typed on /device, per account (the same, from many addresses). */
   deviceCodeAccount: Limiter;
+  /** Sign-ins through upstream identity providers, per client address: each start and each callback (each callback costs a call to the upstream). */
+  upstreamIp: Limiter;
 }
 
 const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
@@ -94,6 +96,7 @@ const DEFAULT_LIMITS: Record<keyof Limits, LimitRule> = {
   deviceStartIp: { points: 30, seconds: 10 * 60 },
   deviceCodeIp: { points: 10, seconds: 15 * 60 },
   deviceCodeAccount: { points: 10, seconds: 60 * 60 },
+  upstreamIp: { points: 30, seconds: 10 * 60 },
 };
 
 function tooMany(res: RateLimiterRes): RateLimited {
@@ -105,7 +108,7 @@ function tooMany(res: RateLimiterRes): RateLimited {
 type RefusalListener = () => void;
 
 /** The limits that count per client address: by addressGroup (an IPv6 /64 as one). */
-const PER_ADDRESS: ReadonlySet<keyof Limits> = new Set(['signInIp', 'signUpIp', 'forgotPasswordIp', 'deviceStartIp', 'deviceCodeIp']);
+const PER_ADDRESS: ReadonlySet<keyof Limits> = new Set(['signInIp', 'signUpIp', 'forgotPasswordIp', 'deviceStartIp', 'deviceCodeIp', 'upstreamIp']);
 
 /** A Limiter over any rate-limiter-flexible limiter; `keyOf` turns the caller's key into the counted one. */
 function limiterOf(limiter: RateLimiterAbstract, keyOf: (key: string) => string, onRefused?: RefusalListener): Limiter {

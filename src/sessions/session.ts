@@ -7,6 +7,7 @@ import type Koa from 'koa';
 import createSession from 'koa-session';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import type { SessionMeta } from '../domain/sessions.js';
+import type { PendingUpstreamIdentity, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
 import type { SessionStore } from '../store/sessions/store.js';
 import { LIFETIMES } from '../domain/lifetimes.js';
 
@@ -61,6 +62,18 @@ interface SessionData {
    * signed out. A sign-in replaces it.
    */
   suspendedUserId?: number;
+  /**
+   * A sign-in through an upstream identity provider that this browser started and that has not
+   * come back yet (src/upstreams/sign-in.ts): the state, nonce and PKCE verifier its callback must
+   * match. Only this browser's session holds them, so a callback in another browser matches nothing.
+   */
+  upstreamSignIn?: UpstreamSignInStart;
+  /**
+   * Back from an upstream with an identity that is neither linked nor an account yet: waiting for
+   * a public name (/signup/upstream) or for the account with its address to sign in and confirm
+   * (/signin/link). It survives that sign-in (a new session id keeps the data).
+   */
+  upstreamIdentity?: PendingUpstreamIdentity;
 }
 
 /** A passkey ceremony: adding one to the signed-in account, signing in with one, or confirming with one. */
@@ -77,6 +90,13 @@ interface SecondStep {
    * before it was recorded: those count by user and start time.
    */
   id?: string;
+  /**
+   * How the first step signed in (RFC 8176): `pwd`, or `fed` and what the upstream asserted.
+   * Absent in steps owed before it was recorded: those were passwords.
+   */
+  amr?: string[];
+  /** The upstream the first step signed in through, if it did: the sign-in history names it. */
+  upstream?: { slug: string; name: string };
 }
 
 /**
@@ -209,6 +229,40 @@ export function pendingSecondStep(ctx: Koa.Context, now: number): (SecondStep & 
   const step = sessionOf(ctx).secondStep;
   if (!step || now - step.at >= LIFETIMES.secondStep || now < step.at) return undefined;
   return { ...step, id: step.id ?? `${step.userId}:${step.at}` };
+}
+
+/** Starts a sign-in through an upstream (replacing one this browser started before and did not finish). */
+export function startUpstreamSignInSession(ctx: Koa.Context, start: UpstreamSignInStart): void {
+  sessionOf(ctx).upstreamSignIn = start;
+}
+
+/**
+ * Takes the sign-in through upstream `slug` this browser started, if it did and within
+ * LIFETIMES.upstreamSignIn: a callback counts once, whatever its outcome.
+ */
+export function takeUpstreamSignIn(ctx: Koa.Context, slug: string, now: number): UpstreamSignInStart | undefined {
+  const session = sessionOf(ctx);
+  const started = session.upstreamSignIn;
+  if (started === undefined || started.slug !== slug) return undefined;
+  delete session.upstreamSignIn;
+  return now >= started.at && now - started.at < LIFETIMES.upstreamSignIn ? started : undefined;
+}
+
+/** Keeps the identity an upstream sign-in brought back until the person's next step. */
+export function putPendingUpstreamIdentity(ctx: Koa.Context, pending: PendingUpstreamIdentity): void {
+  sessionOf(ctx).upstreamIdentity = pending;
+}
+
+/** The identity waiting for `next`, if one is and within LIFETIMES.upstreamSignIn of its callback. */
+export function pendingUpstreamIdentity(ctx: Koa.Context, next: PendingUpstreamIdentity['next'], now: number): PendingUpstreamIdentity | undefined {
+  const pending = sessionOf(ctx).upstreamIdentity;
+  if (pending === undefined || pending.next !== next || now < pending.at || now - pending.at >= LIFETIMES.upstreamSignIn) return undefined;
+  return pending;
+}
+
+/** Forgets the identity an upstream sign-in brought back (made an account, linked, or cancelled). */
+export function endPendingUpstreamIdentity(ctx: Koa.Context): void {
+  delete sessionOf(ctx).upstreamIdentity;
 }
 
 /** Ends the second step this session owes: the password is asked again. */

@@ -18,6 +18,7 @@ import { SessionsQueries } from './sessions/queries.js';
 import { SignInsQueries } from './sign-ins/queries.js';
 import { SigningKeysQueries } from './signing-keys/queries.js';
 import type { DatabaseErrorListener, Store } from './types.js';
+import { UpstreamIdentitiesQueries } from './upstream-identities/queries.js';
 import { UpstreamsQueries } from './upstreams/queries.js';
 import { UsersQueries } from './users/queries.js';
 
@@ -37,6 +38,7 @@ const AGGREGATES = [
   DeviceAuthorizationsQueries,
   SigningKeysQueries,
   UpstreamsQueries,
+  UpstreamIdentitiesQueries,
   GamesQueries,
   GrantsQueries,
   SessionsQueries,

@@ -70,6 +70,13 @@ export const STORE_METHODS = [
   'setUpstreamEnabled',
   'removeUpstream',
 
+  // UpstreamIdentityStore
+  'findUpstreamIdentity',
+  'linkUpstreamIdentity',
+  'listUpstreamIdentities',
+  'touchUpstreamIdentity',
+  'unlinkUpstreamIdentity',
+
   // GameStore
   'createGame',
   'getGame',

@@ -20,6 +20,7 @@ import type { RefreshTokenStore } from './refresh-tokens/store.js';
 import type { SessionStore } from './sessions/store.js';
 import type { SignInStore } from './sign-ins/store.js';
 import type { SigningKeyStore } from './signing-keys/store.js';
+import type { UpstreamIdentityStore } from './upstream-identities/store.js';
 import type { UpstreamStore } from './upstreams/store.js';
 import type { UserStore } from './users/store.js';
 
@@ -48,6 +49,7 @@ export interface Store
     DeviceAuthorizationStore,
     SigningKeyStore,
     UpstreamStore,
+    UpstreamIdentityStore,
     GameStore,
     GrantStore,
     SessionStore,

@@ -2,13 +2,14 @@ import { Conflict, InvalidInput, NotFound } from '../domain/errors.js';
 import { hashPassword } from '../accounts/passwords.js';
 import type { components } from '../../generated/api.js';
 import { UniqueViolation } from '../domain/errors.js';
-import type { PublicUserRecord, UserPatch, UserRecord } from '../domain/users.js';
+import { NO_PASSWORD, type PublicUserRecord, type UserPatch, type UserRecord } from '../domain/users.js';
 import type { UserStore } from '../store/users/store.js';
 
 export type PublicUser = components['schemas']['PublicUser'];
 type Identity = components['schemas']['Identity'];
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]{3,28}$/;
+const NAME_RULE = 'Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -';
 const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 const FLAIR_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const MAX_BIO_LENGTH = 1024;
@@ -65,9 +66,7 @@ export const EMAIL_TAKEN = 'Email address is already registered';
 export const NAME_TAKEN = 'Name is already taken';
 
 export async function createUser(deps: { store: UserStore; now: () => number }, input: NewAccount): Promise<UserRecord> {
-  if (!NAME_PATTERN.test(input.name)) {
-    throw new InvalidInput('Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -');
-  }
+  if (!NAME_PATTERN.test(input.name)) throw new InvalidInput(NAME_RULE);
   const email = normalizeEmail(input.email);
   checkNewPassword(input.password);
   const passwordHash = await hashPassword(input.password);
@@ -77,6 +76,31 @@ export async function createUser(deps: { store: UserStore; now: () => number }, 
   } catch (err) {
     if (err instanceof UniqueViolation) {
       throw new Conflict(err.field === 'email' ? EMAIL_TAKEN : NAME_TAKEN);
+    }
+    throw err;
+  }
+}
+
+/**
+ * An account made through an upstream identity provider (src/upstreams/sign-in.ts): the name
+ * picked, no password (NO_PASSWORD: signing in with one always fails), the upstream's verified
+ * address verified, and that identity linked in the same transaction.
+ */
+export async function createAccountWithoutPassword(
+  deps: { store: UserStore; now: () => number },
+  input: { name: string; email: string; upstream: { slug: string; name: string; subject: string } },
+): Promise<UserRecord> {
+  if (!NAME_PATTERN.test(input.name)) throw new InvalidInput(NAME_RULE);
+  const email = normalizeEmail(input.email);
+  const now = deps.now();
+  try {
+    return await deps.store.createUser(
+      { name: input.name, email, passwordHash: NO_PASSWORD, emailVerifiedAt: now, upstreamIdentity: { upstreamSlug: input.upstream.slug, subject: input.upstream.subject, email } },
+      now,
+    );
+  } catch (err) {
+    if (err instanceof UniqueViolation) {
+      throw new Conflict(err.field === 'email' ? EMAIL_TAKEN : err.field === 'upstreamIdentity' ? `This ${input.upstream.name} account is linked to another account here` : NAME_TAKEN);
     }
     throw err;
   }

@@ -46,10 +46,30 @@ async function populatedUser() {
   await t.store.createPasskey({ userId: user.id, credentialId: `credential-of-${user.id}`, publicKey: 'key', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'Phone', createdAt: t.clock.now() });
   await t.store.savePendingTotp(user.id, 'sealed-seed', t.clock.now());
   await t.store.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash']);
+  // An account at an upstream identity provider, linked.
+  const upstreamSlug = `deletion-${user.id}`;
+  await t.store.addUpstream({
+    slug: upstreamSlug,
+    name: `Deletion ${user.id}`,
+    kind: 'oidc',
+    preset: null,
+    issuer: 'https://upstream.example',
+    authorizationEndpoint: null,
+    tokenEndpoint: null,
+    userinfoEndpoint: null,
+    claimMapping: null,
+    scopes: ['openid', 'email'],
+    clientId: 'upstream-client',
+    clientSecretSealed: 'sealed',
+    enabled: true,
+    createdAt: t.clock.now(),
+  });
+  await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug, subject: `subject-of-${user.id}`, email: user.email, createdAt: t.clock.now() });
+  expect(await t.store.listUpstreamIdentities(user.id)).toHaveLength(1);
   // Everything that must disappear answers before the deletion.
   expect((await fetch(`${t.baseUrl}/pfp/small/${user.id}-${pfp}.webp`)).status).toBe(200);
   expect((await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${fanToken}` } })).status).toBe(200);
-  return { agent, user, pfp, ownApp, game, otherApp, tokenAtOtherApp, fan, fanToken, pendingCode };
+  return { agent, user, pfp, ownApp, game, otherApp, tokenAtOtherApp, fan, fanToken, pendingCode, upstreamSlug };
 }
 
 async function expectGone(p: Awaited<ReturnType<typeof populatedUser>>) {
@@ -71,9 +91,12 @@ async function expectGone(p: Awaited<ReturnType<typeof populatedUser>>) {
   expect(await t.store.getGrant(p.fan.user.id, p.ownApp.clientId)).toBeUndefined();
   expect(await t.store.listUserSessions(user.id, t.clock.now())).toEqual([]);
   const knex = t.store.knex;
-  for (const [table, column] of [['access_tokens', 'user_id'], ['auth_codes', 'user_id'], ['grants', 'user_id'], ['sessions', 'user_id'], ['apps', 'owner_id'], ['games', 'author_id'], ['passkeys', 'user_id'], ['totp_factors', 'user_id'], ['recovery_codes', 'user_id']] as const) {
+  for (const [table, column] of [['access_tokens', 'user_id'], ['auth_codes', 'user_id'], ['grants', 'user_id'], ['sessions', 'user_id'], ['apps', 'owner_id'], ['games', 'author_id'], ['passkeys', 'user_id'], ['totp_factors', 'user_id'], ['recovery_codes', 'user_id'], ['upstream_identities', 'user_id']] as const) {
     expect(await knex(table).where(column, user.id)).toEqual([]);
   }
+  // The linked identity is free again; its upstream stays.
+  expect(await t.store.findUpstreamIdentity(p.upstreamSlug, `subject-of-${user.id}`)).toBeUndefined();
+  expect(await t.store.getUpstream(p.upstreamSlug)).toMatchObject({ slug: p.upstreamSlug });
   // The app's other users lost their tokens with it, but not their accounts.
   expect((await p.fan.agent.fetch('/api/account')).status).toBe(200);
   // The other app and its owner are untouched.

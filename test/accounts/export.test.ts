@@ -12,7 +12,7 @@ afterAll(async () => t?.close());
 const CALLBACK = 'https://client.example/callback';
 
 describe('exportAccount', () => {
-  it('is an attachment with profile, email, apps and games owned, grants, sessions, sign-ins, passkeys and the authenticator app', async () => {
+  it('is an attachment with profile, email, apps and games owned, grants, sessions, sign-ins, passkeys, the authenticator app and linked upstream identities', async () => {
     const { agent, user } = await signedInAgent(t);
     await t.store.updateUser(user.id, { bio: 'hello' });
     const own = await makeClient(t, user.id, [CALLBACK]);
@@ -35,9 +35,17 @@ describe('exportAccount', () => {
     const codeHashes = ['recovery-code-hash-1', 'recovery-code-hash-2'];
     await t.store.savePendingTotp(user.id, seed, t.clock.now());
     await t.store.confirmTotp(user.id, seed, 1, t.clock.now(), codeHashes);
-    // The sign-in history, newest first: the agent's own sign-in and one recorded from elsewhere.
+    // Two linked upstream identities: one with an address and used since, one with neither.
+    const upstream = { kind: 'oidc' as const, preset: null, authorizationEndpoint: null, tokenEndpoint: null, userinfoEndpoint: null, claimMapping: null, scopes: ['openid', 'email'], clientSecretSealed: 'sealed-upstream-secret', enabled: true, createdAt: t.clock.now() };
+    await t.store.addUpstream({ ...upstream, slug: 'export-acme', name: 'Export Acme', issuer: 'https://acme.example', clientId: 'acme-client' });
+    await t.store.addUpstream({ ...upstream, slug: 'export-globex', name: 'Export Globex', issuer: 'https://globex.example', clientId: 'globex-client' });
+    const acme = await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'export-acme', subject: 'acme-subject-1', email: 'ada@acme.example', createdAt: t.clock.now() - 2 });
+    await t.store.touchUpstreamIdentity(acme.id, t.clock.now() + 2);
+    const globex = await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'export-globex', subject: 'globex-subject-1', email: null, createdAt: t.clock.now() - 1 });
+    // The sign-in history, newest first: the agent's own sign-in, one recorded from elsewhere and one through an upstream.
     const [signedIn] = await t.store.listSignIns(user.id, 10);
-    await t.store.recordSignIn(user.id, { at: t.clock.now() + 1, ip: '203.0.113.7', userAgent: 'Browser/2 (elsewhere)' }, 20);
+    await t.store.recordSignIn(user.id, { at: t.clock.now() + 1, ip: '203.0.113.7', userAgent: 'Browser/2 (elsewhere)', upstream: null }, 20);
+    await t.store.recordSignIn(user.id, { at: t.clock.now() + 2, ip: '203.0.113.8', userAgent: 'Browser/3', upstream: 'Export Acme' }, 20);
     const res = await agent.fetch('/api/account/export');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -59,17 +67,22 @@ describe('exportAccount', () => {
       // As listSessions lists it: the address it signed in from is the sign-in history's.
       sessions: [{ id: expect.stringMatching(/^[\w-]{22}$/), started_at: now, last_seen_at: now, user_agent: signedIn!.userAgent, ip: '127.0.0.1', current: true }],
       sign_ins: [
+        { at: now + 2, ip: '203.0.113.8', user_agent: 'Browser/3', upstream: 'Export Acme' },
         { at: now + 1, ip: '203.0.113.7', user_agent: 'Browser/2 (elsewhere)' },
         { at: now, ip: '127.0.0.1', user_agent: signedIn!.userAgent },
       ],
       passkeys: [{ id: passkey.id, name: 'Phone', created_at: now, synced: false }],
       authenticator_app: { enabled: true, since: now, recovery_codes_left: 2 },
       moderation_actions: [],
+      upstream_identities: [
+        { id: acme.id, upstream: 'export-acme', upstream_name: 'Export Acme', subject: 'acme-subject-1', email: 'ada@acme.example', linked_at: now - 2, last_used_at: now + 2 },
+        { id: globex.id, upstream: 'export-globex', upstream_name: 'Export Globex', subject: 'globex-subject-1', linked_at: now - 1 },
+      ],
     });
     // No secret of any kind.
     const stored = await t.store.getUser(user.id);
     const app = await t.store.getApp(own.clientId);
-    for (const secret of [TEST_PASSWORD, stored!.passwordHash, own.clientSecret, app!.secretHash, agent.cookies.get('idp.sid')!, passkey.credentialId, passkey.publicKey, seed, ...codeHashes]) {
+    for (const secret of [TEST_PASSWORD, stored!.passwordHash, own.clientSecret, app!.secretHash, agent.cookies.get('idp.sid')!, passkey.credentialId, passkey.publicKey, seed, ...codeHashes, 'sealed-upstream-secret']) {
       expect(text).not.toContain(secret);
     }
   });

@@ -5,6 +5,7 @@
  */
 import { TOTP, URI } from 'otpauth';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { addUpstream } from '../../src/upstreams/upstreams.js';
 import { SoftAuthenticator } from '../fixtures/soft-authenticator.js';
 import { Agent, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import { MailServer } from '../mail-server.js';
@@ -81,5 +82,18 @@ describe('notices of sign-in changes', () => {
     await other.signIn(unverified);
     expect((await other.json('POST', '/api/account/password', { current_password: TEST_PASSWORD, new_password: 'a new password of mine' })).status).toBe(204);
     expect(await subjects(unverified.email)).toEqual([]);
+  });
+
+  it('tells the owner when an account at an upstream is unlinked', async () => {
+    const { agent, user } = await signedInAgent(t);
+    await addUpstream({ store: t.store, now: t.clock.now, secrets: t.config.sessionSecrets }, { name: 'Acme', source: { issuer: 'https://op.example' }, clientId: 'acme', clientSecret: 'acme-secret' });
+    const link = await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'acme', subject: 'ada', email: 'ada@acme.example', createdAt: t.clock.now() });
+    expect((await agent.json('DELETE', `/api/account/upstream-identities/${link.id}`, { password: TEST_PASSWORD })).status).toBe(204);
+    expect(await subjects(user.email)).toEqual(['Another account was unlinked from yours']);
+    expect(smtp.to(user.email)[0]!.mail.text).toBe(
+      `Hello ${user.name}, an account at another identity provider was unlinked from your account: signing in there no longer signs in to your account here.\n\n` +
+        'If this was you, nothing needs doing. If it was not, reset your password at https://idp.example/forgot-password, ' +
+        'check your passkeys and authenticator app at https://idp.example/account, then contact the operator of this service.\n',
+    );
   });
 });

@@ -7,6 +7,7 @@
  *     in, upload a picture and read it through every instance, register an app, consent, exchange
  *     the code, whois, UserInfo, the ID token against JWKS, revoke;
  *   - sign-in attempts are counted across instances;
+ *   - a sign-in through an upstream OpenID Provider: started, come back, and finished on different instances;
  *   - a rolling restart of all three under steady load (reads, authorizations, code exchanges) with
  *     zero failed requests;
  *   - one instance killed with SIGKILL under load: only requests in flight on it fail, and every
@@ -24,6 +25,9 @@ import { linkOf, MailServer } from '../mail-server.js';
 import { registerApp, type RegisteredApp } from '../oidc-flow.js';
 import { precondition } from '../preconditions.js';
 import { spawnService, type SpawnedService } from '../spawn-service.js';
+import { signInAtUpstreamOverHttp, startUpstreamProvider } from '../upstream-provider.js';
+import { openStoreAt } from '../../src/store/open.js';
+import { addUpstream } from '../../src/upstreams/upstreams.js';
 import { Nginx, NGINX_PATH } from './nginx.js';
 
 const postgresUrl = process.env.TEST_POSTGRES_URL;
@@ -271,6 +275,47 @@ describe.runIf(runs)('three instances behind nginx, sharing nothing but PostgreS
       const locked = await agentOn().on(i).form('/signin', { name, password: PASSWORD });
       expect(locked.status).toBe(429);
       expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  });
+
+  it('signs in through an upstream OpenID Provider across instances: started on a, back on b, the name picked on c, signed in on a', async () => {
+    const op = await startUpstreamProvider({
+      clients: [{ client_id: 'cluster', client_secret: 'cluster-upstream-secret', redirect_uris: [`${publicUrl}/signin/upstream/cluster-op/callback`] }],
+      accounts: { cara: { sub: 'op-cara', email: 'cara@cluster.example', email_verified: true, preferred_username: 'cara', amr: ['pwd'] } },
+    });
+    // The operator adds it once, in the shared database: every instance offers it.
+    const store = openStoreAt(db.url);
+    try {
+      await addUpstream({ store, now: Date.now, secrets: [SESSION_SECRET] }, { name: 'Cluster OP', source: { issuer: op.issuer }, clientId: 'cluster', clientSecret: 'cluster-upstream-secret' });
+    } finally {
+      await store.close();
+    }
+    try {
+      for (let i = 0; i < 3; i++) expect(await (await agentOn().on(i).fetch('/signin')).text()).toContain('>Sign in with Cluster OP</button>');
+      const { on } = agentOn();
+      const started = await on(0).form('/signin/upstream/cluster-op', {});
+      expect(started.status).toBe(303);
+      const back = await signInAtUpstreamOverHttp(started.headers.get('location')!, 'cara');
+      expect(back.origin + back.pathname).toBe(`${publicUrl}/signin/upstream/cluster-op/callback`);
+      const pending = await on(1).fetch(back.pathname + back.search);
+      expect([pending.status, pending.headers.get('location')]).toEqual([303, '/signup/upstream']);
+      const page = await on(2).fetch('/signup/upstream');
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<strong id="upstream-email">cara@cluster.example</strong>');
+      const made = await on(0).form('/signup/upstream', { name: 'cluster_cara' });
+      expect([made.status, made.headers.get('location')]).toEqual([303, '/account']);
+      const account = await on(1).fetch('/api/account');
+      expect(((await account.json()) as { user: { name: string } }).user.name).toBe('cluster_cara');
+
+      // Again, in another browser: started on c, back on a, signed in.
+      const other = agentOn();
+      const again = await other.on(2).form('/signin/upstream/cluster-op', {});
+      const returned = await signInAtUpstreamOverHttp(again.headers.get('location')!, 'cara');
+      const signedIn = await other.on(0).fetch(returned.pathname + returned.search);
+      expect([signedIn.status, signedIn.headers.get('location')]).toEqual([303, '/account']);
+      expect(((await (await other.on(1).fetch('/api/account')).json()) as { user: { name: string } }).user.name).toBe('cluster_cara');
+    } finally {
+      await op.close();
     }
   });
 

@@ -12,6 +12,7 @@ import {
   TooLarge,
   Unauthenticated,
   Unavailable,
+  BadGateway,
 } from '../../src/domain/errors.js';
 import { ApiError, httpErrorOf } from '../../src/http/error-responses.js';
 
@@ -46,6 +47,7 @@ describe('domain errors', () => {
     expect(httpErrorOf(new TooLarge('g'))).toEqual({ status: 413, message: 'g', headers: {} });
     expect(httpErrorOf(new RateLimited('h', 12))).toEqual({ status: 429, message: 'h', headers: { 'Retry-After': '12' } });
     expect(httpErrorOf(new Unavailable('i'))).toEqual({ status: 503, message: 'i', headers: {} });
+    expect(httpErrorOf(new BadGateway('i2'))).toEqual({ status: 502, message: 'i2', headers: {} });
     expect(httpErrorOf(new ApiError(405, 'j', { Allow: 'GET' }))).toEqual({ status: 405, message: 'j', headers: { Allow: 'GET' } });
   });
 
@@ -65,6 +67,7 @@ describe('domain errors', () => {
       not_found: 3,
       conflict: 4,
       unavailable: 5,
+      bad_gateway: 5,
     });
   });
 });

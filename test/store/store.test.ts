@@ -21,7 +21,7 @@ import { UniqueViolation } from '../../src/domain/errors.js';
 import type { NewModerationAction } from '../../src/domain/moderation.js';
 import type { SessionMeta } from '../../src/domain/sessions.js';
 import type { UpstreamRecord } from '../../src/domain/upstreams.js';
-import type { UserRecord } from '../../src/domain/users.js';
+import { NO_PASSWORD, type UserRecord } from '../../src/domain/users.js';
 import type { Store } from '../../src/store/types.js';
 import { newUserRecord, publicUserRecord } from '../fixtures/users.js';
 import { freshDatabase, tempDir, TEST_DATABASE, type TestDatabase } from '../helpers.js';
@@ -1113,17 +1113,18 @@ describe(`Store (${TEST_DATABASE})`, () => {
 
   it("records a user's sign-ins, keeps only the latest `keep`, and lists them newest first", async () => {
     const carol = await store.createUser({ name: 'carol_signins', email: 'carol.signins@example.com', passwordHash: 'h' }, NOW);
-    for (let i = 1; i <= 4; i++) await store.recordSignIn(carol.id, { at: NOW + i, ip: `10.0.0.${i}`, userAgent: `agent ${i}` }, 3);
-    await store.recordSignIn(bob.id, { at: NOW + 9, ip: '10.9.9.9', userAgent: 'bob agent' }, 3);
+    // The third went through an upstream identity provider, named as shown.
+    for (let i = 1; i <= 4; i++) await store.recordSignIn(carol.id, { at: NOW + i, ip: `10.0.0.${i}`, userAgent: `agent ${i}`, upstream: i === 3 ? 'My Company SSO' : null }, 3);
+    await store.recordSignIn(bob.id, { at: NOW + 9, ip: '10.9.9.9', userAgent: 'bob agent', upstream: null }, 3);
     expect(await store.listSignIns(carol.id, 10)).toEqual([
-      { at: NOW + 4, ip: '10.0.0.4', userAgent: 'agent 4' },
-      { at: NOW + 3, ip: '10.0.0.3', userAgent: 'agent 3' },
-      { at: NOW + 2, ip: '10.0.0.2', userAgent: 'agent 2' },
+      { at: NOW + 4, ip: '10.0.0.4', userAgent: 'agent 4', upstream: null },
+      { at: NOW + 3, ip: '10.0.0.3', userAgent: 'agent 3', upstream: 'My Company SSO' },
+      { at: NOW + 2, ip: '10.0.0.2', userAgent: 'agent 2', upstream: null },
     ]);
-    expect(await store.listSignIns(carol.id, 1)).toEqual([{ at: NOW + 4, ip: '10.0.0.4', userAgent: 'agent 4' }]);
-    expect(await store.listSignIns(bob.id, 10)).toContainEqual({ at: NOW + 9, ip: '10.9.9.9', userAgent: 'bob agent' });
+    expect(await store.listSignIns(carol.id, 1)).toEqual([{ at: NOW + 4, ip: '10.0.0.4', userAgent: 'agent 4', upstream: null }]);
+    expect(await store.listSignIns(bob.id, 10)).toContainEqual({ at: NOW + 9, ip: '10.9.9.9', userAgent: 'bob agent', upstream: null });
     expect(await store.listSignIns(999_999, 10)).toEqual([]);
-    await store.recordSignIn(999_999.5, { at: NOW, ip: '10.0.0.1', userAgent: 'x' }, 3);
+    await store.recordSignIn(999_999.5, { at: NOW, ip: '10.0.0.1', userAgent: 'x', upstream: null }, 3);
     await store.deleteUser(carol.id, NOW + 10);
     expect(await store.listSignIns(carol.id, 10)).toEqual([]);
   });
@@ -1143,7 +1144,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
 
     expect(await store.renamePasskey(erin.id, first.id, 'My phone')).toEqual({ ...first, name: 'My phone' });
     expect(await store.renamePasskey(bob.id, first.id, 'Stolen')).toBeUndefined();
-    expect(await store.deletePasskey(bob.id, second.id)).toBe(false);
+    expect(await store.deletePasskey(bob.id, second.id)).toBe('missing');
 
     // Counter 0 stays 0 (an authenticator without one); a counter must grow once it is not 0.
     expect(await store.recordPasskeyUse(first.id, { counter: 0, deviceType: 'multiDevice', backedUp: false }, NOW + 5)).toBe(true);
@@ -1156,13 +1157,126 @@ describe(`Store (${TEST_DATABASE})`, () => {
       { ...second, counter: 8, lastUsedAt: NOW + 7 },
     ]);
 
-    expect(await store.deletePasskey(erin.id, second.id)).toBe(true);
-    expect(await store.deletePasskey(erin.id, second.id)).toBe(false);
+    expect(await store.deletePasskey(erin.id, second.id)).toBe('deleted');
+    expect(await store.deletePasskey(erin.id, second.id)).toBe('missing');
     expect(await store.getPasskeyByCredentialId('cred-2')).toBeUndefined();
     await store.deleteUser(erin.id, NOW + 10);
     expect(await store.listPasskeys(erin.id)).toEqual([]);
     expect(await store.getPasskeyByCredentialId('cred-1')).toBeUndefined();
   });
+  it("links accounts at upstreams: one link per upstream and subject, listed oldest first with the upstream's name, touched, unlinked by their owner only and never the last way in, gone with their upstream or their user", async () => {
+    const upstream = (slug: string, name: string): UpstreamRecord => ({
+      slug,
+      name,
+      kind: 'oidc',
+      preset: null,
+      issuer: `https://${slug}.example`,
+      authorizationEndpoint: null,
+      tokenEndpoint: null,
+      userinfoEndpoint: null,
+      claimMapping: null,
+      scopes: ['openid', 'email'],
+      clientId: `client-${slug}`,
+      clientSecretSealed: 'sealed',
+      enabled: true,
+      createdAt: NOW,
+    });
+    await store.addUpstream(upstream('acme', 'Acme'));
+    await store.addUpstream(upstream('globex', 'Globex Login'));
+    // No password: the links (and passkeys) are this account's only ways in.
+    const frank = await store.createUser({ name: 'frank_upstreams', email: 'frank.upstreams@example.com', passwordHash: NO_PASSWORD }, NOW);
+
+    const globex = await store.linkUpstreamIdentity({ userId: frank.id, upstreamSlug: 'globex', subject: 'sub-1', email: 'frank@globex.example', createdAt: NOW + 2 });
+    expect(globex).toEqual({ id: globex.id, userId: frank.id, upstreamSlug: 'globex', upstreamName: 'Globex Login', subject: 'sub-1', email: 'frank@globex.example', createdAt: NOW + 2, lastUsedAt: null });
+    const acme = await store.linkUpstreamIdentity({ userId: frank.id, upstreamSlug: 'acme', subject: 'sub-9', email: null, createdAt: NOW + 1 });
+    expect(acme).toEqual({ id: acme.id, userId: frank.id, upstreamSlug: 'acme', upstreamName: 'Acme', subject: 'sub-9', email: null, createdAt: NOW + 1, lastUsedAt: null });
+    // The same subject at another upstream is another person.
+    const bobs = await store.linkUpstreamIdentity({ userId: bob.id, upstreamSlug: 'acme', subject: 'sub-1', email: 'bob@acme.example', createdAt: NOW });
+    // A linked (upstream, subject) is refused to anyone, its owner included.
+    for (const userId of [bob.id, frank.id]) {
+      await expect(store.linkUpstreamIdentity({ userId, upstreamSlug: 'globex', subject: 'sub-1', email: null, createdAt: NOW + 3 })).rejects.toEqual(new UniqueViolation('upstreamIdentity'));
+    }
+    expect(await store.listUpstreamIdentities(frank.id)).toEqual([acme, globex]);
+    expect(await store.listUpstreamIdentities(bob.id)).toEqual([bobs]);
+    expect(await store.listUpstreamIdentities(alice.id)).toEqual([]);
+    expect(await store.findUpstreamIdentity('globex', 'sub-1')).toEqual(globex);
+    expect(await store.findUpstreamIdentity('acme', 'sub-1')).toEqual(bobs);
+    expect(await store.findUpstreamIdentity('globex', 'SUB-1')).toBeUndefined();
+    expect(await store.findUpstreamIdentity('initech', 'sub-1')).toBeUndefined();
+
+    await store.touchUpstreamIdentity(acme.id, NOW + 5);
+    await store.touchUpstreamIdentity(999_999, NOW + 5);
+    const touched = { ...acme, lastUsedAt: NOW + 5 };
+    expect(await store.findUpstreamIdentity('acme', 'sub-9')).toEqual(touched);
+    expect(await store.listUpstreamIdentities(bob.id)).toEqual([bobs]);
+
+    // Someone else's link, or none at all, is missing and stays.
+    expect(await store.unlinkUpstreamIdentity(bob.id, globex.id)).toBe('missing');
+    expect(await store.unlinkUpstreamIdentity(frank.id, bobs.id)).toBe('missing');
+    expect(await store.unlinkUpstreamIdentity(frank.id, 999_999)).toBe('missing');
+    expect(await store.unlinkUpstreamIdentity(999_999, globex.id)).toBe('missing');
+    expect(await store.listUpstreamIdentities(bob.id)).toEqual([bobs]);
+    // One of two goes; the other is the last way in of an account without password or passkey.
+    expect(await store.unlinkUpstreamIdentity(frank.id, globex.id)).toBe('unlinked');
+    expect(await store.unlinkUpstreamIdentity(frank.id, globex.id)).toBe('missing');
+    expect(await store.unlinkUpstreamIdentity(frank.id, acme.id)).toBe('last');
+    expect(await store.listUpstreamIdentities(frank.id)).toEqual([touched]);
+    // With a passkey it is not the last way in.
+    const passkey = await store.createPasskey({ userId: frank.id, credentialId: 'cred-frank', publicKey: 'pk', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'Key', createdAt: NOW });
+    expect(await store.unlinkUpstreamIdentity(frank.id, acme.id)).toBe('unlinked');
+    expect(await store.listUpstreamIdentities(frank.id)).toEqual([]);
+    // Now the passkey is the last way in: it stays.
+    expect(await store.deletePasskey(frank.id, passkey.id)).toBe('last');
+    expect(await store.listPasskeys(frank.id)).toHaveLength(1);
+    // With a password, the only link is not the last way in either.
+    expect(await store.unlinkUpstreamIdentity(bob.id, bobs.id)).toBe('unlinked');
+    expect(await store.listUpstreamIdentities(bob.id)).toEqual([]);
+
+    // Of two parallel unlinks of a password-less account's two links, exactly one goes, every time.
+    const grace = await store.createUser({ name: 'grace_upstreams', email: 'grace.upstreams@example.com', passwordHash: NO_PASSWORD }, NOW);
+    let kept = await store.linkUpstreamIdentity({ userId: grace.id, upstreamSlug: 'acme', subject: 'grace-0', email: null, createdAt: NOW });
+    for (let round = 1; round <= 10; round++) {
+      const added = await store.linkUpstreamIdentity({ userId: grace.id, upstreamSlug: round % 2 ? 'globex' : 'acme', subject: `grace-${round}`, email: null, createdAt: NOW + round });
+      const outcomes = await Promise.all([store.unlinkUpstreamIdentity(grace.id, kept.id), store.unlinkUpstreamIdentity(grace.id, added.id)]);
+      expect([...outcomes].sort()).toEqual(['last', 'unlinked']);
+      const left = await store.listUpstreamIdentities(grace.id);
+      expect(left).toEqual([outcomes[0] === 'last' ? kept : added]);
+      kept = left[0]!;
+    }
+
+    // A passkey's removal and a link's, racing on an account with only those two ways in: exactly one goes, every time.
+    for (let round = 1; round <= 10; round++) {
+      const henry = await store.createUser({ name: `henry_${round}`, email: `henry.${round}@example.com`, passwordHash: NO_PASSWORD }, NOW);
+      const key = await store.createPasskey({ userId: henry.id, credentialId: `cred-henry-${round}`, publicKey: 'pk', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'Key', createdAt: NOW });
+      const link = await store.linkUpstreamIdentity({ userId: henry.id, upstreamSlug: 'acme', subject: `henry-${round}`, email: null, createdAt: NOW });
+      const [removed, unlinked] = await Promise.all([store.deletePasskey(henry.id, key.id), store.unlinkUpstreamIdentity(henry.id, link.id)]);
+      expect(removed === 'deleted' ? unlinked : removed).toBe('last');
+      expect([removed, unlinked]).toContain(removed === 'deleted' ? 'deleted' : 'unlinked');
+      expect((await store.listPasskeys(henry.id)).length + (await store.listUpstreamIdentities(henry.id)).length).toBe(1);
+      await store.deleteUser(henry.id, NOW);
+    }
+
+    // Removing an upstream removes its links; deleting a user removes theirs.
+    const graceGlobex = await store.linkUpstreamIdentity({ userId: grace.id, upstreamSlug: 'globex', subject: 'grace-globex', email: null, createdAt: NOW + 20 });
+    await store.linkUpstreamIdentity({ userId: bob.id, upstreamSlug: 'globex', subject: 'bob-globex', email: null, createdAt: NOW + 20 });
+    const bobAcme = await store.linkUpstreamIdentity({ userId: bob.id, upstreamSlug: 'acme', subject: 'bob-acme', email: null, createdAt: NOW + 21 });
+    expect(await store.removeUpstream('globex')).toBe(true);
+    expect(await store.findUpstreamIdentity('globex', 'bob-globex')).toBeUndefined();
+    expect(await store.findUpstreamIdentity('globex', graceGlobex.subject)).toBeUndefined();
+    expect(await store.listUpstreamIdentities(bob.id)).toEqual([bobAcme]);
+    expect(await store.listUpstreamIdentities(grace.id)).toEqual(kept.upstreamSlug === 'acme' ? [kept] : []);
+    await store.linkUpstreamIdentity({ userId: frank.id, upstreamSlug: 'acme', subject: 'frank-again', email: null, createdAt: NOW + 30 });
+    for (const user of [frank, grace]) {
+      await store.deleteUser(user.id, NOW + 40);
+      expect(await store.listUpstreamIdentities(user.id)).toEqual([]);
+    }
+    expect(await store.findUpstreamIdentity('acme', 'frank-again')).toBeUndefined();
+    expect(await store.findUpstreamIdentity('acme', kept.subject)).toBeUndefined();
+    expect(await store.listUpstreamIdentities(bob.id)).toEqual([bobAcme]);
+    expect(await store.unlinkUpstreamIdentity(bob.id, bobAcme.id)).toBe('unlinked');
+    expect(await store.removeUpstream('acme')).toBe(true);
+  });
+
   it('keeps an authenticator app: a pending setup replaced until confirmed once, each time step used once, recovery codes used once, all gone with the user', async () => {
     const dana = await store.createUser({ name: 'dana_totp', email: 'dana.totp@example.com', passwordHash: 'h' }, NOW);
     expect(await store.getTotp(dana.id)).toBeUndefined();
@@ -1395,14 +1509,22 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.redeemEmailLink(nul, NOW, { passwordHash: 'x' }, ['reset'])).toBe(false);
 
       expect(await store.listSignIns(far, 10)).toEqual([]);
-      await expect(store.recordSignIn(far, { at: NOW, ip: '10.0.0.1', userAgent: 'x' }, 3)).resolves.toBeUndefined();
+      await expect(store.recordSignIn(far, { at: NOW, ip: '10.0.0.1', userAgent: 'x', upstream: null }, 3)).resolves.toBeUndefined();
+
+      expect(await store.findUpstreamIdentity(nul, 'subject')).toBeUndefined();
+      expect(await store.findUpstreamIdentity('github', nul)).toBeUndefined();
+      expect(await store.listUpstreamIdentities(far)).toEqual([]);
+      await expect(store.touchUpstreamIdentity(far, NOW)).resolves.toBeUndefined();
+      expect(await store.unlinkUpstreamIdentity(far, 1)).toBe('missing');
+      expect(await store.unlinkUpstreamIdentity(alice.id, far)).toBe('missing');
+      expect(await store.unlinkUpstreamIdentity(alice.id, 1.5)).toBe('missing');
 
       expect(await store.listPasskeys(far)).toEqual([]);
       expect(await store.getPasskeyByCredentialId(nul)).toBeUndefined();
       expect(await store.renamePasskey(far, 1, 'x')).toBeUndefined();
       expect(await store.renamePasskey(alice.id, far, 'x')).toBeUndefined();
-      expect(await store.deletePasskey(far, 1)).toBe(false);
-      expect(await store.deletePasskey(alice.id, 1.5)).toBe(false);
+      expect(await store.deletePasskey(far, 1)).toBe('missing');
+      expect(await store.deletePasskey(alice.id, 1.5)).toBe('missing');
       expect(await store.recordPasskeyUse(far, { counter: 1, deviceType: 'singleDevice', backedUp: false }, NOW)).toBe(false);
       expect(await store.getTotp(far)).toBeUndefined();
       expect(await store.savePendingTotp(far, 'jwe', NOW)).toBe(false);

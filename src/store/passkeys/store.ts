@@ -10,8 +10,13 @@ export interface PasskeyStore {
   getPasskeyByCredentialId(credentialId: string): Promise<PasskeyRecord | undefined>;
   /** Renames one of the user's passkeys; undefined when the user has no passkey with this id. */
   renamePasskey(userId: number, id: number, name: string): Promise<PasskeyRecord | undefined>;
-  /** Deletes one of the user's passkeys; false when the user has no passkey with this id. */
-  deletePasskey(userId: number, id: number): Promise<boolean>;
+  /**
+   * Deletes one of the user's passkeys: 'missing' when the user has no passkey with this id,
+   * 'last' (and nothing deleted) when it is the account's last way in: no password, no other
+   * passkey, no linked upstream identity. The user's row is locked first, as an unlink locks it,
+   * so a removal and an unlink racing cannot both take the last two ways in.
+   */
+  deletePasskey(userId: number, id: number): Promise<'deleted' | 'last' | 'missing'>;
   /**
    * Records a sign-in with the passkey: its counter, backup flags and last use, only if the
    * counter still allows it (WebAuthn's rule: the new counter is above the stored one, or both are

@@ -8,7 +8,7 @@ export abstract class SignInsQueries extends Queries {
   async recordSignIn(userId: number, signIn: SignInRecord, keep: number): Promise<void> {
     if (!isRowId(userId)) return;
     await this.knex.transaction(async (trx) => {
-      await trx('sign_ins').insert({ user_id: userId, at: signIn.at, ip: signIn.ip, user_agent: signIn.userAgent });
+      await trx('sign_ins').insert({ user_id: userId, at: signIn.at, ip: signIn.ip, user_agent: signIn.userAgent, upstream: signIn.upstream });
       const kept = trx('sign_ins').select('id').where({ user_id: userId }).orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(keep);
       await trx('sign_ins').where({ user_id: userId }).whereNotIn('id', kept).delete();
     });

@@ -27,6 +27,22 @@ export abstract class UsersQueries extends Queries {
             created_at: now,
           })
           .returning<Row[]>('*');
+        const identity = user.upstreamIdentity;
+        if (identity) {
+          try {
+            await trx('upstream_identities').insert({
+              user_id: row!['id'],
+              upstream_slug: identity.upstreamSlug,
+              subject: identity.subject,
+              email: identity.email,
+              created_at: now,
+              last_used_at: now,
+            });
+          } catch (err) {
+            if (uniqueField(err) !== undefined) throw new UniqueViolation('upstreamIdentity');
+            throw err;
+          }
+        }
         return toUser(row!);
       });
     } catch (err) {
@@ -117,6 +133,7 @@ export abstract class UsersQueries extends Queries {
       await trx('sessions').where({ user_id: id }).delete();
       await trx('email_links').where({ user_id: id }).delete();
       await trx('passkeys').where({ user_id: id }).delete();
+      await trx('upstream_identities').where({ user_id: id }).delete();
       await trx('recovery_codes').where({ user_id: id }).delete();
       await trx('totp_factors').where({ user_id: id }).delete();
       await trx('reports').where({ reporter_id: id }).orWhere({ target_id: id }).delete();

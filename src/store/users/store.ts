@@ -3,7 +3,7 @@ import type { NewUser, PublicUserRecord, UserPatch, UserRecord } from '../../dom
 /** Accounts: the users table (and the names of deleted accounts, which stay taken). */
 export interface UserStore {
   countUsers(): Promise<number>;
-  /** Throws UniqueViolation('name' | 'email'); a retired name (of a deleted account) counts as taken. */
+  /** Throws UniqueViolation('name' | 'email', or 'upstreamIdentity' when its upstream identity is linked already); a retired name (of a deleted account) counts as taken. */
   createUser(user: NewUser, now: number): Promise<UserRecord>;
   getUser(id: number): Promise<UserRecord | undefined>;
   /** Only the public fields (the users/info read: the hot path reads no more than it returns). */

@@ -1,0 +1,20 @@
+/**
+ * `GET /signin/upstream/{slug}/callback`: back from the upstream. The sign-in this browser started
+ * is taken out of its session (a callback counts once), the code exchanged, and the outcome
+ * followed; any failure ends on the sign-in page with its reason.
+ */
+import type { Handler } from '../http/handler.js';
+import { readSession, takeUpstreamSignIn } from '../sessions/session.js';
+import { followUpstreamOutcome, upstreamDeps, upstreamStep } from '../http/upstream-sign-in.js';
+import { finishUpstreamSignIn as finish } from '../upstreams/sign-in.js';
+
+export const finishUpstreamSignIn: Handler<'finishUpstreamSignIn'> = async (input, ctx, deps) => {
+  const { slug } = input.path;
+  const start = takeUpstreamSignIn(ctx, slug, deps.now());
+  await upstreamStep(ctx, deps, start?.returnTo, async () => {
+    // The address the upstream sent the browser to, as openid-client compares it with the redirect URI.
+    const url = new URL(ctx.originalUrl, deps.config.publicUrl);
+    const outcome = await finish(upstreamDeps(deps), slug, start, { url, state: input.query.state, error: input.query.error }, ctx.ip, readSession(ctx).userId);
+    await followUpstreamOutcome(ctx, deps, outcome, start?.returnTo);
+  });
+};

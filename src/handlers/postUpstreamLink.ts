@@ -1,0 +1,24 @@
+/** `POST /signin/link`: the signed-in person links the pending identity to their account, or does not. */
+import { Unauthenticated } from '../domain/errors.js';
+import type { Handler } from '../http/handler.js';
+import { formAction, pageContext, redirect } from '../http/pages.js';
+import { upstreamDeps } from '../http/upstream-sign-in.js';
+import { upstreamLinkPage } from '../pages/upstreams.js';
+import { endPendingUpstreamIdentity, pendingUpstreamIdentity, sessionAuthTime } from '../sessions/session.js';
+import { confirmUpstreamLink, mayConfirmLink } from '../upstreams/sign-in.js';
+
+export const postUpstreamLink: Handler<'postUpstreamLink'> = async (input, ctx, deps) => {
+  const page = await pageContext(ctx, deps, true);
+  const pending = pendingUpstreamIdentity(ctx, 'link', deps.now());
+  if (!pending) throw new Unauthenticated('Nothing is waiting to be linked (it took longer than 10 minutes, or it was done): sign in with it again');
+  await formAction(
+    ctx,
+    async () => {
+      if (!page.record) throw new Unauthenticated('Sign in to the account with this address first');
+      if (input.body.decision === 'link') await confirmUpstreamLink(upstreamDeps(deps), page.record, sessionAuthTime(ctx), pending, ctx.ip);
+      endPendingUpstreamIdentity(ctx);
+      redirect(ctx, input.body.decision === 'link' ? (pending.returnTo ?? '/account') : '/account', 303);
+    },
+    (error) => upstreamLinkPage({ ...page, pending, mayConfirm: mayConfirmLink(pending, page.record?.id, sessionAuthTime(ctx)), error }),
+  );
+};

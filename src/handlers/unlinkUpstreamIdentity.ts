@@ -1,0 +1,11 @@
+/** Linked accounts (docs/account.md#linked-accounts): over src/accounts/upstream-identities.ts. */
+import { unlinkUpstreamIdentity as unlink } from '../accounts/upstream-identities.js';
+import type { Handler } from '../http/handler.js';
+import { signedInUser } from '../http/signed-in.js';
+import { passkeyConfirmedAt } from '../sessions/session.js';
+
+export const unlinkUpstreamIdentity: Handler<'unlinkUpstreamIdentity'> = async (input, ctx, deps) => {
+  const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
+  await unlink(deps, signedInUser(ctx), Number(input.path.identityId), proof, ctx.ip);
+  ctx.status = 204;
+};

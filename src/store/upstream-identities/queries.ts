@@ -1,0 +1,82 @@
+import type { Knex } from 'knex';
+import { UniqueViolation } from '../../domain/errors.js';
+import type { NewUpstreamIdentity, UpstreamIdentityRecord } from '../../domain/upstreams.js';
+import { NO_PASSWORD } from '../../domain/users.js';
+import { Queries } from '../queries.js';
+import { isRowId, isRowKey, type Row, uniqueField } from '../rows.js';
+import type { UnlinkOutcome } from './store.js';
+import { toUpstreamIdentity, UPSTREAM_IDENTITY_COLUMNS } from './rows.js';
+
+/** The links with their upstream's shown name. */
+function identities(knex: Knex) {
+  return knex('upstream_identities').join('upstream_providers', 'upstream_providers.slug', 'upstream_identities.upstream_slug').select(...UPSTREAM_IDENTITY_COLUMNS);
+}
+
+/**
+ * UpstreamIdentityStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both
+ * databases, with no dialect store overriding it (a sign-in through an upstream reads one row).
+ */
+export abstract class UpstreamIdentitiesQueries extends Queries {
+  async findUpstreamIdentity(upstreamSlug: string, subject: string): Promise<UpstreamIdentityRecord | undefined> {
+    if (!isRowKey(upstreamSlug) || !isRowKey(subject)) return undefined;
+    const row = (await identities(this.knex).where({ 'upstream_identities.upstream_slug': upstreamSlug, 'upstream_identities.subject': subject }).first()) as Row | undefined;
+    return row && toUpstreamIdentity(row);
+  }
+
+  async linkUpstreamIdentity(identity: NewUpstreamIdentity): Promise<UpstreamIdentityRecord> {
+    let id: number;
+    try {
+      const [row] = await this.knex('upstream_identities')
+        .insert({
+          user_id: identity.userId,
+          upstream_slug: identity.upstreamSlug,
+          subject: identity.subject,
+          email: identity.email,
+          created_at: identity.createdAt,
+          last_used_at: null,
+        })
+        .returning<Row[]>('id');
+      id = Number(row!['id']);
+    } catch (err) {
+      // (upstream_slug, subject) is the table's only unique constraint.
+      if (uniqueField(err) !== undefined) throw new UniqueViolation('upstreamIdentity');
+      throw err;
+    }
+    const row = (await identities(this.knex).where('upstream_identities.id', id).first()) as Row;
+    return toUpstreamIdentity(row);
+  }
+
+  async listUpstreamIdentities(userId: number): Promise<UpstreamIdentityRecord[]> {
+    if (!isRowId(userId)) return [];
+    const rows = (await identities(this.knex)
+      .where('upstream_identities.user_id', userId)
+      .orderBy([{ column: 'upstream_identities.created_at' }, { column: 'upstream_identities.id' }])) as Row[];
+    return rows.map(toUpstreamIdentity);
+  }
+
+  async touchUpstreamIdentity(id: number, at: number): Promise<void> {
+    if (!isRowId(id)) return;
+    await this.knex('upstream_identities').where({ id }).update({ last_used_at: at });
+  }
+
+  /**
+   * One transaction that locks the user's row first: on PostgreSQL a concurrent unlink (of
+   * another link of the same account) waits for this one to end, then counts what is left; SQLite
+   * leaves `for update` out, and its one connection runs the transactions one at a time.
+   */
+  async unlinkUpstreamIdentity(userId: number, id: number): Promise<UnlinkOutcome> {
+    if (!isRowId(userId) || !isRowId(id)) return 'missing';
+    return this.knex.transaction(async (trx) => {
+      const user = (await trx('users').select('password_hash').where({ id: userId }).forUpdate().first()) as Row | undefined;
+      if (!user) return 'missing';
+      const links = (await trx('upstream_identities').select('id').where({ user_id: userId })) as Row[];
+      if (!links.some((l) => Number(l.id) === id)) return 'missing';
+      if (user.password_hash === NO_PASSWORD && links.length === 1) {
+        const passkey = (await trx('passkeys').select('id').where({ user_id: userId }).first()) as Row | undefined;
+        if (!passkey) return 'last';
+      }
+      await trx('upstream_identities').where({ id, user_id: userId }).delete();
+      return 'unlinked';
+    });
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * This service as a client of an upstream identity provider, through openid-client: the
+ * authorization request (PKCE S256, state, and a nonce for OpenID Connect) and, back at the
+ * callback, the code exchange and who the person is: from the ID token (signature against the
+ * upstream's JWKS, issuer, audience, nonce, all checked by openid-client) and its user info, or,
+ * from a plain OAuth 2.0 provider, its user-info endpoint read through the claim mapping. The
+ * upstream's tokens live only in this module's locals: used once, never stored.
+ */
+import * as oidc from 'openid-client';
+import { BadGateway, InvalidInput, Unavailable } from '../domain/errors.js';
+import type { UpstreamIdentityClaims, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
+import type { UpstreamRecord } from '../domain/upstreams.js';
+
+/** How long one call to an upstream may take. */
+const TIMEOUT_SECONDS = 10;
+/** How long a discovery document (and the configuration made from it) is used before it is read again. */
+const DISCOVERY_TTL_MS = 10 * 60 * 1000;
+/** RFC 8176's registered Authentication Method Reference values: what an upstream's `amr` may add. */
+const AMR_VALUES = new Set(['face', 'fpt', 'geo', 'hwk', 'iris', 'kba', 'mca', 'mfa', 'otp', 'pin', 'pop', 'pwd', 'rba', 'retina', 'sc', 'sms', 'swk', 'tel', 'user', 'vbm', 'wia']);
+const SUBJECT_MAX = 255;
+const NAME_MAX = 64;
+
+/** One configuration per upstream, its client and its secret: a changed registration is discovered again. */
+const configurations = new Map<string, { at: number; config: Promise<oidc.Configuration> }>();
+
+/** An http issuer or endpoint is only ever on localhost (src/upstreams/upstreams.ts refuses others). */
+function insecure(upstream: UpstreamRecord): boolean {
+  return [upstream.issuer, upstream.authorizationEndpoint, upstream.tokenEndpoint, upstream.userinfoEndpoint].some((uri) => uri?.startsWith('http:'));
+}
+
+/** The upstream as openid-client's Configuration: discovered (OpenID Connect) or made from the endpoint triple. */
+async function configuration(upstream: UpstreamRecord, clientSecret: string, now: number): Promise<oidc.Configuration> {
+  const key = JSON.stringify([upstream.slug, upstream.clientId, upstream.clientSecretSealed, upstream.issuer, upstream.tokenEndpoint]);
+  const cached = configurations.get(key);
+  if (cached && now >= cached.at && now - cached.at < DISCOVERY_TTL_MS) return cached.config;
+  const made = makeConfiguration(upstream, clientSecret);
+  configurations.set(key, { at: now, config: made });
+  // A failed discovery is tried again by the next sign-in.
+  made.catch(() => configurations.delete(key));
+  return made;
+}
+
+async function makeConfiguration(upstream: UpstreamRecord, clientSecret: string): Promise<oidc.Configuration> {
+  if (upstream.kind === 'oidc' && upstream.issuer) {
+    let config: oidc.Configuration;
+    try {
+      config = await oidc.discovery(new URL(upstream.issuer), upstream.clientId, undefined, undefined, {
+        timeout: TIMEOUT_SECONDS,
+        ...(insecure(upstream) ? { execute: [oidc.allowInsecureRequests] } : {}),
+      });
+    } catch (err) {
+      throw upstreamError(upstream, err);
+    }
+    // OpenID Connect's default client authentication is client_secret_basic; a provider that
+    // lists only client_secret_post gets that.
+    const methods = config.serverMetadata().token_endpoint_auth_methods_supported;
+    const auth = methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? oidc.ClientSecretPost(clientSecret) : oidc.ClientSecretBasic(clientSecret);
+    const withSecret = new oidc.Configuration(config.serverMetadata(), upstream.clientId, undefined, auth);
+    withSecret.timeout = TIMEOUT_SECONDS;
+    if (insecure(upstream)) oidc.allowInsecureRequests(withSecret);
+    return withSecret;
+  }
+  const { authorizationEndpoint, tokenEndpoint } = upstream;
+  if (!authorizationEndpoint || !tokenEndpoint) throw new Unavailable(`${upstream.name} is not set up completely: ask the operator`);
+  // A plain OAuth 2.0 provider has no issuer identifier; this one names it for openid-client only.
+  const config = new oidc.Configuration(
+    { issuer: `urn:identity-profile-service:upstream:${upstream.slug}`, authorization_endpoint: authorizationEndpoint, token_endpoint: tokenEndpoint },
+    upstream.clientId,
+    undefined,
+    // GitHub takes the client's secret only in the body; Discord and most others take both.
+    oidc.ClientSecretPost(clientSecret),
+  );
+  config.timeout = TIMEOUT_SECONDS;
+  if (insecure(upstream)) oidc.allowInsecureRequests(config);
+  config[oidc.customFetch] = withoutIdToken(tokenEndpoint);
+  return config;
+}
+
+/**
+ * A plain OAuth 2.0 upstream's identity is its user info's: an ID token its token endpoint sends
+ * anyway (a provider that speaks OpenID Connect too, asked for `openid`) is dropped unread, since
+ * the record knows no issuer to check it against.
+ */
+function withoutIdToken(tokenEndpoint: string): oidc.CustomFetch {
+  return async (url, options) => {
+    // openid-client's options are fetch's. Under the DOM's types (test/browser/tsconfig.json
+    // compiles src/ too) a Uint8Array body is not a BodyInit, whence the assertion.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+    const response = await fetch(url, options as RequestInit);
+    if (url !== tokenEndpoint || !response.ok || !response.headers.get('content-type')?.includes('json')) return response;
+    const body: unknown = await response.json().catch(() => undefined);
+    if (typeof body !== 'object' || body === null || !('id_token' in body)) return Response.json(body, { status: response.status, headers: response.headers });
+    const { id_token: _dropped, ...rest } = body as Record<string, unknown>;
+    return Response.json(rest, { status: response.status, headers: response.headers });
+  };
+}
+
+/** Where to send the browser, and what its callback must match (kept in its session). */
+export async function authorizationRequest(
+  upstream: UpstreamRecord,
+  clientSecret: string,
+  redirectUri: string,
+  now: number,
+): Promise<{ url: string; checks: Pick<UpstreamSignInStart, 'state' | 'nonce' | 'codeVerifier'> }> {
+  const config = await configuration(upstream, clientSecret, now);
+  const codeVerifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = upstream.kind === 'oidc' ? oidc.randomNonce() : null;
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: upstream.scopes.join(' '),
+    state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+    ...(nonce === null ? {} : { nonce }),
+  });
+  return { url: url.href, checks: { state, nonce, codeVerifier } };
+}
+
+/**
+ * The code of the callback at `callbackUrl` exchanged (once, with the PKCE verifier), and who the
+ * person is. The callback's state was matched with the session's by the caller and is checked
+ * again here; an error the upstream sent back is the caller's to explain.
+ */
+export async function readIdentity(upstream: UpstreamRecord, clientSecret: string, start: UpstreamSignInStart, callbackUrl: URL, now: number): Promise<UpstreamIdentityClaims> {
+  const config = await configuration(upstream, clientSecret, now);
+  // RFC 9207's `iss` names the issuer, which a plain OAuth 2.0 upstream's record does not know: not checkable there.
+  const answered = new URL(callbackUrl);
+  if (upstream.kind !== 'oidc') answered.searchParams.delete('iss');
+  try {
+    const tokens = await oidc.authorizationCodeGrant(config, answered, {
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      ...(start.nonce === null ? {} : { expectedNonce: start.nonce, idTokenExpected: true }),
+    });
+    if (upstream.kind === 'oidc') {
+      const idToken = tokens.claims();
+      if (!idToken) throw new BadGateway(`${upstream.name} sent no ID token`);
+      // The ID token may carry only `sub`: the rest is the user info's (its `sub` must be the same).
+      const userInfo = idToken.email === undefined && config.serverMetadata().userinfo_endpoint ? await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub) : {};
+      const claims: Record<string, unknown> = { ...userInfo, ...idToken };
+      return {
+        subject: subjectOf(upstream, claims['sub']),
+        ...emailOf(claims['email'], claims['email_verified']),
+        name: nameOf(claims['preferred_username']) ?? nameOf(claims['name']),
+        amr: Array.isArray(idToken.amr) ? [...new Set(idToken.amr.filter((v): v is string => typeof v === 'string' && AMR_VALUES.has(v)))] : [],
+      };
+    }
+    const mapping = upstream.claimMapping;
+    if (!mapping || !upstream.userinfoEndpoint) throw new Unavailable(`${upstream.name} is not set up completely: ask the operator`);
+    const response = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(upstream.userinfoEndpoint), 'GET');
+    if (!response.ok) throw new BadGateway(`${upstream.name} did not say who you are (its user info answered ${response.status})`);
+    const info: unknown = await response.json().catch(() => undefined);
+    if (typeof info !== 'object' || info === null || Array.isArray(info)) throw new BadGateway(`${upstream.name} did not say who you are (its user info is not a JSON object)`);
+    const member = (name: string | null): unknown => (name === null ? undefined : (info as Record<string, unknown>)[name]);
+    const subject = member(mapping.subject);
+    return {
+      subject: subjectOf(upstream, typeof subject === 'number' && Number.isSafeInteger(subject) ? String(subject) : subject),
+      ...emailOf(member(mapping.email), member(mapping.emailVerified)),
+      name: nameOf(member(mapping.name)),
+      amr: [],
+    };
+  } catch (err) {
+    throw upstreamError(upstream, err);
+  }
+}
+
+function subjectOf(upstream: UpstreamRecord, value: unknown): string {
+  if (typeof value !== 'string' || value.length < 1 || value.length > SUBJECT_MAX) throw new BadGateway(`${upstream.name} did not say who you are (no usable subject)`);
+  return value;
+}
+
+/** The address, and whether the upstream says it is verified: only `true` (or the string "true" some providers send) counts. */
+function emailOf(email: unknown, verified: unknown): Pick<UpstreamIdentityClaims, 'email' | 'emailVerified'> {
+  if (typeof email !== 'string' || email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) return { email: null, emailVerified: false };
+  return { email: email.trim().toLowerCase(), emailVerified: verified === true || verified === 'true' };
+}
+
+function nameOf(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, NAME_MAX) : null;
+}
+
+/** What went wrong talking to the upstream, as the person is told: its answers are never shown. */
+function upstreamError(upstream: UpstreamRecord, err: unknown): Error {
+  if (err instanceof BadGateway || err instanceof Unavailable || err instanceof InvalidInput) return err;
+  if (err instanceof oidc.AuthorizationResponseError) return new InvalidInput(`${upstream.name} refused the sign-in (${err.error})`);
+  const name = (err as { name?: unknown }).name;
+  const cause = (err as { cause?: { code?: unknown } }).cause;
+  // fetch's network failures (refused, reset, unknown host) and openid-client's timeout.
+  if ((err instanceof TypeError && (err.message === 'fetch failed' || cause?.code !== undefined)) || name === 'TimeoutError' || name === 'AbortError') {
+    return new Unavailable(`${upstream.name} cannot be reached now: try again later`);
+  }
+  if (err instanceof oidc.ResponseBodyError && err.status >= 500) return new Unavailable(`${upstream.name} cannot sign you in now: try again later`);
+  return new BadGateway(`${upstream.name} answered something that cannot be used: try again, or sign in another way`);
+}

@@ -1,0 +1,235 @@
+/**
+ * Signing in through an upstream identity provider (docs/account.md#signing-in-through-another-account),
+ * as Keycloak's first-broker-login and Kratos do it:
+ * - an identity linked to an account signs that account in (`amr` `fed` and what the upstream
+ *   asserted); the account's authenticator app is still asked for unless the upstream asserted `mfa`;
+ * - a new identity with a verified address no account has makes an account once the person picks
+ *   a public name; with an address an account has, it is linked only after that account signs in
+ *   (with its own factors) and confirms: never silently;
+ * - an address the upstream does not say is verified makes and links nothing.
+ * Every start and callback counts against the client address (limits.upstreamIp).
+ */
+import type { Audit } from '../audit.js';
+import { authenticatorAppOn } from '../accounts/second-factor.js';
+import type { SignedIn } from '../accounts/sign-in.js';
+import { BadGateway, Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated, Unavailable, UniqueViolation } from '../domain/errors.js';
+import type { PendingUpstreamIdentity, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
+import type { UpstreamRecord } from '../domain/upstreams.js';
+import type { UserRecord } from '../domain/users.js';
+import { refuseSuspended } from '../moderation/suspensions.js';
+import type { Limits } from '../security/rate-limit.js';
+import type { Store } from '../store/types.js';
+import { createAccountWithoutPassword } from '../users/users.js';
+import { authorizationRequest, readIdentity } from './client.js';
+import { upstreamCallback, upstreamClientSecret } from './upstreams.js';
+
+export interface UpstreamSignInDeps {
+  store: Store;
+  now: () => number;
+  limits: Pick<Limits, 'upstreamIp'>;
+  audit: Audit;
+  /** SESSION_SECRET's values (they open the upstream's sealed client secret). */
+  secrets: readonly string[];
+  publicUrl: string;
+}
+
+/** The sign-in is done: who, how, and through which upstream (the history and audit name it). */
+export interface SignedInThroughUpstream extends SignedIn {
+  upstream: Pick<UpstreamRecord, 'slug' | 'name'>;
+}
+
+/** What a callback comes to. */
+export type UpstreamOutcome =
+  | { signedIn: SignedInThroughUpstream }
+  /** The account has an authenticator app and the upstream asserted no second factor: owed here. */
+  | { owesSecondStep: UserRecord; amr: string[]; upstream: Pick<UpstreamRecord, 'slug' | 'name'> }
+  /** A new identity: a name to pick (`sign_up`) or an account to sign in to and confirm (`link`). */
+  | { pending: PendingUpstreamIdentity }
+  /** Linked to the signed-in account that started it from the account page. */
+  | { linked: { userId: number; upstream: Pick<UpstreamRecord, 'slug' | 'name'> } };
+
+/** What the callback request carried. */
+interface UpstreamCallback {
+  url: URL;
+  state: string | undefined;
+  error: string | undefined;
+}
+
+const START_AGAIN = 'This sign-in did not start in this browser, or took too long: start again';
+
+/** An enabled upstream by slug; NotFound for any other (disabled ones offer no sign-in). */
+async function enabledUpstream(store: Store, slug: string): Promise<UpstreamRecord> {
+  const upstream = await store.getUpstream(slug);
+  if (!upstream?.enabled) throw new NotFound('No such way to sign in is offered here');
+  return upstream;
+}
+
+/** An enabled upstream as a page offers it: its button, and the origin the button's form ends at. */
+export interface OfferedUpstream {
+  slug: string;
+  name: string;
+  /**
+   * Where the start sends the browser: the authorization endpoint's origin (an OAuth 2.0
+   * upstream's), or the issuer's (OpenID Connect's authorization endpoint is on its issuer's
+   * origin at every provider we know of).
+   */
+  origin: string;
+}
+
+/** The enabled upstreams, as the sign-in, sign-up and account pages offer them. */
+export async function offeredUpstreams(store: Store): Promise<OfferedUpstream[]> {
+  return (await store.listUpstreams())
+    .filter((u) => u.enabled)
+    .map(({ slug, name, issuer, authorizationEndpoint }) => ({ slug, name, origin: new URL(authorizationEndpoint ?? issuer ?? 'invalid:').origin }));
+}
+
+async function clientSecretOf(deps: UpstreamSignInDeps, upstream: UpstreamRecord): Promise<string> {
+  const secret = await upstreamClientSecret(deps.secrets, upstream);
+  // SESSION_SECRET changed without its old value kept: the operator must add the upstream again.
+  if (secret === undefined) throw new Unavailable(`Signing in with ${upstream.name} is not possible now: ask the operator`);
+  return secret;
+}
+
+/** Starts a sign-in through `slug`: where to send the browser, and what its session keeps for the callback. */
+export async function startUpstreamSignIn(
+  deps: UpstreamSignInDeps,
+  slug: string,
+  ip: string,
+  options: { returnTo?: string | undefined; linkTo?: number },
+): Promise<{ url: string; start: UpstreamSignInStart }> {
+  await deps.limits.upstreamIp.consume(ip);
+  const upstream = await enabledUpstream(deps.store, slug);
+  const now = deps.now();
+  const { url, checks } = await authorizationRequest(upstream, await clientSecretOf(deps, upstream), upstreamCallback(deps.publicUrl, slug), now);
+  return {
+    url,
+    start: {
+      slug,
+      ...checks,
+      at: now,
+      ...(options.returnTo === undefined ? {} : { returnTo: options.returnTo }),
+      ...(options.linkTo === undefined ? {} : { linkTo: options.linkTo }),
+    },
+  };
+}
+
+/** The upstream's error code as shown: printable ASCII only, or nothing. */
+function errorCode(error: string): string {
+  return /^[\x21-\x7e]{1,64}$/.test(error) ? error : 'error';
+}
+
+/**
+ * The callback of the sign-in `start` this browser's session held (taken out of it by the caller:
+ * undefined when there was none, or it took too long). `signedInUserId`: whom the session is
+ * signed in as now.
+ */
+export async function finishUpstreamSignIn(
+  deps: UpstreamSignInDeps,
+  slug: string,
+  start: UpstreamSignInStart | undefined,
+  callback: UpstreamCallback,
+  ip: string,
+  signedInUserId: number | undefined,
+): Promise<UpstreamOutcome> {
+  await deps.limits.upstreamIp.consume(ip);
+  const upstream = await enabledUpstream(deps.store, slug);
+  const named = { slug: upstream.slug, name: upstream.name };
+  const failed = (reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified') => deps.audit('upstream_sign_in_failed', { upstream: slug, ip, reason });
+  if (callback.error !== undefined) {
+    failed(callback.error === 'access_denied' ? 'cancelled' : 'refused');
+    throw new InvalidInput(callback.error === 'access_denied' ? `You cancelled signing in with ${upstream.name}` : `${upstream.name} refused the sign-in (${errorCode(callback.error)})`);
+  }
+  if (!start || callback.state !== start.state || (start.linkTo !== undefined && start.linkTo !== signedInUserId)) {
+    failed('not_started');
+    throw new InvalidInput(START_AGAIN);
+  }
+  let claims;
+  try {
+    claims = await readIdentity(upstream, await clientSecretOf(deps, upstream), start, callback.url, deps.now());
+  } catch (err) {
+    if (err instanceof BadGateway || err instanceof Unavailable || err instanceof InvalidInput) failed('upstream_error');
+    throw err;
+  }
+  const linked = await deps.store.findUpstreamIdentity(slug, claims.subject);
+
+  if (start.linkTo !== undefined) {
+    if (linked && linked.userId !== start.linkTo) throw new Conflict(`This ${upstream.name} account is linked to another account here`);
+    if (!linked) await linkIdentity(deps, start.linkTo, upstream, claims.subject, claims.email, ip);
+    return { linked: { userId: start.linkTo, upstream: named } };
+  }
+
+  if (linked) {
+    const user = await deps.store.getUser(linked.userId);
+    // The link goes with its account: only a deletion racing this sign-in gets here.
+    if (!user) throw new Unauthenticated(START_AGAIN);
+    refuseSuspended(user, deps.now());
+    await deps.store.touchUpstreamIdentity(linked.id, deps.now());
+    const amr = ['fed', ...claims.amr.filter((v) => v !== 'fed')];
+    if (!claims.amr.includes('mfa') && (await authenticatorAppOn(deps.store, user.id))) return { owesSecondStep: user, amr, upstream: named };
+    return { signedIn: { user, amr, upstream: named } };
+  }
+
+  if (claims.email === null || !claims.emailVerified) {
+    failed('email_not_verified');
+    throw new Forbidden(
+      claims.email === null
+        ? `${upstream.name} did not give an email address: sign up with a password instead`
+        : `${upstream.name} does not say that ${claims.email} is verified: verify it there, or sign up with a password`,
+    );
+  }
+  const owner = await deps.store.getUserByEmail(claims.email);
+  return {
+    pending: {
+      ...claims,
+      slug,
+      upstreamName: upstream.name,
+      at: deps.now(),
+      ...(start.returnTo === undefined ? {} : { returnTo: start.returnTo }),
+      ...(owner ? { next: 'link', linkUserId: owner.id } : { next: 'sign_up' }),
+    },
+  };
+}
+
+/** Links an identity to `userId`, audited (`upstream_identity_linked`: its owner is told); Conflict when another account has it. */
+async function linkIdentity(deps: UpstreamSignInDeps, userId: number, upstream: Pick<UpstreamRecord, 'slug' | 'name'>, subject: string, email: string | null, ip: string): Promise<void> {
+  try {
+    await deps.store.linkUpstreamIdentity({ userId, upstreamSlug: upstream.slug, subject, email, createdAt: deps.now() });
+  } catch (err) {
+    if (err instanceof UniqueViolation) throw new Conflict(`This ${upstream.name} account is linked to another account here`);
+    throw err;
+  }
+  deps.audit('upstream_identity_linked', { userId, upstream: upstream.slug, ip });
+}
+
+/**
+ * The account a pending `sign_up` identity asked for, with the public name picked: no password,
+ * the upstream's verified address verified, the identity linked, in one transaction (no account
+ * is left without its way in). Conflict for a taken name or address.
+ */
+export async function signUpThroughUpstream(
+  deps: UpstreamSignInDeps,
+  pending: PendingUpstreamIdentity,
+  name: string,
+  client: { ip: string; userAgent: string },
+): Promise<SignedInThroughUpstream> {
+  if (pending.email === null || !pending.emailVerified) throw new Forbidden('This address is not verified');
+  const user = await createAccountWithoutPassword(deps, { name, email: pending.email, upstream: { slug: pending.slug, name: pending.upstreamName, subject: pending.subject } });
+  deps.audit('sign_up', { userId: user.id, ...client, upstream: pending.slug });
+  return { user, amr: ['fed', ...pending.amr.filter((v) => v !== 'fed')], upstream: { slug: pending.slug, name: pending.upstreamName } };
+}
+
+/**
+ * Whether this session may confirm the pending link: signed in to the account with the upstream's
+ * address, and signed in after the upstream sign-in (so a session of that account taken earlier,
+ * or of any other account, cannot take the link).
+ */
+export function mayConfirmLink(pending: PendingUpstreamIdentity, userId: number | undefined, signedInAt: number | undefined): boolean {
+  return userId !== undefined && userId === pending.linkUserId && signedInAt !== undefined && signedInAt >= pending.at;
+}
+
+/** Links a pending `link` identity to `user`, who signed in to that account to confirm it (mayConfirmLink). */
+export async function confirmUpstreamLink(deps: UpstreamSignInDeps, user: UserRecord, signedInAt: number | undefined, pending: PendingUpstreamIdentity, ip: string): Promise<void> {
+  if (!mayConfirmLink(pending, user.id, signedInAt)) throw new Unauthenticated('Sign in to the account with this address first');
+  const upstream = await enabledUpstream(deps.store, pending.slug);
+  await linkIdentity(deps, user.id, upstream, pending.subject, pending.email, ip);
+}
