@@ -155,15 +155,29 @@ export async function readIdentity(upstream: UpstreamRecord, clientSecret: strin
     if (typeof info !== 'object' || info === null || Array.isArray(info)) throw new BadGateway(`${upstream.name} did not say who you are (its user info is not a JSON object)`);
     const member = (name: string | null): unknown => (name === null ? undefined : (info as Record<string, unknown>)[name]);
     const subject = member(mapping.subject);
+    const email = upstream.preset === 'github' ? await githubEmail(config, tokens.access_token, upstream.userinfoEndpoint) : emailOf(member(mapping.email), member(mapping.emailVerified));
     return {
       subject: subjectOf(upstream, typeof subject === 'number' && Number.isSafeInteger(subject) ? String(subject) : subject),
-      ...emailOf(member(mapping.email), member(mapping.emailVerified)),
+      ...email,
       name: nameOf(member(mapping.name)),
       amr: [],
     };
   } catch (err) {
     throw upstreamError(upstream, err);
   }
+}
+
+/**
+ * GitHub's `/user` gives only the public address, and never says whether it is verified: its
+ * `/user/emails` (scope `user:email`, beside `/user`) lists each with `primary` and `verified`.
+ * The primary address counts, verified, when GitHub says it is; otherwise there is none.
+ */
+async function githubEmail(config: oidc.Configuration, accessToken: string, userinfoEndpoint: string): Promise<Pick<UpstreamIdentityClaims, 'email' | 'emailVerified'>> {
+  const response = await oidc.fetchProtectedResource(config, accessToken, new URL('/user/emails', userinfoEndpoint), 'GET');
+  const listed: unknown = response.ok ? await response.json().catch(() => undefined) : undefined;
+  if (!Array.isArray(listed)) return { email: null, emailVerified: false };
+  const primary = listed.find((e: unknown) => typeof e === 'object' && e !== null && (e as { primary?: unknown }).primary === true) as { email?: unknown; verified?: unknown } | undefined;
+  return primary ? emailOf(primary.email, primary.verified) : { email: null, emailVerified: false };
 }
 
 function subjectOf(upstream: UpstreamRecord, value: unknown): string {

@@ -42,7 +42,7 @@ async function start(agent: Agent, slug: string, fields: Record<string, string> 
 
 describe('signing in through an upstream, over HTTP', () => {
   beforeAll(async () => {
-    t = await startServer({ TRUST_PROXY: '127.0.0.1' }, { limits: { upstreamIp: { points: 30, seconds: 600 } } });
+    t = await startServer({ TRUST_PROXY: '127.0.0.1' }, { limits: { upstreamIp: { points: 60, seconds: 600 } } });
     t.config.publicUrl = t.baseUrl;
     op = await startUpstreamProvider({
       clients: [{ ...CLIENT, redirect_uris: [`${t.baseUrl}/signin/upstream/test-op/callback`] }],
@@ -183,13 +183,13 @@ describe('signing in through an upstream, over HTTP', () => {
     expect([res.status, await reasonOf(res)]).toEqual([502, 'Garbage answered something that cannot be used: try again, or sign in another way']);
   });
 
-  it('callbacks count against the address: of a parallel burst of 40 from one address, 30 are answered, 10 are 429; another address still gets through', async () => {
+  it('callbacks count against the address: of a parallel burst of 70 from one address, 60 (the limit here) are answered, 10 are 429; another address still gets through', async () => {
     const agent = new Agent(t);
     const answers = await Promise.all(
-      Array.from({ length: 40 }, () => agent.fetch('/signin/upstream/test-op/callback?code=abc&state=xyz', { headers: { 'X-Forwarded-For': '198.51.100.40' } })),
+      Array.from({ length: 70 }, () => agent.fetch('/signin/upstream/test-op/callback?code=abc&state=xyz', { headers: { 'X-Forwarded-For': '198.51.100.40' } })),
     );
     const statuses = answers.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 400)).toHaveLength(30);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(60);
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
     const other = await agent.fetch('/signin/upstream/test-op/callback?code=abc&state=xyz', { headers: { 'X-Forwarded-For': '198.51.100.41' } });
     expect(other.status).toBe(400);
@@ -237,5 +237,49 @@ describe('signing in through an upstream, over HTTP', () => {
     expect(exchanged.status).toBe(200);
     const claims = decodeJwt(((await exchanged.json()) as { id_token: string }).id_token);
     expect([claims.sub, claims.amr, claims.acr]).toEqual([String(user.id), ['fed', 'pwd', 'hwk', 'mfa'], '2']);
+  });
+
+  it("the GitHub preset takes the primary address GitHub's /user/emails says is verified (a server of GitHub's documented shape)", async () => {
+    const emails: { email: string; primary: boolean; verified: boolean }[] = [];
+    const github = http.createServer((req, res) => {
+      const url = new URL(req.url!, 'http://github.test');
+      res.setHeader('Content-Type', 'application/json');
+      if (url.pathname === '/login/oauth/access_token' && req.method === 'POST') return void res.end(JSON.stringify({ access_token: 'gho_test', token_type: 'bearer', scope: 'read:user,user:email' }));
+      if (req.headers.authorization !== 'Bearer gho_test') return void res.writeHead(401).end('{}');
+      if (url.pathname === '/user') return void res.end(JSON.stringify({ id: 583231, login: 'octocat', email: null }));
+      if (url.pathname === '/user/emails') return void res.end(JSON.stringify(emails));
+      res.writeHead(404).end('{}');
+    });
+    await new Promise<void>((resolve) => github.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
+    try {
+      await addUpstream(registry(), {
+        name: 'GitHub',
+        source: { authorizationEndpoint: `${base}/login/oauth/authorize`, tokenEndpoint: `${base}/login/oauth/access_token`, userinfoEndpoint: `${base}/user`, claimMapping: { subject: 'id', name: 'login', email: 'email', emailVerified: null } },
+        scopes: ['read:user', 'user:email'],
+        clientId: 'gh-client',
+        clientSecret: 'gh-secret',
+      });
+      // As `--preset github` records it, with this server's endpoints.
+      await t.store.knex('upstream_providers').where({ slug: 'github' }).update({ preset: 'github' });
+      const callback = async (agent: Agent): Promise<Response> => {
+        const { searchParams } = await start(agent, 'github');
+        expect(searchParams.get('scope')).toBe('read:user user:email');
+        return agent.fetch(`/signin/upstream/github/callback?code=github-code&state=${searchParams.get('state')}`);
+      };
+      // No verified primary address: refused.
+      emails.push({ email: 'public@octo.example', primary: false, verified: true }, { email: 'octo@octo.example', primary: true, verified: false });
+      const unverified = await callback(new Agent(t));
+      expect([unverified.status, await reasonOf(unverified)]).toEqual([403, 'GitHub does not say that octo@octo.example is verified: verify it there, or sign up with a password']);
+      emails[1]!.verified = true;
+      const agent = new Agent(t);
+      const verified = await callback(agent);
+      expect([verified.status, verified.headers.get('location')]).toEqual([303, '/signup/upstream']);
+      const page = await (await agent.fetch('/signup/upstream')).text();
+      expect(page).toContain('<strong id="upstream-email">octo@octo.example</strong>');
+      expect(page).toContain('value="octocat"');
+    } finally {
+      github.close();
+    }
   });
 });
