@@ -9,7 +9,7 @@
 import type { components } from '../../generated/api.js';
 import { SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import type { SignInRecord } from '../domain/sign-ins.js';
-import type { UpstreamIdentityRecord } from '../domain/upstreams.js';
+import { identityView } from './upstream-identities.js';
 import { authenticatorAppView } from './factors.js';
 import { listPasskeys } from './passkeys.js';
 import { allSignIns } from './sign-ins.js';
@@ -23,22 +23,9 @@ import { toPublicUser } from '../users/users.js';
 
 type AccountExport = components['schemas']['AccountExport'];
 type SignIn = components['schemas']['SignIn'];
-type UpstreamIdentity = components['schemas']['UpstreamIdentity'];
 
 function signInView(s: SignInRecord): SignIn {
   return { at: s.at, ip: s.ip, user_agent: s.userAgent, ...(s.upstream === null ? {} : { upstream: s.upstream }) };
-}
-
-function upstreamIdentityView(i: UpstreamIdentityRecord): UpstreamIdentity {
-  return {
-    id: i.id,
-    upstream: i.upstreamSlug,
-    upstream_name: i.upstreamName,
-    subject: i.subject,
-    ...(i.email === null ? {} : { email: i.email }),
-    linked_at: i.createdAt,
-    ...(i.lastUsedAt === null ? {} : { last_used_at: i.lastUsedAt }),
-  };
 }
 
 export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
@@ -68,6 +55,6 @@ export async function exportAccount(deps: { store: Store; now: () => number }, u
     passkeys,
     authenticator_app: authenticatorApp,
     ...moderation,
-    upstream_identities: identities.map(upstreamIdentityView),
+    upstream_identities: identities.map(identityView),
   };
 }

@@ -19,7 +19,7 @@ const NOT_FOUND = 'Linked account not found';
 const LAST_WAY_IN = 'This is the last way to sign in to your account: set a password or add a passkey first';
 
 /** What the API shows of a link (the contract's UpstreamIdentity): `email` and `last_used_at` left out when null. */
-function identityView(i: UpstreamIdentityRecord): UpstreamIdentity {
+export function identityView(i: UpstreamIdentityRecord): UpstreamIdentity {
   return {
     id: i.id,
     upstream: i.upstreamSlug,
