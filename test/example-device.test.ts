@@ -2,18 +2,19 @@
  * `npm run example:device` (scripts/example-device.ts) against the real server process with demo
  * data, as the start-up banner and docs/clients.md tell: the command-line game prints a code, the
  * demo user approves (or denies) it on /device in Chromium, and the game prints the profile and
- * exits 0 (or says why not on stderr and exits 1). Real seconds: the game polls every 5.
+ * exits 0 (or says why not on stderr and exits 1). Real seconds: the game polls every 5. The demo
+ * user signs in once, before the runs, so the approval is quick enough for the game's first poll.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../scripts/free-port.js';
 import { DEMO } from '../src/demo.js';
 import { hasChromium, launchChromium } from './browser/chromium.js';
 import { tempDir } from './helpers.js';
-import { spawnService, type SpawnedService } from './spawn-service.js';
+import { spawnCollected, spawnService, type SpawnedService } from './spawn-service.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dir = tempDir();
@@ -21,6 +22,7 @@ let env: Record<string, string>;
 let publicUrl: string;
 let service: SpawnedService | undefined;
 let browser: Browser | undefined;
+let demo: BrowserContext | undefined;
 const started = new Set<ChildProcess>();
 
 interface ExampleRun {
@@ -28,41 +30,32 @@ interface ExampleRun {
   stderr(): string;
   /** The first match of `pattern` in stdout, once it is printed (waits up to 30 s). */
   match(pattern: RegExp): Promise<RegExpExecArray>;
+  /** The exit code, once the output is read to its end. */
   exited: Promise<number | null>;
 }
 
 /** `npm run --silent example:device` in its own process group (so a failed test can end all of it). */
 function runExample(args: string[] = [], extraEnv: Record<string, string> = {}): ExampleRun {
-  const child = spawn('npm', ['run', '--silent', 'example:device', ...(args.length ? ['--', ...args] : [])], {
+  const run = spawnCollected('npm', ['run', '--silent', 'example:device', ...(args.length ? ['--', ...args] : [])], {
     cwd: root,
     env: { ...env, ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  started.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      started.delete(child);
-      resolve(code);
-    }),
-  );
+  started.add(run.child);
+  void run.exited.then(() => started.delete(run.child));
   return {
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout: run.stdout,
+    stderr: run.stderr,
     async match(pattern) {
       const end = Date.now() + 30_000;
       for (;;) {
-        const found = pattern.exec(stdout);
+        const found = pattern.exec(run.stdout());
         if (found) return found;
-        if (child.exitCode !== null || Date.now() > end) throw new Error(`example:device did not print ${pattern}:\n${stdout}\n${stderr}`);
+        if (run.gone() || Date.now() > end) throw new Error(`example:device did not print ${pattern}:\n${run.stdout()}\n${run.stderr()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
-    exited,
+    exited: run.ended,
   };
 }
 
@@ -76,14 +69,22 @@ async function codeOf(run: ExampleRun): Promise<{ userCode: string; complete: st
   return { userCode: userCode!, complete: complete! };
 }
 
-/** A new browser signed in as the demo user, on the device's verification_uri_complete, past the code. */
-async function deviceFor(complete: string, userCode: string): Promise<Page> {
+/** A browser context signed in as the demo user. */
+async function signInDemo(): Promise<BrowserContext> {
   const page = await (await browser!.newContext()).newPage();
   page.setDefaultTimeout(15_000);
   await page.goto(`${publicUrl}/signin`);
   await page.fill('input[name=name]', DEMO.user.name);
   await page.fill('input[name=password]', DEMO.user.password);
   await Promise.all([page.waitForURL(`${publicUrl}/account`), page.click('main button[type=submit]')]);
+  await page.close();
+  return page.context();
+}
+
+/** A page of the demo user's browser, on the device's verification_uri_complete, past the code. */
+async function deviceFor(complete: string, userCode: string): Promise<Page> {
+  const page = await demo!.newPage();
+  page.setDefaultTimeout(15_000);
   await page.goto(complete);
   expect(await page.inputValue('#user-code')).toBe(userCode);
   await page.click('#device-continue');
@@ -105,8 +106,8 @@ describe.skipIf(!hasChromium)('npm run example:device', () => {
       PICTURES_DIR: path.join(dir, 'pictures'),
       LOG_LEVEL: 'warn',
     };
-    service = await spawnService({ port, env });
-    browser = await launchChromium();
+    [service, browser] = await Promise.all([spawnService({ port, env }), launchChromium()]);
+    demo = await signInDemo();
   }, 120_000);
   afterAll(async () => {
     for (const child of started) process.kill(-child.pid!, 'SIGKILL');
@@ -125,7 +126,7 @@ describe.skipIf(!hasChromium)('npm run example:device', () => {
     const page = await deviceFor(complete, userCode);
     await page.click('#device-approve');
     await page.waitForSelector('#device-result');
-    await page.context().close();
+    await page.close();
 
     expect(await run.exited).toBe(0);
     expect(run.stderr()).toBe('');
@@ -142,7 +143,7 @@ describe.skipIf(!hasChromium)('npm run example:device', () => {
     const page = await deviceFor(complete, userCode);
     await page.click('#device-deny');
     await page.waitForSelector('#device-result');
-    await page.context().close();
+    await page.close();
 
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toBe('Not signed in: The person denied this device\n');
@@ -156,9 +157,9 @@ describe.skipIf(!hasChromium)('npm run example:device', () => {
     expect(run.stderr()).toBe('error: 400 This app may not use the device flow: its grant_types lack urn:ietf:params:oauth:grant-type:device_code\n');
   }, 60_000);
 
-  it('says what is wrong when no server answers', () => {
-    const run = spawnSync('npm', ['run', '--silent', 'example:device'], { cwd: root, env: { ...env, PUBLIC_URL: 'http://127.0.0.1:9' }, encoding: 'utf8', timeout: 60_000 });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toBe('error: no server answers at http://127.0.0.1:9: start it with `npm start` (same PUBLIC_URL)\n');
+  it('says what is wrong when no server answers', async () => {
+    const run = runExample([], { PUBLIC_URL: 'http://127.0.0.1:9' });
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toBe('error: no server answers at http://127.0.0.1:9: start it with `npm start` (same PUBLIC_URL)\n');
   }, 60_000);
 });

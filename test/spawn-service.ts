@@ -3,7 +3,7 @@
  * `dist/src/server.js`), for the tests and scripts that need the entry point itself: start-up
  * output, signals, kill -9. Everything else uses the in-process startServer() in helpers.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../scripts/free-port.js';
 
@@ -57,16 +57,23 @@ process.on('exit', () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Starts the service and resolves once GET /healthz answers 200; rejects with ServiceExited if it ends first. */
-export async function spawnService(options: SpawnServiceOptions = {}): Promise<SpawnedService> {
-  const port = options.port ?? (await freePort());
-  const script = options.script ?? 'src/server.ts';
-  const args = script.endsWith('.ts') ? ['--import', 'tsx', script] : [script];
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** A child process whose stdout and stderr are collected as they come. */
+interface CollectedProcess {
+  child: ChildProcess;
+  /** Everything the process has written so far. */
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code (null when a signal ended it) once the process is gone. */
+  exited: Promise<number | null>;
+  /** The same, once stdout and stderr are read to their end too ('exit' can come before the last output). */
+  ended: Promise<number | null>;
+  /** Whether the process has exited (or a signal ended it). */
+  gone: () => boolean;
+}
+
+/** Spawns `command` with stdin ignored, collecting stdout and stderr; killed with this process if still running. */
+export function spawnCollected(command: string, args: string[], options: Omit<SpawnOptions, 'stdio'>): CollectedProcess {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let stdout = '';
   let stderr = '';
@@ -78,17 +85,25 @@ export async function spawnService(options: SpawnServiceOptions = {}): Promise<S
       resolve(code);
     }),
   );
-  // 'exit' can come before the last output: the streams are read to their end first.
-  const ended = Promise.all([exited, new Promise((resolve) => child.stdout.once('close', resolve)), new Promise((resolve) => child.stderr.once('close', resolve))]);
-  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  const closed = (stream: NodeJS.ReadableStream) => new Promise((resolve) => stream.once('close', resolve));
+  const ended = Promise.all([exited, closed(child.stdout), closed(child.stderr)]).then(([code]) => code);
+  return { child, stdout: () => stdout, stderr: () => stderr, exited, ended, gone: () => child.exitCode !== null || child.signalCode !== null };
+}
+
+/** Starts the service and resolves once GET /healthz answers 200; rejects with ServiceExited if it ends first. */
+export async function spawnService(options: SpawnServiceOptions = {}): Promise<SpawnedService> {
+  const port = options.port ?? (await freePort());
+  const script = options.script ?? 'src/server.ts';
+  const args = script.endsWith('.ts') ? ['--import', 'tsx', script] : [script];
+  const { child, stdout, stderr, exited, ended, gone } = spawnCollected(process.execPath, args, {
+    cwd: root,
+    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', ...options.env },
+  });
 
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.readySeconds ?? 30) * 1000;
   for (;;) {
-    if (gone()) {
-      const [code] = await ended;
-      throw new ServiceExited(code, stdout, stderr);
-    }
+    if (gone()) throw new ServiceExited(await ended, stdout(), stderr());
     const ready = await fetch(`${url}/healthz`).then(
       async (res) => {
         await res.arrayBuffer();
@@ -99,7 +114,7 @@ export async function spawnService(options: SpawnServiceOptions = {}): Promise<S
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the service did not answer ${url}/healthz with 200 in ${options.readySeconds ?? 30} s:\n${stderr || stdout}`);
+      throw new Error(`the service did not answer ${url}/healthz with 200 in ${options.readySeconds ?? 30} s:\n${stderr() || stdout()}`);
     }
     await sleep(50);
   }
@@ -111,16 +126,16 @@ export async function spawnService(options: SpawnServiceOptions = {}): Promise<S
   return {
     url,
     port,
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout,
+    stderr,
     async line(text, seconds = 10) {
       const end = Date.now() + seconds * 1000;
       // Complete lines only: the last piece may still be arriving.
-      const find = () => stdout.split('\n').slice(0, -1).find((l) => l.includes(text));
+      const find = () => stdout().split('\n').slice(0, -1).find((l) => l.includes(text));
       while (find() === undefined && !gone() && Date.now() < end) await sleep(20);
       if (gone()) await ended;
       const found = find();
-      if (found === undefined) throw new Error(`no line with ${JSON.stringify(text)} in the service's output:\n${stdout}`);
+      if (found === undefined) throw new Error(`no line with ${JSON.stringify(text)} in the service's output:\n${stdout()}`);
       return found;
     },
     kill,

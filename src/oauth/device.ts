@@ -14,7 +14,8 @@
  */
 import { randomInt } from 'node:crypto';
 import type { components } from '../../generated/api.js';
-import type { AppRecord, TokenRecord } from '../domain/apps.js';
+import type { Audit } from '../audit.js';
+import type { AppRecord } from '../domain/apps.js';
 import {
   formatUserCode,
   normalizeUserCode,
@@ -24,17 +25,16 @@ import {
 } from '../domain/device-authorizations.js';
 import { DevicePollRefused, Forbidden, InvalidGrant, InvalidInput, InvalidScope, UnauthorizedClient, UniqueViolation } from '../domain/errors.js';
 import { LIFETIMES } from '../domain/lifetimes.js';
-import type { RefreshTokenRecord } from '../domain/refresh-tokens.js';
 import type { UserRecord } from '../domain/users.js';
 import { activeSuspension, refuseSuspended } from '../moderation/suspensions.js';
-import { accountKey, type Limits } from '../security/rate-limit.js';
+import { accountKey, attempt, type Limits } from '../security/rate-limit.js';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import { authenticateClientRequest, type ClientAuthParams } from './clients.js';
 import { allowsDevice, allowsRefresh } from './grant-types.js';
 import { recordConsent } from './grants.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { TOKEN_BYTES } from './secrets.js';
-import { EXPIRES_IN_SECONDS, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
+import { EXPIRES_IN_SECONDS, newTokenPair, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
 
 /** RFC 8628 3.2's `interval`: seconds between two polls; each slow_down adds SLOW_DOWN_SECONDS. */
 const POLL_INTERVAL_SECONDS = 5;
@@ -54,6 +54,8 @@ const DEVICE_CODE_REFUSALS = {
 
 export interface DeviceDeps extends ExchangeDeps {
   limits: Pick<Limits, 'deviceStartIp' | 'deviceCodeIp' | 'deviceCodeAccount'>;
+  /** Required here: a device's approval is recorded consent, and a denial is recorded too. */
+  audit: Audit;
 }
 
 interface DeviceAuthorizationParams extends ClientAuthParams {
@@ -161,38 +163,19 @@ async function redeem(deps: DeviceDeps, app: AppRecord, record: DeviceAuthorizat
   if (!user) throw new InvalidGrant('Invalid device code');
   // Suspended since the approval: the device gets nothing (the suspension ended the rest).
   if (activeSuspension(user, now)) throw new DevicePollRefused('access_denied', 'The person denied this device');
-  const accessToken = randomSecret(TOKEN_BYTES);
-  const access: TokenRecord = {
-    tokenHash: hashSecret(accessToken),
-    clientId: app.clientId,
-    userId: user.id,
-    scopes: record.scopes,
-    codeHash: null,
-    expiresAt: now + LIFETIMES.accessToken,
-    revokedAt: null,
-    createdAt: now,
-  };
-  let refreshToken: string | undefined;
-  let refresh: RefreshTokenRecord | null = null;
-  if (record.scopes.includes('offline_access') && allowsRefresh(app)) {
-    refreshToken = randomSecret(TOKEN_BYTES);
-    const familyExpiresAt = now + deps.config.refreshTokenAbsoluteSeconds * 1000;
-    refresh = {
-      tokenHash: hashSecret(refreshToken),
-      familyId: record.deviceCodeHash,
+  const offline = record.scopes.includes('offline_access') && allowsRefresh(app);
+  // The refresh token family of a device sign-in is named by the device code's hash.
+  const { accessToken, access, refreshToken, refresh } = newTokenPair(
+    deps,
+    {
       clientId: app.clientId,
       userId: user.id,
       scopes: record.scopes,
-      authTime: record.authTime ?? now,
-      amr: record.amr,
-      accessTokenHash: access.tokenHash,
-      familyExpiresAt,
-      expiresAt: Math.min(now + deps.config.refreshTokenIdleSeconds * 1000, familyExpiresAt),
-      usedAt: null,
-      revokedAt: null,
-      createdAt: now,
-    };
-  }
+      codeHash: null,
+      refresh: offline ? { familyId: record.deviceCodeHash, authTime: record.authTime ?? now, amr: record.amr } : null,
+    },
+    now,
+  );
   if (!(await deps.store.redeemDeviceAuthorization(record.deviceCodeHash, now, access, refresh))) {
     throw new InvalidGrant('Device code has already been used');
   }
@@ -230,13 +213,13 @@ interface DeviceVisitor {
 export async function findUserCode(deps: DeviceDeps, typed: string, visitor: DeviceVisitor): Promise<{ record: DeviceAuthorizationRecord; view: DeviceRequestView }> {
   const normalized = normalizeUserCode(typed);
   if (normalized === undefined) throw new InvalidInput(DEVICE_CODE_REFUSALS.malformed);
-  const account = accountKey(visitor.user.id);
-  await deps.limits.deviceCodeIp.consume(visitor.ip);
-  await deps.limits.deviceCodeAccount.consume(account);
-  const record = await deps.store.getDeviceAuthorizationByUserCode(hashSecret(normalized));
-  if (!record) throw new InvalidInput(DEVICE_CODE_REFUSALS.unknown);
-  await deps.limits.deviceCodeIp.refund(visitor.ip);
-  await deps.limits.deviceCodeAccount.refund(account);
+  const record = await attempt(deps.limits.deviceCodeIp, visitor.ip, () =>
+    attempt(deps.limits.deviceCodeAccount, accountKey(visitor.user.id), async () => {
+      const found = await deps.store.getDeviceAuthorizationByUserCode(hashSecret(normalized));
+      if (!found) throw new InvalidInput(DEVICE_CODE_REFUSALS.unknown);
+      return found;
+    }),
+  );
   const now = deps.now();
   if (record.decision !== null || record.usedAt !== null) throw new InvalidInput(DEVICE_CODE_REFUSALS.decided);
   if (record.expiresAt <= now) throw new InvalidInput(DEVICE_CODE_REFUSALS.expired);
@@ -275,10 +258,9 @@ export async function decideUserCode(
     throw new InvalidInput(DEVICE_CODE_REFUSALS.decided);
   }
   if (decision === 'approve') {
-    if (deps.audit) await recordConsent({ store: deps.store, now: deps.now, audit: deps.audit }, { userId: user.id, clientId: record.clientId, scopes: view.scopes, flow: 'device' });
-    else await deps.store.saveGrant({ userId: user.id, clientId: record.clientId, scopes: view.scopes }, now);
+    await recordConsent(deps, { userId: user.id, clientId: record.clientId, scopes: view.scopes, flow: 'device' });
   } else {
-    deps.audit?.('device_authorization_denied', { userId: user.id, clientId: record.clientId });
+    deps.audit('device_authorization_denied', { userId: user.id, clientId: record.clientId });
   }
   return view;
 }

@@ -6,15 +6,12 @@
  * revoked, recorded and told to the account's owner (docs/oauth.md#refresh-tokens).
  */
 import { InvalidGrant, InvalidInput, InvalidScope, UnauthorizedClient } from '../domain/errors.js';
-import type { TokenRecord } from '../domain/apps.js';
 import type { RefreshTokenRecord } from '../domain/refresh-tokens.js';
-import { LIFETIMES } from '../domain/lifetimes.js';
-import { hashSecret, randomSecret } from '../security/secrets.js';
+import { hashSecret } from '../security/secrets.js';
 import { authenticateClientRequest } from './clients.js';
 import { allowsRefresh } from './grant-types.js';
 import { parseScopes } from './scopes.js';
-import { TOKEN_BYTES } from './secrets.js';
-import { EXPIRES_IN_SECONDS, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
+import { EXPIRES_IN_SECONDS, newTokenPair, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
 
 const REFRESH_TOKEN_REUSED = 'Refresh token has already been used; every token of this sign-in is revoked';
 
@@ -31,27 +28,19 @@ export async function refreshGrant(deps: ExchangeDeps, params: TokenParams, auth
   if (found.usedAt === null && found.expiresAt <= now) throw new InvalidGrant('Refresh token has expired');
   const scopes = narrowedScopes(found, params.scope);
 
-  const accessToken = randomSecret(TOKEN_BYTES);
-  const refreshToken = randomSecret(TOKEN_BYTES);
-  const access: TokenRecord = {
-    tokenHash: hashSecret(accessToken),
-    clientId: app.clientId,
-    userId: found.userId,
-    scopes,
-    codeHash: null,
-    expiresAt: now + LIFETIMES.accessToken,
-    revokedAt: null,
-    createdAt: now,
-  };
-  const refresh: RefreshTokenRecord = {
-    ...found,
-    tokenHash: hashSecret(refreshToken),
-    accessTokenHash: access.tokenHash,
-    expiresAt: Math.min(now + deps.config.refreshTokenIdleSeconds * 1000, found.familyExpiresAt),
-    usedAt: null,
-    revokedAt: null,
-    createdAt: now,
-  };
+  // The same family, to its absolute expiry; the refresh token keeps every scope of the sign-in.
+  const { accessToken, access, refreshToken, refresh } = newTokenPair(
+    deps,
+    {
+      clientId: app.clientId,
+      userId: found.userId,
+      scopes: found.scopes,
+      accessScopes: scopes,
+      codeHash: null,
+      refresh: { familyId: found.familyId, authTime: found.authTime, amr: found.amr, familyExpiresAt: found.familyExpiresAt },
+    },
+    now,
+  );
   // A spent token goes through the rotation too: its refusal and the family's revocation are one
   // transaction there, whether it was spent long ago or by a request racing this one.
   const rotation = await deps.store.rotateRefreshToken(tokenHash, now, { refresh, access });

@@ -1,12 +1,10 @@
 import { InvalidGrant, InvalidInput, UnsupportedGrantType } from '../domain/errors.js';
-import type { AppRecord, CodeRecord, TokenRecord } from '../domain/apps.js';
-import type { RefreshTokenRecord } from '../domain/refresh-tokens.js';
+import type { CodeRecord } from '../domain/apps.js';
 import { authenticateClientRequest, type Deps } from './clients.js';
-import { hashSecret, randomSecret } from '../security/secrets.js';
-import { s256, TOKEN_BYTES } from './secrets.js';
-import { LIFETIMES } from '../domain/lifetimes.js';
+import { hashSecret } from '../security/secrets.js';
+import { s256 } from './secrets.js';
 import { allowsRefresh } from './grant-types.js';
-import { EXPIRES_IN_SECONDS, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
+import { EXPIRES_IN_SECONDS, newTokenPair, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
 
 /**
  * Exchanges an authorization code for an access token (RFC 6749 4.1.3). A code is redeemed once;
@@ -52,27 +50,19 @@ export async function exchangeCode(
     throw new InvalidGrant('code_verifier was sent, but this code was issued without a code_challenge');
   }
 
-  const accessToken = randomSecret(TOKEN_BYTES);
-  const token: TokenRecord = {
-    tokenHash: hashSecret(accessToken),
-    clientId: app.clientId,
-    userId: code.userId,
-    scopes: code.scopes,
-    codeHash,
-    expiresAt: now + LIFETIMES.accessToken,
-    revokedAt: null,
-    createdAt: now,
-  };
-  const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: EXPIRES_IN_SECONDS };
   // offline_access is granted only to an app allowed the refresh grant; it may have lost it since.
   const offline = code.scopes.includes('offline_access') && allowsRefresh(app);
-  let redemption;
-  if (offline) {
-    result.refresh_token = randomSecret(TOKEN_BYTES);
-    redemption = await deps.store.redeemCodeWithRefresh(codeHash, now, token, firstRefreshToken(deps, app, code, token, result.refresh_token, now));
-  } else {
-    redemption = await deps.store.redeemCode(codeHash, now, token);
-  }
+  // The refresh token family a code starts is named by the code's hash.
+  const pair = newTokenPair(
+    deps,
+    { clientId: app.clientId, userId: code.userId, scopes: code.scopes, codeHash, refresh: offline ? { familyId: code.codeHash, authTime: code.authTime, amr: code.amr } : null },
+    now,
+  );
+  const result: TokenResult = { access_token: pair.accessToken, token_type: 'Bearer', expires_in: EXPIRES_IN_SECONDS };
+  if (pair.refreshToken !== undefined) result.refresh_token = pair.refreshToken;
+  const redemption = pair.refresh
+    ? await deps.store.redeemCodeWithRefresh(codeHash, now, pair.access, pair.refresh)
+    : await deps.store.redeemCode(codeHash, now, pair.access);
   // The code expired in between, or another redemption committed first: this one is a replay,
   // and the store has revoked what the first one got.
   if (redemption.outcome === 'expired') throw new InvalidGrant('Authorization code has expired');
@@ -85,26 +75,6 @@ export async function exchangeCode(
     result.id_token = await signIdToken(deps, { user, scopes: code.scopes, clientId: code.clientId, authTime: code.authTime, amr: code.amr, nonce: code.nonce }, now);
   }
   return result;
-}
-
-/** The first refresh token of the family a code starts: the family is named by the code's hash. */
-function firstRefreshToken(deps: ExchangeDeps, app: AppRecord, code: CodeRecord, token: TokenRecord, refreshToken: string, now: number): RefreshTokenRecord {
-  const familyExpiresAt = now + deps.config.refreshTokenAbsoluteSeconds * 1000;
-  return {
-    tokenHash: hashSecret(refreshToken),
-    familyId: code.codeHash,
-    clientId: app.clientId,
-    userId: code.userId,
-    scopes: code.scopes,
-    authTime: code.authTime,
-    amr: code.amr,
-    accessTokenHash: token.tokenHash,
-    familyExpiresAt,
-    expiresAt: Math.min(now + deps.config.refreshTokenIdleSeconds * 1000, familyExpiresAt),
-    usedAt: null,
-    revokedAt: null,
-    createdAt: now,
-  };
 }
 
 /**

@@ -8,44 +8,13 @@ import { runCli } from '../../src/cli/admin.js';
 import { SIZES, SIZE_NAMES } from '../../src/pictures/images.js';
 import { FULL_PROFILE, publicUser } from '../fixtures/users.js';
 import { Agent, fixturesDir, makeUser, oauthErrorBody, startServer, tempDir, tokenRequest, type TestServer } from '../helpers.js';
+import { cliRunner } from './run.js';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
 let t: TestServer;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(...argv: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, { env, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
-  return { code, stdout, stderr };
-}
-
-async function runCliWith(runEnv: NodeJS.ProcessEnv, ...argv: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, { env: runEnv, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
-  return { code, stdout, stderr };
-}
-
-/** A successful command: exit 0, nothing on stderr, exactly one JSON line on stdout. */
-async function ok<T = Record<string, unknown>>(...argv: string[]): Promise<T> {
-  const run = await cli(...argv);
-  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(run.stdout.endsWith('\n')).toBe(true);
-  expect(run.stdout.slice(0, -1)).not.toContain('\n');
-  return JSON.parse(run.stdout) as T;
-}
-
-/** A failed command: the exit code, `error: <message>` on stderr, nothing on stdout. */
-async function fails(code: number, message: string, ...argv: string[]): Promise<void> {
-  expect(await cli(...argv)).toEqual({ code, stdout: '', stderr: `error: ${message}\n` });
-}
+const { cli, cliWith, ok, fails } = cliRunner(() => env);
 
 let n = 0;
 const uniqueName = () => `cli_${process.pid}_${++n}`;
@@ -194,7 +163,7 @@ describe('user factors', () => {
     const outbox = path.join(dir, 'outbox');
     const before = fs.existsSync(outbox) ? fs.readdirSync(outbox).length : 0;
     // The audit line goes to stderr (LOG_LEVEL=info here); stdout is the one JSON answer.
-    const run = await runCliWith({ ...env, LOG_LEVEL: 'info' }, 'user', 'factors', '--id', String(user.id), '--reset');
+    const run = await cliWith({ ...env, LOG_LEVEL: 'info' }, 'user', 'factors', '--id', String(user.id), '--reset');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ id: user.id, passkeys: 1, totp: true, endedSessions: 1, notified: true });
     expect((await agent.fetch('/api/account')).status).toBe(401);

@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/admin.js';
 import { openStoreAt } from '../../src/store/open.js';
 import { upstreamClientSecret } from '../../src/upstreams/upstreams.js';
 import { tempDir } from '../helpers.js';
+import { cliRunner } from './run.js';
 
 const NOW = 1_800_000_000_000;
 const SESSION_SECRET = 'upstreams-test-session-secret-0123456789';
@@ -18,34 +18,7 @@ const PUBLIC_URL = 'https://id.example.com';
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cliWith(runEnv: NodeJS.ProcessEnv, ...argv: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, { env: runEnv, now: () => NOW, stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
-  return { code, stdout, stderr };
-}
-
-const cli = (...argv: string[]) => cliWith(env, ...argv);
-
-/** A successful command: exit 0, nothing on stderr, exactly one JSON line on stdout. */
-async function ok<T = Record<string, unknown>>(...argv: string[]): Promise<T> {
-  const run = await cli(...argv);
-  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(run.stdout.endsWith('\n')).toBe(true);
-  expect(run.stdout.slice(0, -1)).not.toContain('\n');
-  return JSON.parse(run.stdout) as T;
-}
-
-/** A failed command: the exit code, `error: <message>` on stderr, nothing on stdout. */
-async function fails(code: number, message: string, ...argv: string[]): Promise<void> {
-  expect(await cli(...argv)).toEqual({ code, stdout: '', stderr: `error: ${message}\n` });
-}
+const { cliWith, ok, fails } = cliRunner(() => env, () => NOW);
 
 const secretArgs = (n: string) => ['--client-id', `client-${n}`, '--client-secret', `secret-${n}`];
 
