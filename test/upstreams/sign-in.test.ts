@@ -6,12 +6,13 @@
  * in this browser, a state that does not match, a replayed callback, a cancel, an upstream that
  * cannot be reached or answers garbage; the callbacks' limit per address, in a parallel burst.
  */
+import type { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUpstream, setUpstreamEnabled } from '../../src/upstreams/upstreams.js';
 import { decodeJwt } from 'jose';
-import { Agent, makeClient, signedInAgent, startServer, TEST_PASSWORD, tokenRequest, type TestServer } from '../helpers.js';
+import { Agent, makeClient, signedInAgent, startServer, TEST_DATABASE, TEST_PASSWORD, tokenRequest, type TestServer } from '../helpers.js';
 import { authorizeOverHttp } from '../oidc-flow.js';
 import { signInAtUpstreamOverHttp, startUpstreamProvider, type UpstreamProvider } from '../upstream-provider.js';
 
@@ -23,6 +24,21 @@ let op: UpstreamProvider;
 let garbage: http.Server;
 let garbageIssuer: string;
 let goneIssuer: string;
+
+/** Every token response the upstream sent (its access and ID tokens), seen by the provider's own event. */
+const upstreamAnswers: { access_token: string; id_token: string }[] = [];
+
+/** Every row of every table of the test server's database, as one text. */
+async function databaseText(): Promise<string> {
+  const knex = t.store.knex;
+  const tables =
+    TEST_DATABASE === 'postgres'
+      ? ((await knex.raw<{ rows: { table_name: string }[] }>('select table_name from information_schema.tables where table_schema = current_schema()')).rows.map((r) => r.table_name))
+      : ((await knex.raw<{ name: string }[]>("select name from sqlite_master where type = 'table'")).map((r) => r.name));
+  expect(tables).toContain('upstream_identities');
+  const rows = await Promise.all(tables.map((table) => knex(table).select()));
+  return JSON.stringify(rows);
+}
 
 function registry() {
   return { store: t.store, now: t.clock.now, secrets: t.config.sessionSecrets };
@@ -50,6 +66,10 @@ describe('signing in through an upstream, over HTTP', () => {
         ada: { sub: 'op-ada', email: 'ada@op.example', email_verified: true, preferred_username: 'ada' },
         strong: { sub: 'op-strong', email: 'strong@op.example', email_verified: true, amr: ['pwd', 'hwk', 'mfa', 'x-custom'] },
       },
+    });
+    (op.provider as unknown as EventEmitter).on('grant.success', (ctx: { body?: unknown }) => {
+      const body = ctx.body as { access_token?: string; id_token?: string } | undefined;
+      if (body?.access_token && body.id_token) upstreamAnswers.push({ access_token: body.access_token, id_token: body.id_token });
     });
     await addUpstream(registry(), { name: 'Test OP', source: { issuer: op.issuer }, clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret });
     await addUpstream(registry(), { name: 'Switched Off', source: { issuer: op.issuer }, clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret });
@@ -207,7 +227,7 @@ describe('signing in through an upstream, over HTTP', () => {
     expect(location.origin + location.pathname).toBe(`${op.issuer}/auth`);
   });
 
-  it('over HTTP: a new identity picks a name and signs in; the same identity signs that account in again; amr is fed and what the upstream asserted (registered values only)', async () => {
+  it('over HTTP: a new identity picks a name and signs in; the same identity signs that account in again; amr is fed and what the upstream asserted (registered values only); the upstream tokens are kept nowhere', async () => {
     const agent = new Agent(t);
     const back = await signInAtUpstreamOverHttp((await start(agent, 'test-op', { return_to: '/games' })).href, 'strong');
     expect(back.origin + back.pathname).toBe(`${t.baseUrl}/signin/upstream/test-op/callback`);
@@ -229,6 +249,16 @@ describe('signing in through an upstream, over HTTP', () => {
     // The history names the upstream (the sign-up's sign-in and this one).
     const history = await t.store.listSignIns(user.id, 10);
     expect(history.map((h) => h.upstream)).toEqual(['Test OP', 'Test OP']);
+
+    // The upstream's tokens (each token response it sent: access token, ID token) are kept nowhere.
+    expect(upstreamAnswers.length).toBeGreaterThanOrEqual(2);
+    const everything = await databaseText();
+    for (const answer of upstreamAnswers) {
+      for (const token of [answer.access_token, answer.id_token]) {
+        expect(token).toMatch(/^[\w.-]{20,}$/);
+        expect(everything).not.toContain(token);
+      }
+    }
 
     // An app's code in that session: the ID token says how (the upstream's mfa spared the authenticator app's step).
     const app = await makeClient(t, user.id, ['https://rp.example/cb']);
