@@ -86,7 +86,7 @@ export async function freshDatabase(dir: string, dialect: 'sqlite' | 'postgres' 
 /** Starts a fresh service: new database, new picture folder, response validation on; on `port` when given (default: a free one). */
 export async function startServer(
   env: NodeJS.ProcessEnv = {},
-  { port: listenPort = 0, ...options }: Partial<Pick<AppOptions, 'limits' | 'logger' | 'metrics'>> & { port?: number } = {},
+  { port: listenPort = 0, ...options }: Partial<Pick<AppOptions, 'limits' | 'logger' | 'metrics' | 'passwordHashing'>> & { port?: number } = {},
 ): Promise<TestServer> {
   const dir = tempDir();
   const db = env.DATABASE_URL ? undefined : await freshDatabase(dir);
@@ -103,7 +103,7 @@ export async function startServer(
   const store = openStoreAt(config.databaseUrl);
   await store.migrate();
   const clock = new TestClock();
-  const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, ...options });
+  const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, passwordHashing: TEST_PASSWORD_HASHING, ...options });
   const server = listen(app.koa, listenPort, '127.0.0.1');
   // fetch and the server share this process: after a long synchronous stretch (another server
   // starting under load) both idle timers are overdue at once, and the server's 5 s default could
@@ -133,6 +133,15 @@ let counter = 0;
 
 /** The password of every user makeUser creates. */
 export const TEST_PASSWORD = 'test-password-1';
+
+/**
+ * The cost a test server hashes new passwords at (sign-up, change, reset): scrypt N=2^10, about
+ * 30 times cheaper than the service's PASSWORD_HASHING, which most of the fast tier's sign-ups
+ * spent their time in. Verifying still runs the real scrypt with a stored hash's own parameters.
+ * A suite whose subject is the cost passes `passwordHashing: PASSWORD_HASHING`
+ * (test/accounts/sign-up-and-sign-in.test.ts).
+ */
+const TEST_PASSWORD_HASHING = { N: 1 << 10, r: 8, p: 1 };
 /**
  * TEST_PASSWORD's stored hash, made once per test process at a low scrypt cost (N=2^10). A stored
  * hash carries its own parameters and sign-in verifies with them, so every sign-in of a makeUser

@@ -5,7 +5,7 @@ import { accountKey, attempt, type Limits } from '../security/rate-limit.js';
 import { hasPassword, type UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
 import { createUser, EMAIL_TAKEN, NAME_TAKEN, normalizeEmail, type NewAccount } from '../users/users.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword, PASSWORD_HASHING, verifyPassword, type ScryptParams } from './passwords.js';
 import { countSignInAttempt } from './sign-in-attempts.js';
 
 export interface AccountDeps {
@@ -14,6 +14,8 @@ export interface AccountDeps {
   limits: Limits;
   /** The audit trail (sign_in_failed); absent where nobody listens (the CLI). */
   audit?: Audit;
+  /** The cost new password hashes are made at: PASSWORD_HASHING unless a test injects a lower one. */
+  passwordHashing?: ScryptParams;
 }
 
 /** A new account, or the account that already has the address (which the answer must not reveal). */
@@ -39,8 +41,21 @@ export async function signUp(deps: AccountDeps, input: NewAccount, ip: string): 
   }
 }
 
-/** A real hash of nothing in particular: an unknown name costs the same scrypt run as a known one. */
-let decoyHash: Promise<string> | undefined;
+/**
+ * A real hash of nothing in particular, one per cost: an unknown name (or an account without a
+ * password) costs the same scrypt run as a known one.
+ */
+const decoyHashes = new Map<number, Promise<string>>();
+
+function decoyHash(params: ScryptParams): Promise<string> {
+  const key = params.N * 1000 + params.r * 10 + params.p;
+  let decoy = decoyHashes.get(key);
+  if (!decoy) {
+    decoy = hashPassword('decoy password for unknown accounts', params);
+    decoyHashes.set(key, decoy);
+  }
+  return decoy;
+}
 
 /**
  * Checks a name (or email) and password. Every attempt counts against the client address; each
@@ -54,8 +69,7 @@ export async function signIn(deps: AccountDeps, input: { login: string; password
   const user = login.includes('@') ? await deps.store.getUserByEmail(login) : await deps.store.getUserByName(login);
   // The attempted login itself is not logged: people type their password into it by mistake.
   const failed = (reason: AuditEvents['sign_in_failed']['reason']) => deps.audit?.('sign_in_failed', { userId: user?.id, ip, reason });
-  decoyHash ??= hashPassword('decoy password for unknown accounts');
-  const decoy = await decoyHash;
+  const decoy = await decoyHash(deps.passwordHashing ?? PASSWORD_HASHING);
   try {
     return await attempt(deps.limits.signInAccount, user ? accountKey(user.id) : `login:${login.toLowerCase()}`, async () => {
       // An account without a password (made through an upstream) costs the same scrypt run, and fails.

@@ -20,7 +20,7 @@ export async function changePassword(
   if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   checkNewPassword(input.newPassword);
   await confirmPassword(deps, user, input.currentPassword, ip, 'The current password is wrong');
-  await deps.store.setUserPassword(user.id, await hashPassword(input.newPassword));
+  await deps.store.setUserPassword(user.id, await hashPassword(input.newPassword, deps.passwordHashing));
   const ended = await deps.store.deleteUserSessions(user.id, input.keepSessionIdHash);
   await deps.store.revokeUserRefreshTokens(user.id, deps.now());
   deps.audit('password_changed', { userId: user.id, endedSessions: ended });

@@ -1,19 +1,30 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-/** scrypt (N=2^15, r=8, p=1: 32 MiB; its time: docs/performance.md#password-hashing): a slow, memory-hard KDF. */
-const PARAMS = { N: 1 << 15, r: 8, p: 1 };
+/** scrypt's cost parameters. */
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/**
+ * The cost every password is hashed at: scrypt N=2^15, r=8, p=1 (32 MiB; its time:
+ * docs/performance.md#password-hashing), a slow, memory-hard KDF. Only tests whose subject is not
+ * hashing inject a lower one (AppOptions.passwordHashing); a stored hash carries its own parameters.
+ */
+export const PASSWORD_HASHING: ScryptParams = { N: 1 << 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
-function derive(password: string, salt: Buffer, params: typeof PARAMS): Promise<Buffer> {
+function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 128 * params.N * params.r * 2 };
   return new Promise((resolve, reject) => {
     scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key)));
   });
 }
 
-/** Returns `scrypt$N$r$p$salt$hash` (base64url parts). */
-export function hashPassword(password: string): Promise<string> {
-  return slowHash(password, PARAMS);
+/** Returns `scrypt$N$r$p$salt$hash` (base64url parts), at PASSWORD_HASHING's cost unless given another. */
+export function hashPassword(password: string, params: ScryptParams = PASSWORD_HASHING): Promise<string> {
+  return slowHash(password, params);
 }
 
 /**
@@ -21,7 +32,7 @@ export function hashPassword(password: string): Promise<string> {
  * salt and parameters of `like` (a hash this function made), so that one computation tells which
  * of several hashes sharing them matches (a set of recovery codes).
  */
-export async function slowHash(secret: string, params: typeof PARAMS, like?: string): Promise<string> {
+export async function slowHash(secret: string, params: ScryptParams, like?: string): Promise<string> {
   const shared = like === undefined ? undefined : parse(like);
   const salt = shared?.salt ?? randomBytes(16);
   const used = shared?.params ?? params;
@@ -30,7 +41,7 @@ export async function slowHash(secret: string, params: typeof PARAMS, like?: str
 }
 
 /** The parts of a `scrypt$N$r$p$salt$hash` string; undefined for anything else. */
-function parse(stored: string): { params: typeof PARAMS; salt: Buffer; hash: Buffer } | undefined {
+function parse(stored: string): { params: ScryptParams; salt: Buffer; hash: Buffer } | undefined {
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return undefined;
   return { params: { N: Number(n), r: Number(r), p: Number(p) }, salt: Buffer.from(salt, 'base64url'), hash: Buffer.from(hash, 'base64url') };

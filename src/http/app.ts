@@ -1,4 +1,5 @@
 /** createApp: Koa, middleware and openapi-backend around injected dependencies. Never listens. */
+import { PASSWORD_HASHING, type ScryptParams } from '../accounts/passwords.js';
 import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -48,6 +49,11 @@ export interface AppOptions {
   limits?: Partial<Record<keyof Limits, LimitRule>>;
   /** Prometheus metrics (METRICS_PORT); absent, nothing is measured and nothing costs. */
   metrics?: Metrics;
+  /**
+   * The cost new password hashes are made at (default PASSWORD_HASHING): tests whose subject is
+   * not hashing inject a lower one, as they inject the clock.
+   */
+  passwordHashing?: ScryptParams;
 }
 
 export interface App {
@@ -83,6 +89,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     mailer,
     keys: new KeyRing(options.store, options.config.sessionSecrets, options.now ?? Date.now, options.logger),
     readiness: { shuttingDown: false },
+    passwordHashing: options.passwordHashing ?? PASSWORD_HASHING,
   };
   if (options.metrics) {
     const metrics = options.metrics;

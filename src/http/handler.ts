@@ -3,6 +3,7 @@
  * input, the dependencies createApp injects (AppDeps), and what the security handlers leave on
  * ctx.state for it.
  */
+import type { ScryptParams } from '../accounts/passwords.js';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Context as OpContext } from 'openapi-backend';
@@ -60,6 +61,8 @@ export interface AppDeps {
   keys: KeyRing;
   /** Set on SIGTERM (src/server.ts): /healthz then answers 503, so a load balancer stops sending requests. */
   readiness: { shuttingDown: boolean };
+  /** The cost new password hashes are made at (AppOptions.passwordHashing). */
+  passwordHashing: ScryptParams;
 }
 
 type Parameters<Op extends keyof operations> = operations[Op]['parameters'];

@@ -1,5 +1,5 @@
 import { Conflict, InvalidInput, NotFound } from '../domain/errors.js';
-import { hashPassword } from '../accounts/passwords.js';
+import { hashPassword, type ScryptParams } from '../accounts/passwords.js';
 import type { components } from '../../generated/api.js';
 import { UniqueViolation } from '../domain/errors.js';
 import { NO_PASSWORD, type PublicUserRecord, type UserPatch, type UserRecord } from '../domain/users.js';
@@ -65,11 +65,11 @@ export function checkNewPassword(password: string): void {
 export const EMAIL_TAKEN = 'Email address is already registered';
 export const NAME_TAKEN = 'Name is already taken';
 
-export async function createUser(deps: { store: UserStore; now: () => number }, input: NewAccount): Promise<UserRecord> {
+export async function createUser(deps: { store: UserStore; now: () => number; passwordHashing?: ScryptParams }, input: NewAccount): Promise<UserRecord> {
   if (!NAME_PATTERN.test(input.name)) throw new InvalidInput(NAME_RULE);
   const email = normalizeEmail(input.email);
   checkNewPassword(input.password);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, deps.passwordHashing);
   const now = deps.now();
   try {
     return await deps.store.createUser({ name: input.name, email, passwordHash, emailVerifiedAt: input.emailVerified ? now : null }, now);

@@ -1,5 +1,6 @@
 /** Sign up, sign in, sign out (postSignUp, postSignIn, postSignOut, getSignIn, getSignUp) and getSession. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD_HASHING } from '../../src/accounts/passwords.js';
 import { hashSecret } from '../../src/security/secrets.js';
 import { Agent, makeUser, signedInAgent, startServer, type TestServer, TEST_PASSWORD } from '../helpers.js';
 
@@ -227,5 +228,26 @@ describe('rate limits', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('the cost of a password hash', () => {
+  it("the service hashes a new password at scrypt N=2^15, r=8, p=1 (test servers inject a lower cost; this one runs the service's)", async () => {
+    const real = await startServer({}, { passwordHashing: PASSWORD_HASHING });
+    try {
+      const agent = new Agent(real);
+      const res = await agent.form('/signup', { name: 'cost_check', email: 'cost_check@example.com', password: 'correct horse battery' });
+      expect(res.status).toBe(200);
+      const user = (await real.store.getUserByName('cost_check'))!;
+      expect(user.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+      await agent.signIn(user, 'correct horse battery');
+    } finally {
+      await real.close();
+    }
+    // A test server's own sign-ups are cheaper, and sign in all the same.
+    const agent = new Agent(t);
+    expect((await agent.form('/signup', { name: 'cheap_hash', email: 'cheap_hash@example.com', password: 'correct horse battery' })).status).toBe(200);
+    expect((await t.store.getUserByName('cheap_hash'))!.passwordHash).toMatch(/^scrypt\$1024\$8\$1\$/);
+    await agent.signIn({ name: 'cheap_hash' }, 'correct horse battery');
   });
 });

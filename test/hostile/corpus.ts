@@ -44,13 +44,10 @@ export const operations: Operation[] = Object.entries(doc.paths).flatMap(([p, it
 /**
  * Cases per operation. The full run (`npm test`) makes 330 (over 10k requests in all); FC_RUNS
  * lowers it for the fast tier (`npm run test:fast`), which is for the inner loop, not for finding
- * rare inputs. Operations that hash a password at the service's cost (scrypt, ~90 ms: a new
- * password, or the decoy hash of an unknown name) on most inputs get fewer: 60 in the full run, a
- * quarter of FC_RUNS in the fast tier (8 of its 30; at 40 each they took 8 of the suite's 17 s).
+ * rare inputs. The operations that hash a password (a new one, or the decoy hash of an unknown
+ * name) get as many as the rest: the test server hashes at a low cost (test/helpers.ts).
  */
 export const RUNS = runsOf(process.env.FC_RUNS, 330);
-export const SLOW = new Set(['postSignIn', 'postSignUp']);
-export const SLOW_RUNS = Math.min(60, Math.ceil(RUNS / 4));
 /** The differential suite compares in-process, without HTTP: it needs fewer cases per operation. */
 export const DIFFERENTIAL_RUNS = Math.min(250, RUNS);
 

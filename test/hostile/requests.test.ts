@@ -11,7 +11,7 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policyOf } from '../../src/http/policy.js';
-import { assertWithSeed, caseFor, operations, RUNS, SEED, SLOW, SLOW_RUNS, type Case } from './corpus.js';
+import { assertWithSeed, caseFor, operations, RUNS, SEED, type Case } from './corpus.js';
 import { Agent, makeClient, makeCode, signedInAgent, startServer, type TestServer } from '../helpers.js';
 
 // ---- sending -------------------------------------------------------------------------------
@@ -103,8 +103,7 @@ describe('hostile requests generated from openapi.yaml', () => {
   });
 
   for (const op of operations) {
-    const numRuns = SLOW.has(op.operationId) ? SLOW_RUNS : RUNS;
-    it(`${op.operationId} (${op.method} ${op.path}): ${numRuns} cases, never a 5xx, errors are {message} 4xx, responses match the contract`, { timeout: 120_000 }, async () => {
+    it(`${op.operationId} (${op.method} ${op.path}): ${RUNS} cases, never a 5xx, errors are {message} 4xx, responses match the contract`, { timeout: 120_000 }, async () => {
       await assertWithSeed(
         fc.asyncProperty(caseFor(op), async (c) => {
           const answer = await send(c);
@@ -117,7 +116,7 @@ describe('hostile requests generated from openapi.yaml', () => {
           }
         }),
         op.operationId,
-        numRuns,
+        RUNS,
       );
     });
   }

@@ -3,6 +3,7 @@
  * expiry and a used mark. Every way a link can be wrong gets its own clear message and changes
  * nothing.
  */
+import type { ScryptParams } from '../passwords.js';
 import type { Audit } from '../../audit.js';
 import type { Config } from '../../config.js';
 import { InvalidInput, RateLimited } from '../../domain/errors.js';
@@ -20,6 +21,8 @@ export interface EmailDeps {
   mailer: Mailer;
   audit: Audit;
   config: Pick<Config, 'publicUrl'>;
+  /** The cost a reset's new password is hashed at (AccountDeps.passwordHashing). */
+  passwordHashing?: ScryptParams;
 }
 
 /** How long a link lives, by what it is for (docs/decisions.md#lifetimes). */

@@ -42,7 +42,7 @@ export async function resetLinkOwner(deps: EmailDeps, token: string): Promise<st
 export async function resetPassword(deps: EmailDeps, token: string, password: string): Promise<void> {
   const link = await usableLink(deps, token, ['reset']);
   checkNewPassword(password);
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, deps.passwordHashing);
   const redeemed = await deps.store.redeemEmailLink(link.tokenHash, deps.now(), { passwordHash }, ['reset', 'change', 'verify']);
   if (!redeemed) throw await failedRedemption(deps, token, ['reset']);
   const endedSessions = await deps.store.deleteUserSessions(link.userId);
