@@ -587,8 +587,8 @@ export interface paths {
          *     `state` and, from an OpenID Connect upstream, a `nonce`, all three kept in this browser's
          *     session only (docs/account.md#signing-in-through-another-account). `return_to` is where the
          *     browser goes once signed in. An upstream that is not enabled (or not registered) is 404; one
-         *     whose discovery document cannot be read is 503. Starts count against the client address
-         *     with the callbacks (429).
+         *     whose discovery document cannot be reached is 503, or 502 when it is not a valid one.
+         *     Starts count against the client address with the callbacks (429).
          *
          *     With `link=true` (the account page's "Link <name>"), the identity the upstream gives is
          *     linked to the signed-in account instead (401 signed out), once the person confirms who they
@@ -626,8 +626,9 @@ export interface paths {
          *     - with a link started from the account page: linked to the signed-in account.
          *     Failures end on the sign-in page with the reason: the person cancelled at the upstream or
          *     the callback does not match this browser's sign-in (400), the upstream's answer is not
-         *     valid (502), the upstream cannot be reached (503), the address is not verified there (403).
-         *     Callbacks count against the client address (429).
+         *     valid (502), the upstream cannot be reached (503), the address is not verified there (403),
+         *     the identity a link from the account page brought back is another account's (409), the
+         *     account went while signing in (401). Callbacks count against the client address (429).
          */
         get: operations["finishUpstreamSignIn"];
         put?: never;
@@ -5043,6 +5044,7 @@ export interface operations {
             413: components["responses"]["HtmlError"];
             415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
+            502: components["responses"]["HtmlError"];
             503: components["responses"]["HtmlError"];
         };
     };
@@ -5074,8 +5076,10 @@ export interface operations {
         responses: {
             303: components["responses"]["SeeOther"];
             400: components["responses"]["HtmlError"];
+            401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
             404: components["responses"]["HtmlError"];
+            409: components["responses"]["HtmlError"];
             414: components["responses"]["UriTooLong"];
             429: components["responses"]["HtmlError"];
             502: components["responses"]["HtmlError"];
@@ -5173,6 +5177,7 @@ export interface operations {
             400: components["responses"]["HtmlError"];
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
+            404: components["responses"]["HtmlError"];
             409: components["responses"]["HtmlError"];
             413: components["responses"]["HtmlError"];
             415: components["responses"]["HtmlError"];
