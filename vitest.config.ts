@@ -46,6 +46,8 @@ export default defineConfig({
   test: {
     // sharp and better-sqlite3 are native: separate processes are the safe pool for them.
     pool: 'forks',
+    // A migrated database the test servers copy (test/migrated-template.ts).
+    globalSetup: ['test/migrated-template.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // expect.poll waits for what a page does after an event (a script loading in a frame, a

@@ -6,9 +6,7 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { createApp, type App, type AppOptions } from '../src/http/app.js';
 import { listen } from '../src/http/client-errors.js';
 import { loadConfig, type Config } from '../src/config.js';
@@ -20,6 +18,9 @@ import { openStoreAt } from '../src/store/open.js';
 import { PictureFiles } from '../src/pictures/pictures.js';
 import { SIZE_NAMES, type Size } from '../src/pictures/images.js';
 import type { UserRecord } from '../src/domain/users.js';
+import { migratedDatabase, tempDir } from './databases.js';
+
+export { freshDatabase, tempDir, TEST_DATABASE, type TestDatabase } from './databases.js';
 
 /** A clock the test moves by hand; starts at the real time. */
 export class TestClock {
@@ -40,56 +41,13 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export function tempDir(prefix = 'idp-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
-
-/** Which database the API and store suites run on in this process. */
-export const TEST_DATABASE: 'sqlite' | 'postgres' = process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
-
-export interface TestDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
-let databases = 0;
-
-/** A new, empty database of the kind this run tests: a SQLite file in `dir`, or a PostgreSQL database. */
-export async function freshDatabase(dir: string, dialect: 'sqlite' | 'postgres' = TEST_DATABASE): Promise<TestDatabase> {
-  if (dialect === 'sqlite') return { url: path.join(dir, `test-${++databases}.sqlite`), drop: async () => {} };
-  const serverUrl = process.env.TEST_POSTGRES_URL;
-  if (!serverUrl) throw new Error('a PostgreSQL database needs TEST_POSTGRES_URL (postgres://user@host:port/db)');
-  const name = `idp_test_${process.pid}_${Date.now().toString(36)}_${++databases}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
-}
-
 /** Starts a fresh service: new database, new picture folder, response validation on; on `port` when given (default: a free one). */
 export async function startServer(
   env: NodeJS.ProcessEnv = {},
-  { port: listenPort = 0, ...options }: Partial<Pick<AppOptions, 'limits' | 'logger' | 'metrics' | 'passwordHashing'>> & { port?: number } = {},
+  { port: listenPort = 0, ...options }: Partial<Pick<AppOptions, 'limits' | 'logger' | 'metrics' | 'passwordHashing' | 'recoveryCodeHashing'>> & { port?: number } = {},
 ): Promise<TestServer> {
   const dir = tempDir();
-  const db = env.DATABASE_URL ? undefined : await freshDatabase(dir);
+  const db = env.DATABASE_URL ? undefined : await migratedDatabase(dir);
   const config = loadConfig({
     DATABASE_URL: db?.url,
     PICTURES_DIR: path.join(dir, 'pictures'),
@@ -103,7 +61,7 @@ export async function startServer(
   const store = openStoreAt(config.databaseUrl);
   await store.migrate();
   const clock = new TestClock();
-  const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, passwordHashing: TEST_PASSWORD_HASHING, ...options });
+  const app = await createApp({ config, store, logger: createLogger(config.logLevel), now: clock.now, validateResponses: true, passwordHashing: TEST_HASHING, recoveryCodeHashing: TEST_HASHING, ...options });
   const server = listen(app.koa, listenPort, '127.0.0.1');
   // fetch and the server share this process: after a long synchronous stretch (another server
   // starting under load) both idle timers are overdue at once, and the server's 5 s default could
@@ -135,25 +93,23 @@ let counter = 0;
 export const TEST_PASSWORD = 'test-password-1';
 
 /**
- * The cost a test server hashes new passwords at (sign-up, change, reset): scrypt N=2^10, about
- * 30 times cheaper than the service's PASSWORD_HASHING, which most of the fast tier's sign-ups
- * spent their time in. Verifying still runs the real scrypt with a stored hash's own parameters.
- * A suite whose subject is the cost passes `passwordHashing: PASSWORD_HASHING`
- * (test/accounts/sign-up-and-sign-in.test.ts).
+ * The cost a test server hashes new passwords (sign-up, change, reset) and new recovery codes at:
+ * scrypt N=2^10, 32 and 16 times cheaper than the service's PASSWORD_HASHING and
+ * RECOVERY_CODE_HASHING, which most of the fast tier's time went into. Verifying still runs the
+ * real scrypt with a stored hash's own parameters. A suite whose subject is the cost passes the
+ * service's own (`passwordHashing: PASSWORD_HASHING` in test/accounts/sign-up-and-sign-in.test.ts;
+ * recovery codes in test/accounts/second-factor-attacks.test.ts).
  */
-const TEST_PASSWORD_HASHING = { N: 1 << 10, r: 8, p: 1 };
+const TEST_HASHING = { N: 1 << 10, r: 8, p: 1 };
 /**
- * TEST_PASSWORD's stored hash, made once per test process at a low scrypt cost (N=2^10). A stored
- * hash carries its own parameters and sign-in verifies with them, so every sign-in of a makeUser
- * user still runs the real verifyPassword, about 30 times faster than at the service's cost
- * (~90 ms each, most of the fast tier's time). Hashes the service makes itself (sign-up, password
- * change and reset) keep the full cost.
+ * TEST_PASSWORD's stored hash, made once per test process at TEST_HASHING's cost. A stored hash
+ * carries its own parameters and sign-in verifies with them, so every sign-in of a makeUser user
+ * still runs the real verifyPassword, about 30 times faster than at the service's cost.
  */
 const testPasswordHash: string = (() => {
-  const params = { N: 1 << 10, r: 8, p: 1 };
   const salt = randomBytes(16);
-  const key = scryptSync(TEST_PASSWORD.normalize('NFKC'), salt, 32, params);
-  return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = scryptSync(TEST_PASSWORD.normalize('NFKC'), salt, 32, TEST_HASHING);
+  return ['scrypt', TEST_HASHING.N, TEST_HASHING.r, TEST_HASHING.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 })();
 
 /**

@@ -16,6 +16,8 @@ export interface AccountDeps {
   audit?: Audit;
   /** The cost new password hashes are made at: PASSWORD_HASHING unless a test injects a lower one. */
   passwordHashing?: ScryptParams;
+  /** The cost new recovery codes are hashed at: RECOVERY_CODE_HASHING unless a test injects a lower one. */
+  recoveryCodeHashing?: ScryptParams;
 }
 
 /** A new account, or the account that already has the address (which the answer must not reveal). */

@@ -13,6 +13,13 @@ export interface ScryptParams {
  * hashing inject a lower one (AppOptions.passwordHashing); a stored hash carries its own parameters.
  */
 export const PASSWORD_HASHING: ScryptParams = { N: 1 << 15, r: 8, p: 1 };
+
+/**
+ * The cost recovery codes are hashed at (src/accounts/second-factor.ts): scrypt N=2^14, r=8, p=1
+ * (16 MiB). A code has far more entropy than a password. Tests whose subject is not hashing inject
+ * a lower one (AppOptions.recoveryCodeHashing); a stored set carries its own parameters.
+ */
+export const RECOVERY_CODE_HASHING: ScryptParams = { N: 1 << 14, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {

@@ -30,7 +30,7 @@ import type { TotpRecord } from '../domain/authenticator-app.js';
 import type { UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
-import { slowHash } from './passwords.js';
+import { RECOVERY_CODE_HASHING, slowHash, type ScryptParams } from './passwords.js';
 import { confirmPasswordOrPasskey, type Confirmation } from './confirmation.js';
 import { countSignInAttempt } from './sign-in-attempts.js';
 
@@ -78,19 +78,18 @@ function normalRecoveryCode(typed: string): string {
 }
 
 /**
- * Recovery codes are kept as scrypt (RECOVERY_HASH) of their SHA-256, one salt per set: a copy of
+ * Recovery codes are kept as scrypt of their SHA-256, one salt per set: a copy of
  * the database alone makes an offline search of their ~49 bits hopeless, and no server secret is
  * needed to check them, so they stay the way out when SESSION_SECRET lost the key that sealed the
  * app's seed. The SHA-256 is what was stored before: upgradeRecoveryCodes re-hashes those rows
- * without knowing the codes. N=2^14 (16 MiB): a code has far more entropy than a password.
+ * without knowing the codes. The cost: RECOVERY_CODE_HASHING, unless a test injects a lower one.
  */
-const RECOVERY_HASH = { N: 1 << 14, r: 8, p: 1 };
 const SLOW_HASH_PREFIX = 'scrypt$';
 
-async function newRecoveryCodes(): Promise<{ codes: string[]; hashes: string[] }> {
+async function newRecoveryCodes(params: ScryptParams = RECOVERY_CODE_HASHING): Promise<{ codes: string[]; hashes: string[] }> {
   const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-  const first = await slowHash(hashSecret(normalRecoveryCode(codes[0]!)), RECOVERY_HASH);
-  const rest = await Promise.all(codes.slice(1).map((c) => slowHash(hashSecret(normalRecoveryCode(c)), RECOVERY_HASH, first)));
+  const first = await slowHash(hashSecret(normalRecoveryCode(codes[0]!)), params);
+  const rest = await Promise.all(codes.slice(1).map((c) => slowHash(hashSecret(normalRecoveryCode(c)), params, first)));
   return { codes, hashes: [first, ...rest] };
 }
 
@@ -106,7 +105,7 @@ export async function upgradeRecoveryCodes(store: Pick<Store, 'listLegacyRecover
   for (const [userId, hashes] of byUser) {
     let like: string | undefined;
     for (const old of hashes) {
-      const next = await slowHash(old, RECOVERY_HASH, like);
+      const next = await slowHash(old, RECOVERY_CODE_HASHING, like);
       like ??= next;
       if (await store.rewriteRecoveryCodeHash(userId, old, next)) rewritten++;
     }
@@ -204,7 +203,7 @@ export async function confirmTotpSetup(
     if (valid === undefined) throw new InvalidInput('That code is not right: type the 6 digits the app shows now');
     return valid;
   });
-  const { codes, hashes } = await newRecoveryCodes();
+  const { codes, hashes } = await newRecoveryCodes(deps.recoveryCodeHashing);
   if (!(await deps.store.confirmTotp(user.id, pending.secretJwe, step, deps.now(), hashes))) {
     throw new Conflict('The setup changed meanwhile; start again');
   }
@@ -225,7 +224,7 @@ export async function disableTotp(deps: SecondFactorDeps, user: UserRecord, proo
 export async function replaceRecoveryCodes(deps: SecondFactorDeps, user: UserRecord, proof: Confirmation, ip: string): Promise<string[]> {
   if (!(await authenticatorAppOn(deps.store, user.id))) throw new Conflict('Switch on an authenticator app first');
   await confirmPasswordOrPasskey(deps, user, proof, ip);
-  const { codes, hashes } = await newRecoveryCodes();
+  const { codes, hashes } = await newRecoveryCodes(deps.recoveryCodeHashing);
   await deps.store.replaceRecoveryCodes(user.id, hashes, deps.now());
   deps.audit('second_factor_changed', { userId: user.id, change: 'recovery_codes_replaced' });
   return codes;
@@ -282,7 +281,7 @@ async function checkSecondFactor(deps: SecondFactorDeps, user: UserRecord, typed
     const candidates = new Set<string>();
     for (const stored of await deps.store.listRecoveryCodeHashes(user.id)) {
       if (!stored.startsWith(SLOW_HASH_PREFIX)) candidates.add(sha256);
-      else if (![...candidates].some((c) => sameSalt(c, stored))) candidates.add(await slowHash(sha256, RECOVERY_HASH, stored));
+      else if (![...candidates].some((c) => sameSalt(c, stored))) candidates.add(await slowHash(sha256, RECOVERY_CODE_HASHING, stored));
     }
     for (const candidate of candidates) {
       if (await deps.store.useRecoveryCode(user.id, candidate, deps.now())) return 'recovery';

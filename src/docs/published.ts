@@ -2,7 +2,8 @@
  * What the service publishes about itself: its contract (with `servers` set to PUBLIC_URL) and a
  * reference page rendered in the browser by Redoc's standalone bundle, served from node_modules
  * so the page works without internet, with the theme, styles and script that make it accessible
- * (reference-a11y.ts). Everything is read and prepared once, at start.
+ * (reference-a11y.ts). Everything is read and prepared once per process, at the first start (a test
+ * process starts many apps; they share it).
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -80,9 +81,17 @@ export interface Publication {
   assets: Map<string, DocsAsset>;
 }
 
+const publications = new Map<string, Publication>();
+
 export function createPublication(contractPath: string, publicUrl: string): Publication {
-  const contract = publishContract(contractPath, publicUrl);
-  return { contract, page: docsPage(contract.title), assets: loadDocsAssets() };
+  const key = `${contractPath}\n${publicUrl}`;
+  let publication = publications.get(key);
+  if (!publication) {
+    const contract = publishContract(contractPath, publicUrl);
+    publication = { contract, page: docsPage(contract.title), assets: loadDocsAssets() };
+    publications.set(key, publication);
+  }
+  return publication;
 }
 
 function escapeHtml(text: string): string {

@@ -1,5 +1,5 @@
 /** createApp: Koa, middleware and openapi-backend around injected dependencies. Never listens. */
-import { PASSWORD_HASHING, type ScryptParams } from '../accounts/passwords.js';
+import { PASSWORD_HASHING, RECOVERY_CODE_HASHING, type ScryptParams } from '../accounts/passwords.js';
 import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -54,6 +54,8 @@ export interface AppOptions {
    * not hashing inject a lower one, as they inject the clock.
    */
   passwordHashing?: ScryptParams;
+  /** The cost new recovery codes are hashed at (default RECOVERY_CODE_HASHING), lowered by tests as passwordHashing is. */
+  recoveryCodeHashing?: ScryptParams;
 }
 
 export interface App {
@@ -90,6 +92,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     keys: new KeyRing(options.store, options.config.sessionSecrets, options.now ?? Date.now, options.logger),
     readiness: { shuttingDown: false },
     passwordHashing: options.passwordHashing ?? PASSWORD_HASHING,
+    recoveryCodeHashing: options.recoveryCodeHashing ?? RECOVERY_CODE_HASHING,
   };
   if (options.metrics) {
     const metrics = options.metrics;

@@ -63,6 +63,8 @@ export interface AppDeps {
   readiness: { shuttingDown: boolean };
   /** The cost new password hashes are made at (AppOptions.passwordHashing). */
   passwordHashing: ScryptParams;
+  /** The cost new recovery codes are hashed at (AppOptions.recoveryCodeHashing). */
+  recoveryCodeHashing: ScryptParams;
 }
 
 type Parameters<Op extends keyof operations> = operations[Op]['parameters'];

@@ -105,7 +105,7 @@ let serviceApi: Promise<Api> | undefined;
  * nothing in it belongs to one app, as each handler gets its app's deps with the call
  * (src/http/dispatch.ts), and it is not changed after init(). So it is built once per process:
  * a deployment runs one app per process, the test harness one per test file and more, and
- * compiling every operation's validators (about 0.7 s) once is most of what a test server costs.
+ * compiling the operations' validators once is most of what a test server costs.
  */
 export function createApi(options: ApiOptions = {}): Promise<Api> {
   if (options.operationHandler || options.securityHandlers || options.precompiledRouting !== undefined) return buildApi(options);
@@ -122,11 +122,16 @@ async function buildApi(options: ApiOptions): Promise<Api> {
     strict: true,
     validate: true,
     coerceTypes: true,
-    quick: false,
+    // Validators are compiled when first asked for, not all at init(): the dispatcher asks for
+    // every operation's request validators as it is made (src/http/dispatch.ts), so a request
+    // schema Ajv refuses still stops the start; the response validators only response validation
+    // uses (tests, AppOptions.validateResponses) are compiled for the operations a test calls. This
+    // took a process's first app from about 1.7 to 0.6 s. Quick mode also skips checking the
+    // document against the OpenAPI schema: `npm run lint:contract` checks it where it is written.
+    quick: true,
     // openapi-backend makes an Ajv per operation and context; each would compile JSON Schema's
     // meta-schema to check the contract's schemas again (2 s of a 3 s start, every instance and
-    // every test server). The contract is checked where it is written: `npm run lint:contract`,
-    // and Ajv's strict mode still refuses an unknown keyword when it compiles a schema.
+    // every test server). Ajv's strict mode still refuses an unknown keyword when it compiles a schema.
     ajvOpts: { validateSchema: false },
   });
 

@@ -6,6 +6,7 @@
  */
 import { TOTP, URI } from 'otpauth';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RECOVERY_CODE_HASHING, type ScryptParams } from '../../src/accounts/passwords.js';
 import { upgradeRecoveryCodes } from '../../src/accounts/second-factor.js';
 import type { AuditEvent, AuditFields } from '../../src/audit.js';
 import { hashSecret } from '../../src/security/secrets.js';
@@ -227,6 +228,16 @@ describe('switching the authenticator app on (finding 4)', () => {
 });
 
 describe('recovery codes in a copy of the database (finding 5)', () => {
+  // The subject is the cost: these sets are hashed at the service's, not the test servers' lower one.
+  let testCost: ScryptParams;
+  beforeAll(() => {
+    testCost = t.app.deps.recoveryCodeHashing;
+    t.app.deps.recoveryCodeHashing = RECOVERY_CODE_HASHING;
+  });
+  afterAll(() => {
+    t.app.deps.recoveryCodeHashing = testCost;
+  });
+
   it('are stored as scrypt under one salt per set, never as a plain SHA-256', async () => {
     const { user, recoveryCodes } = await withAuthenticator();
     const stored = await t.store.listRecoveryCodeHashes(user.id);
