@@ -26,7 +26,7 @@ import type { Limits } from '../security/rate-limit.js';
 import { CONTROL_CHARACTER } from '../domain/text.js';
 import { UniqueViolation } from '../domain/errors.js';
 import type { PasskeyRecord } from '../domain/passkeys.js';
-import type { UserRecord } from '../domain/users.js';
+import { isLastWayIn, type UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
 
 interface PasskeyDeps {
@@ -178,12 +178,15 @@ export async function renamePasskey(store: Pick<Store, 'renamePasskey'>, userId:
   return passkeyView(renamed);
 }
 
-/**
- * Removes one of the user's passkeys, once the person confirmed who they are (`confirmPasswordOrPasskey`), as
- * for every factor change: a stolen session alone must not take a way in from its owner.
- */
 /** An account without a password (made through an upstream) keeps one way in. */
 const LAST_WAY_IN = 'This is the last way to sign in to your account: set a password or link another account first';
+
+/**
+ * Removes one of the user's passkeys: 404 when the user has none with this id; 409 when it is the
+ * account's last way in (isLastWayIn), said before the confirmation is asked for; then the
+ * password or a passkey confirmation of this session (`confirmPasswordOrPasskey`), as for every
+ * factor change: a stolen session alone must not take a way in from its owner.
+ */
 
 export async function removePasskey(
   deps: AccountDeps & Pick<PasskeyDeps, 'audit'>,
@@ -192,7 +195,9 @@ export async function removePasskey(
   proof: Confirmation,
   ip: string,
 ): Promise<void> {
-  if (!(await deps.store.listPasskeys(user.id)).some((p) => p.id === id)) throw new NotFound('Passkey not found');
+  const passkeys = await deps.store.listPasskeys(user.id);
+  if (!passkeys.some((p) => p.id === id)) throw new NotFound('Passkey not found');
+  if (await isLastWayIn(user, passkeys.length, async () => (await deps.store.listUpstreamIdentities(user.id)).length)) throw new Conflict(LAST_WAY_IN);
   await confirmPasswordOrPasskey(deps, user, proof, ip);
   const outcome = await deps.store.deletePasskey(user.id, id);
   if (outcome === 'missing') throw new NotFound('Passkey not found');

@@ -8,7 +8,7 @@ import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import { Conflict, NotFound } from '../domain/errors.js';
 import type { UpstreamIdentityRecord } from '../domain/upstreams.js';
-import { hasPassword, type UserRecord } from '../domain/users.js';
+import { isLastWayIn, type UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
 import { confirmPasswordOrPasskey, type Confirmation } from './confirmation.js';
@@ -53,7 +53,7 @@ export async function unlinkUpstreamIdentity(
   const links = await deps.store.listUpstreamIdentities(user.id);
   const link = links.find((l) => l.id === id);
   if (!link) throw new NotFound(NOT_FOUND);
-  if (!hasPassword(user) && links.length === 1 && (await deps.store.listPasskeys(user.id)).length === 0) throw new Conflict(LAST_WAY_IN);
+  if (await isLastWayIn(user, links.length, async () => (await deps.store.listPasskeys(user.id)).length)) throw new Conflict(LAST_WAY_IN);
   await confirmPasswordOrPasskey(deps, user, proof, ip);
   const outcome = await deps.store.unlinkUpstreamIdentity(user.id, id);
   if (outcome === 'missing') throw new NotFound(NOT_FOUND);

@@ -63,6 +63,17 @@ export function hasPassword(user: { passwordHash: string }): boolean {
   return user.passwordHash !== NO_PASSWORD;
 }
 
+/**
+ * Never the last way in: an account without a password keeps at least one passkey or linked
+ * identity. Whether removing one of the `sameKind` it has (its passkeys, or its links) would break
+ * that; `otherKind` counts the other kind, asked only when it matters. Said before the person is
+ * asked to confirm (such an account has no password to give); the store decides again, atomically
+ * (src/store/users/ways-in.ts).
+ */
+export async function isLastWayIn(user: { passwordHash: string }, sameKind: number, otherKind: () => Promise<number>): Promise<boolean> {
+  return !hasPassword(user) && sameKind === 1 && (await otherKind()) === 0;
+}
+
 export type UserPatch = Partial<
   Pick<UserRecord, 'bio' | 'flairs' | 'equippedFlair' | 'playMinutes' | 'lastHeartbeat' | 'modLevel'>
 >;

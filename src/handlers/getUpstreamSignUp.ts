@@ -3,15 +3,11 @@ import type { Handler } from '../http/handler.js';
 import { pageContext, sendHtml } from '../http/pages.js';
 import { pendingOrSignIn } from '../http/upstream-sign-in.js';
 import { upstreamSignUpPage } from '../pages/upstreams.js';
+import { suggestedPublicName } from '../users/users.js';
 
 export const getUpstreamSignUp: Handler<'getUpstreamSignUp'> = async (_input, ctx, deps) => {
   const pending = pendingOrSignIn(ctx, deps, 'sign_up');
   if (!pending) return;
   const page = await pageContext(ctx, deps, true);
-  sendHtml(ctx, upstreamSignUpPage({ ...page, pending, name: suggestedName(pending.name) }));
+  sendHtml(ctx, upstreamSignUpPage({ ...page, pending, name: suggestedPublicName(pending.name) }));
 };
-
-/** The upstream's name for the person, as far as it fits the name rule (the person changes it anyway). */
-function suggestedName(name: string | null): string {
-  return (name ?? '').replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 28);
-}

@@ -9,7 +9,6 @@ import { offerUpstreams } from '../http/upstream-sign-in.js';
 export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
   const form = input.body;
   const returnTo = safeReturnTo(form.return_to);
-  const upstreams = await offerUpstreams(ctx, deps);
   await formAction(
     ctx,
     async () => {
@@ -21,6 +20,6 @@ export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
       await beginSignedInSession(ctx, deps, outcome, returnTo);
       redirect(ctx, returnTo ?? '/account', 303);
     },
-    (error) => signInPage({ user: undefined, csrfToken: csrfToken(ctx), error, login: form.name, returnTo, upstreams }),
+    async (error) => signInPage({ user: undefined, csrfToken: csrfToken(ctx), error, login: form.name, returnTo, upstreams: await offerUpstreams(ctx, deps) }),
   );
 };

@@ -15,7 +15,6 @@ import { formAction, safeReturnTo, sendHtml } from '../http/pages.js';
 export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
   const form = input.body;
   const returnTo = safeReturnTo(form.return_to);
-  const upstreams = await offerUpstreams(ctx, deps);
   await formAction(
     ctx,
     async () => {
@@ -24,6 +23,6 @@ export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
       mailAfterSignUp(deps, outcome);
       sendHtml(ctx, signUpSentPage({ user: undefined, csrfToken: csrfToken(ctx), email: normalizeEmail(form.email), returnTo }));
     },
-    (error) => signUpPage({ user: undefined, csrfToken: csrfToken(ctx), error, name: form.name, email: form.email, returnTo, upstreams }),
+    async (error) => signUpPage({ user: undefined, csrfToken: csrfToken(ctx), error, name: form.name, email: form.email, returnTo, upstreams: await offerUpstreams(ctx, deps) }),
   );
 };

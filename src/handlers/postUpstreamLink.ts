@@ -8,9 +8,9 @@ import { endPendingUpstreamIdentity, pendingUpstreamIdentity, sessionAuthTime } 
 import { confirmUpstreamLink, mayConfirmLink } from '../upstreams/sign-in.js';
 
 export const postUpstreamLink: Handler<'postUpstreamLink'> = async (input, ctx, deps) => {
-  const page = await pageContext(ctx, deps, true);
   const pending = pendingUpstreamIdentity(ctx, 'link', deps.now());
   if (!pending) throw new Unauthenticated('Nothing is waiting to be linked (it took longer than 10 minutes, or it was done): sign in with it again');
+  const page = await pageContext(ctx, deps, true);
   await formAction(
     ctx,
     async () => {

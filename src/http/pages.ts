@@ -81,16 +81,17 @@ export function redirectToSignInAgain(ctx: Koa.Context, returnTo: string, status
 
 /**
  * Runs a form's action; an expected failure (below 500) shows the form again with
- * its reason and status instead of the generic error page.
+ * its reason and status instead of the generic error page. What only the form needs is read in
+ * `showForm`, on failure: a success pays for nothing it does not show.
  */
-export async function formAction(ctx: Koa.Context, action: () => Promise<void>, showForm: (error: string) => string): Promise<void> {
+export async function formAction(ctx: Koa.Context, action: () => Promise<void>, showForm: (error: string) => string | Promise<string>): Promise<void> {
   try {
     await action();
   } catch (err) {
     const expected = httpErrorOf(err);
     if (!expected || expected.status >= 500) throw err;
     ctx.set(expected.headers);
-    sendHtml(ctx, showForm(expected.message), expected.status);
+    sendHtml(ctx, await showForm(expected.message), expected.status);
   }
 }
 

@@ -10,6 +10,7 @@ import * as oidc from 'openid-client';
 import { BadGateway, InvalidInput, Unavailable } from '../domain/errors.js';
 import type { UpstreamIdentityClaims, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
 import type { UpstreamRecord } from '../domain/upstreams.js';
+import { emailAddressOf } from '../users/users.js';
 
 /** How long one call to an upstream may take. */
 const TIMEOUT_SECONDS = 10;
@@ -185,10 +186,14 @@ function subjectOf(upstream: UpstreamRecord, value: unknown): string {
   return value;
 }
 
-/** The address, and whether the upstream says it is verified: only `true` (or the string "true" some providers send) counts. */
+/**
+ * The address as the service stores addresses (an upstream's that the service would refuse at
+ * sign-up is no address), and whether the upstream says it is verified: only `true` (or the string
+ * "true" some providers send) counts.
+ */
 function emailOf(email: unknown, verified: unknown): Pick<UpstreamIdentityClaims, 'email' | 'emailVerified'> {
-  if (typeof email !== 'string' || email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email)) return { email: null, emailVerified: false };
-  return { email: email.trim().toLowerCase(), emailVerified: verified === true || verified === 'true' };
+  const address = typeof email === 'string' ? emailAddressOf(email) : undefined;
+  return address === undefined ? { email: null, emailVerified: false } : { email: address, emailVerified: verified === true || verified === 'true' };
 }
 
 function nameOf(value: unknown): string | null {

@@ -10,6 +10,7 @@ type Identity = components['schemas']['Identity'];
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]{3,28}$/;
 const NAME_RULE = 'Name must be 3 to 28 characters of A-Z, a-z, 0-9, _ and -';
+const NAME_MAX = 28;
 const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 const FLAIR_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const MAX_BIO_LENGTH = 1024;
@@ -50,10 +51,25 @@ export interface NewAccount {
   emailVerified?: boolean;
 }
 
+/**
+ * A public name suggested from another one (an upstream's name for the person): its runs of
+ * characters the name rule does not allow become `_`, cut to the rule's length. It may still be
+ * too short or taken; the person picks the name anyway.
+ */
+export function suggestedPublicName(name: string | null): string {
+  return (name ?? '').replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, NAME_MAX);
+}
+
+/** An email address as it is stored (trimmed, lower case), or undefined when it is not one. */
+export function emailAddressOf(raw: string): string | undefined {
+  const email = raw.trim().toLowerCase();
+  return email.length > 254 || !EMAIL_PATTERN.test(email) ? undefined : email;
+}
+
 /** An email address as it is stored (trimmed, lower case), or InvalidInput. */
 export function normalizeEmail(raw: string): string {
-  const email = raw.trim().toLowerCase();
-  if (email.length > 254 || !EMAIL_PATTERN.test(email)) throw new InvalidInput('Email address is not valid');
+  const email = emailAddressOf(raw);
+  if (email === undefined) throw new InvalidInput('Email address is not valid');
   return email;
 }
 

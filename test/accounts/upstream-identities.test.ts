@@ -150,14 +150,20 @@ describe('linked identities', () => {
     expect(unlinked()).toEqual([]);
   });
 
-  it('lets a password-less account confirm with a passkey; its passkey is then a way in', async () => {
-    const { agent, user, key } = await passwordlessAgent({ withPasskey: true });
+  it('lets a password-less account confirm with a passkey; its passkey is then a way in, and never removed as the last (409)', async () => {
+    const { agent, user, key, passkeyId } = await passwordlessAgent({ withPasskey: true });
     const [only] = await t.store.listUpstreamIdentities(user.id);
     expect(await body(await agent.json('DELETE', `/api/account/upstream-identities/${only!.id}`))).toEqual([400, { message: 'Body field password is required' }]);
     await confirmWithPasskey(agent, key!);
     expect((await agent.json('DELETE', `/api/account/upstream-identities/${only!.id}`)).status).toBe(204);
     expect(await t.store.listUpstreamIdentities(user.id)).toEqual([]);
     expect(unlinked()).toEqual([{ event: 'upstream_identity_unlinked', fields: { userId: user.id, upstream: 'acme', ip: '127.0.0.1' } }]);
+    // The passkey is now the last way in: removing it is 409, with the confirmation and, said before any is asked for, without.
+    const lastPasskey = { message: 'This is the last way to sign in to your account: set a password or link another account first' };
+    expect(await body(await agent.json('DELETE', `/api/account/passkeys/${passkeyId!}`))).toEqual([409, lastPasskey]);
+    t.clock.advance(6 * 60_000);
+    expect(await body(await agent.json('DELETE', `/api/account/passkeys/${passkeyId!}`))).toEqual([409, lastPasskey]);
+    expect((await t.store.listPasskeys(user.id)).map((p) => p.id)).toEqual([passkeyId]);
   });
 
   it('of two unlinks racing for a password-less account\'s last two links, one wins and one is 409 (10 rounds)', async () => {

@@ -297,11 +297,15 @@ describe('signing in through an upstream, over HTTP', () => {
         expect(searchParams.get('scope')).toBe('read:user user:email');
         return agent.fetch(`/signin/upstream/github/callback?code=github-code&state=${searchParams.get('state')}`);
       };
-      // No verified primary address: refused.
-      emails.push({ email: 'public@octo.example', primary: false, verified: true }, { email: 'octo@octo.example', primary: true, verified: false });
+      // A primary address the service would refuse at sign-up is no address.
+      emails.push({ email: 'public@octo.example', primary: false, verified: true }, { email: 'octo@localhost', primary: true, verified: true });
+      const refused = await callback(new Agent(t));
+      expect([refused.status, await reasonOf(refused)]).toEqual([403, 'GitHub did not give an email address: sign up with a password instead']);
+      // No verified primary address: refused. Addresses are compared as the service stores them.
+      emails[1] = { email: ' Octo@Octo.Example ', primary: true, verified: false };
       const unverified = await callback(new Agent(t));
       expect([unverified.status, await reasonOf(unverified)]).toEqual([403, 'GitHub does not say that octo@octo.example is verified: verify it there, or sign up with a password']);
-      emails[1]!.verified = true;
+      emails[1].verified = true;
       const agent = new Agent(t);
       const verified = await callback(agent);
       expect([verified.status, verified.headers.get('location')]).toEqual([303, '/signup/upstream']);

@@ -1,16 +1,17 @@
 /**
  * The account page's passkeys (src/pages/passkeys.ts): list, add (a WebAuthn registration),
  * rename, remove. Adding and removing a passkey ask for the password again, or a confirmation with
- * one of the account's passkeys.
+ * one of the account's passkeys (removing as removal.ts does it).
  */
 import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
 import type { components } from '../../../generated/api.js';
 import { ids } from '../ids.js';
-import { api, reasonOf } from './api.js';
+import { api } from './api.js';
 import { byId, el } from './dom.js';
 import { formatDate as when } from './format.js';
 import { confirmWithPasskey } from './passkey-confirmation.js';
 import { acting, cleared, loading, refused, said } from './result.js';
+import { removalControls } from './removal.js';
 import { register } from './webauthn.js';
 
 type Passkey = components['schemas']['Passkey'];
@@ -32,19 +33,17 @@ async function load(): Promise<void> {
 function item(p: Passkey): HTMLLIElement {
   const name = el('input', { class: 'passkey-name', 'aria-label': 'Passkey name', maxlength: '64', required: true, value: p.name });
   const used = p.last_used_at === undefined ? 'never used' : `last used ${when(p.last_used_at)}`;
-  const errorId = `passkey-remove-error-${p.id}`;
-  const password = el('input', { type: 'password', class: 'passkey-remove-password', autocomplete: 'current-password', required: true, maxlength: '256', 'aria-describedby': errorId });
-  const error = el('p', { class: 'error passkey-remove-error', id: errorId, role: 'alert' });
-  const what = 'Removing the passkey';
-  const confirmForm = el(
-    'form',
-    { class: 'stack passkey-remove-confirm', hidden: true, onsubmit: acting(k.result, what, () => remove(p, { password: password.value }, password, error)) },
-    el('p', { text: 'Type your password, or confirm with a passkey, to remove it.' }),
-    el('label', {}, 'Password ', password),
-    error,
-    el('button', { type: 'submit', class: 'danger remove-passkey-confirmed', text: 'Remove with password' }),
-    el('button', { type: 'button', class: 'secondary remove-passkey-with-passkey', text: 'Confirm with a passkey', onclick: acting(k.result, what, () => removeWithPasskey(p, password, error)) }),
-  );
+  const removal = removalControls({
+    slot: k.result,
+    id: p.id,
+    what: 'Removing the passkey',
+    verb: 'Remove',
+    question: `Remove the passkey "${p.name}"? It will no longer sign you in.`,
+    done: `Removed ${p.name}`,
+    names: { form: 'passkey-remove', button: 'remove-passkey' },
+    send: (body) => api.DELETE('/api/account/passkeys/{passkeyId}', { params: { path: { passkeyId: String(p.id) } }, body }),
+    reload: load,
+  });
   return el(
     'li',
     { class: 'passkey', 'data-passkey-id': p.id },
@@ -55,15 +54,7 @@ function item(p: Passkey): HTMLLIElement {
       el('button', { type: 'submit', class: 'secondary rename-passkey', text: 'Rename' }),
     ),
     el('div', { class: 'passkey-times', text: `Added ${when(p.created_at)}, ${used}${p.synced ? ' (synced)' : ''}` }),
-    el('button', {
-      type: 'button',
-      class: 'secondary remove-passkey',
-      text: 'Remove',
-      onclick: acting(k.result, what, async () => {
-        if (confirm(`Remove the passkey "${p.name}"? It will no longer sign you in.`)) await remove(p, undefined, password, error);
-      }),
-    }),
-    confirmForm,
+    ...removal,
   );
 }
 
@@ -72,35 +63,6 @@ async function rename(passkey: Passkey, input: HTMLInputElement): Promise<void> 
   if (!res.data) return refused(k.result, res, 'Renaming the passkey', res.response.status === 400 && input);
   said(k.result, `Passkey renamed to ${res.data.name}`);
   await load();
-}
-
-// Without a body first: a passkey confirmation of the session may stand in for the password;
-// a 400 (no such confirmation) shows the item's password form.
-async function remove(passkey: Passkey, body: { password?: string } | undefined, password: HTMLInputElement, error: HTMLElement): Promise<void> {
-  const res = await api.DELETE('/api/account/passkeys/{passkeyId}', { params: { path: { passkeyId: String(passkey.id) } }, body });
-  password.value = '';
-  if (res.response.status === 400 && body === undefined) {
-    const form = password.closest('form');
-    if (form) form.hidden = false;
-    password.focus();
-    return;
-  }
-  if (!res.response.ok) {
-    password.setAttribute('aria-invalid', 'true');
-    error.textContent = `Removing the passkey failed: ${reasonOf(res)}`;
-    return;
-  }
-  said(k.result, `Removed ${passkey.name}`);
-  await load();
-}
-
-async function removeWithPasskey(passkey: Passkey, password: HTMLInputElement, error: HTMLElement): Promise<void> {
-  const failure = await confirmWithPasskey();
-  if (failure) {
-    error.textContent = failure;
-    return;
-  }
-  await remove(passkey, {}, password, error);
 }
 
 // An empty password sends none: a passkey confirmation of the session may stand in for it.

@@ -1,6 +1,6 @@
 import { UniqueViolation } from '../../domain/errors.js';
 import type { NewPasskey, PasskeyRecord, PasskeyUse } from '../../domain/passkeys.js';
-import { NO_PASSWORD } from '../../domain/users.js';
+import { removeWayIn } from '../users/ways-in.js';
 import { toPasskey } from './rows.js';
 import { Queries } from '../queries.js';
 import { type Row, isRowId, isRowKey, num, uniqueField } from '../rows.js';
@@ -51,18 +51,8 @@ export abstract class PasskeysQueries extends Queries {
 
   async deletePasskey(userId: number, id: number): Promise<'deleted' | 'last' | 'missing'> {
     if (!isRowId(userId) || !isRowId(id)) return 'missing';
-    return this.knex.transaction(async (trx) => {
-      const user = (await trx('users').select('password_hash').where({ id: userId }).forUpdate().first()) as Row | undefined;
-      if (!user) return 'missing';
-      const passkeys = (await trx('passkeys').select('id').where({ user_id: userId })) as Row[];
-      if (!passkeys.some((p) => Number(p.id) === id)) return 'missing';
-      if (user.password_hash === NO_PASSWORD && passkeys.length === 1) {
-        const link = (await trx('upstream_identities').select('id').where({ user_id: userId }).first()) as Row | undefined;
-        if (!link) return 'last';
-      }
-      await trx('passkeys').where({ id, user_id: userId }).delete();
-      return 'deleted';
-    });
+    const outcome = await removeWayIn(this.knex, 'passkeys', userId, id);
+    return outcome === 'removed' ? 'deleted' : outcome;
   }
 
   async recordPasskeyUse(id: number, use: PasskeyUse, now: number): Promise<boolean> {

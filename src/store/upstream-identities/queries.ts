@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { UniqueViolation } from '../../domain/errors.js';
 import type { NewUpstreamIdentity, UpstreamIdentityRecord } from '../../domain/upstreams.js';
-import { NO_PASSWORD } from '../../domain/users.js';
 import { Queries } from '../queries.js';
 import { isRowId, isRowKey, type Row, uniqueField } from '../rows.js';
+import { removeWayIn } from '../users/ways-in.js';
 import type { UnlinkOutcome } from './store.js';
 import { toUpstreamIdentity, UPSTREAM_IDENTITY_COLUMNS } from './rows.js';
 
@@ -66,17 +66,7 @@ export abstract class UpstreamIdentitiesQueries extends Queries {
    */
   async unlinkUpstreamIdentity(userId: number, id: number): Promise<UnlinkOutcome> {
     if (!isRowId(userId) || !isRowId(id)) return 'missing';
-    return this.knex.transaction(async (trx) => {
-      const user = (await trx('users').select('password_hash').where({ id: userId }).forUpdate().first()) as Row | undefined;
-      if (!user) return 'missing';
-      const links = (await trx('upstream_identities').select('id').where({ user_id: userId })) as Row[];
-      if (!links.some((l) => Number(l.id) === id)) return 'missing';
-      if (user.password_hash === NO_PASSWORD && links.length === 1) {
-        const passkey = (await trx('passkeys').select('id').where({ user_id: userId }).first()) as Row | undefined;
-        if (!passkey) return 'last';
-      }
-      await trx('upstream_identities').where({ id, user_id: userId }).delete();
-      return 'unlinked';
-    });
+    const outcome = await removeWayIn(this.knex, 'upstream_identities', userId, id);
+    return outcome === 'removed' ? 'unlinked' : outcome;
   }
 }
