@@ -18,10 +18,18 @@ if (!url) {
   process.exit(0);
 }
 process.stdout.write(`PostgreSQL suites: store and API tests on ${url.replace(/\/\/[^@/]*@/, '//***@')}\n`);
-// Everything but SQLITE_ONLY (store, domain, API, concurrency, two instances) runs again.
-const result = spawnSync(
-  'npx',
-  ['vitest', 'run', ...SQLITE_ONLY.flatMap((glob) => ['--exclude', glob]), ...process.argv.slice(2)],
-  { stdio: 'inherit', env: { ...process.env, TEST_DATABASE: 'postgres' } },
-);
-process.exit(result.status ?? 1);
+// Everything but SQLITE_ONLY (store, domain, API, concurrency, two instances) runs again: the fast
+// tier as `npm run test:fast` runs it (one module graph per worker, both cores), so CI runs each of
+// its files once isolated (on SQLite) and once sharing modules (here); the slow tier isolated.
+const runs = [
+  ['--project', 'fast', '--no-isolate', '--maxWorkers=2'],
+  ['--project', 'slow'],
+];
+for (const run of runs) {
+  const result = spawnSync(
+    'npx',
+    ['vitest', 'run', ...run, '--passWithNoTests', ...SQLITE_ONLY.flatMap((glob) => ['--exclude', glob]), ...process.argv.slice(2)],
+    { stdio: 'inherit', env: { ...process.env, TEST_DATABASE: 'postgres' } },
+  );
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
