@@ -25,9 +25,10 @@ export interface AuditEvents {
    * A sign-in through upstream `upstream` (its slug) that signed nobody in: the person cancelled
    * there (`cancelled`), it answered an error (`refused`), the callback matched no sign-in this
    * browser started (`not_started`), its answer could not be used or it could not be reached
-   * (`upstream_error`), or it did not say the address is verified (`email_not_verified`).
+   * (`upstream_error`), it did not say the address is verified (`email_not_verified`), or an
+   * account here has the address without ever having proven it (`address_unproven`).
    */
-  upstream_sign_in_failed: { upstream: string; ip: string; reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' };
+  upstream_sign_in_failed: { upstream: string; ip: string; reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' | 'address_unproven' };
   /** An upstream identity was linked to the account: signing in there now signs in here. */
   upstream_identity_linked: { userId: number; upstream: string; ip: string };
   /** A linked upstream identity was unlinked from the account (`unlinkUpstreamIdentity`): signing in there no longer signs in here. */
@@ -75,6 +76,12 @@ export interface AuditEvents {
   grant_revoked: { userId: number; clientId: string };
   account_deleted: { userId: number; name: string; by: 'user' | 'operator' };
   email_verified: { userId: number };
+  /**
+   * An address never proven was proven by its mailbox (a verification link followed outside the
+   * account's own session, or a password reset), and the ways in the account had (made by someone
+   * who could not prove the address) were removed (docs/account.md#proving-the-address).
+   */
+  address_proven: { userId: number; by: 'verification' | 'reset'; passkeys: number; upstreamIdentities: number; authenticatorApp: boolean; endedSessions: number };
   /** `userId` is null when the name or address is no account's (the line is written either way). */
   password_reset_requested: { userId: number | null; ip: string };
   password_reset: { userId: number; endedSessions: number };

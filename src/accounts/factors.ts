@@ -4,6 +4,8 @@
  */
 import type { Audit } from '../audit.js';
 import { NotFound } from '../domain/errors.js';
+import { hasPassword, type UserRecord } from '../domain/users.js';
+import { SECURITY_EVENTS } from '../domain/security-events.js';
 import type { Store } from '../store/types.js';
 import { listPasskeys } from './passkeys.js';
 import { authenticatorAppOn, isAuthenticatorAppOn } from './second-factor.js';
@@ -30,6 +32,21 @@ export async function canUseTwoFactors(store: Pick<Store, 'getTotp' | 'listPassk
   return (await authenticatorAppOn(store, userId)) || (await store.listPasskeys(userId)).length > 0;
 }
 
+/** Every way into an account, as the page that confirms a new one lists them (nothing secret). */
+export interface WaysIn {
+  password: boolean;
+  /** The passkeys' names. */
+  passkeys: string[];
+  /** The names of the upstream identity providers linked. */
+  upstreams: string[];
+  authenticatorApp: boolean;
+}
+
+export async function waysIn(store: Pick<Store, 'listPasskeys' | 'listUpstreamIdentities' | 'getTotp'>, user: UserRecord): Promise<WaysIn> {
+  const [passkeys, links, app] = await Promise.all([store.listPasskeys(user.id), store.listUpstreamIdentities(user.id), store.getTotp(user.id)]);
+  return { password: hasPassword(user), passkeys: passkeys.map((p) => p.name), upstreams: links.map((l) => l.upstreamName), authenticatorApp: isAuthenticatorAppOn(app) };
+}
+
 /** Every factor of the user: passkeys (names and dates) and the authenticator app. 404 for no such user. */
 export async function accountFactors(store: Store, userId: number) {
   if (!(await store.getUser(userId))) throw new NotFound(`User ${userId} not found`);
@@ -39,14 +56,14 @@ export async function accountFactors(store: Store, userId: number) {
 
 /**
  * An operator's reset, for a person who lost their phone and recovery codes: every passkey, the
- * authenticator app and the recovery codes go (one transaction), and every session of the user
- * ends, since whoever holds one may be why the person lost access. The password alone signs in
+ * authenticator app and the recovery codes go, and what the security event `factors_reset` ends
+ * (every session, token, code and device approval: whoever holds one may be why the person lost
+ * access), in one transaction. The password alone signs in
  * afterwards. Audited as `factors_reset`.
  */
-export async function resetFactors(deps: { store: Store; audit: Audit }, userId: number): Promise<{ passkeys: number; totp: boolean; endedSessions: number }> {
+export async function resetFactors(deps: { store: Store; audit: Audit; now: () => number }, userId: number): Promise<{ passkeys: number; totp: boolean; endedSessions: number }> {
   if (!(await deps.store.getUser(userId))) throw new NotFound(`User ${userId} not found`);
-  const removed = await deps.store.deleteFactors(userId);
-  const endedSessions = await deps.store.deleteUserSessions(userId);
-  deps.audit('factors_reset', { userId, source: 'cli', passkeys: removed.passkeys, totp: removed.totp, endedSessions });
-  return { ...removed, endedSessions };
+  const removed = await deps.store.deleteFactors(userId, SECURITY_EVENTS.factors_reset, deps.now());
+  deps.audit('factors_reset', { userId, source: 'cli', passkeys: removed.passkeys, totp: removed.totp, endedSessions: removed.endedSessions });
+  return removed;
 }

@@ -10,7 +10,7 @@
 import type { AuditEvents, AuditListener } from '../audit.js';
 import type { Config } from '../config.js';
 import type { Mailer } from '../mail/mailer.js';
-import { refreshTokenReuseMessage, securityNoticeMessage, suspensionNoticeMessage, type SecurityChange } from '../mail/messages.js';
+import { refreshTokenReuseMessage, securityNoticeMessage, suspensionNoticeMessage, waysInRemovedMessage, type RemovedWaysIn, type SecurityChange } from '../mail/messages.js';
 import type { Store } from '../store/types.js';
 
 interface NoticeDeps {
@@ -27,11 +27,15 @@ type StandingChange = 'suspended' | 'suspension_lifted';
 /** An app's sign-in ended because a spent refresh token of it came back: `clientId` names the app. */
 type AppSignInEnded = 'refresh_token_reused';
 
+/** Ways in made before the address was proven, removed when it was (docs/account.md#proving-the-address). */
+type WaysInRemoved = 'ways_in_removed';
+
 /** Whom a notice goes to, and of what. */
 interface Notice {
   userId: number;
-  change: SecurityChange | StandingChange | AppSignInEnded;
+  change: SecurityChange | StandingChange | AppSignInEnded | WaysInRemoved;
   clientId?: string;
+  removed?: RemovedWaysIn;
 }
 
 /** The audit events that mail a notice, and which; every other event mails none. */
@@ -46,6 +50,8 @@ const NOTICES: { [Event in keyof AuditEvents]?: (fields: AuditEvents[Event]) => 
   upstream_identity_linked: ({ userId }) => ({ userId, change: 'upstream_linked' }),
   upstream_identity_unlinked: ({ userId }) => ({ userId, change: 'upstream_unlinked' }),
   refresh_token_reuse_detected: ({ userId, clientId }) => ({ userId, change: 'refresh_token_reused', clientId }),
+  address_proven: ({ userId, passkeys, upstreamIdentities, authenticatorApp }) =>
+    passkeys + upstreamIdentities > 0 || authenticatorApp ? { userId, change: 'ways_in_removed', removed: { passkeys, upstreamIdentities, authenticatorApp } } : undefined,
   moderation_action: ({ userId, action }) =>
     action === 'suspend' ? { userId, change: 'suspended' } : action === 'lift_suspension' ? { userId, change: 'suspension_lifted' } : undefined,
 };
@@ -58,13 +64,17 @@ export function securityNotices(deps: NoticeDeps): AuditListener {
   };
 }
 
-function send(deps: NoticeDeps, { userId, change, clientId }: Notice): void {
+function send(deps: NoticeDeps, { userId, change, clientId, removed }: Notice): void {
   deps.mailer.background(async () => {
     const user = await deps.store.getUser(userId);
     if (!user || user.emailVerifiedAt === null) return;
     if (change === 'refresh_token_reused') {
       const app = clientId === undefined ? undefined : await deps.store.getApp(clientId);
       if (app) await deps.mailer.send(refreshTokenReuseMessage(deps.config.publicUrl, user.email, user.name, app.name));
+      return;
+    }
+    if (change === 'ways_in_removed') {
+      if (removed) await deps.mailer.send(waysInRemovedMessage(deps.config.publicUrl, user.email, user.name, removed));
       return;
     }
     if (change === 'suspended' || change === 'suspension_lifted') {

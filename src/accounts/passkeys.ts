@@ -22,6 +22,7 @@ import { confirmPasswordOrPasskey, type Confirmation } from './confirmation.js';
 import { countSignInAttempt } from './sign-in-attempts.js';
 import type { Config } from '../config.js';
 import { Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
+import { SECURITY_EVENTS } from '../domain/security-events.js';
 import type { Limits } from '../security/rate-limit.js';
 import { CONTROL_CHARACTER } from '../domain/text.js';
 import { UniqueViolation } from '../domain/errors.js';
@@ -185,7 +186,9 @@ const LAST_WAY_IN = 'This is the last way to sign in to your account: set a pass
  * Removes one of the user's passkeys: 404 when the user has none with this id; 409 when it is the
  * account's last way in (isLastWayIn), said before the confirmation is asked for; then the
  * password or a passkey confirmation of this session (`confirmPasswordOrPasskey`), as for every
- * factor change: a stolen session alone must not take a way in from its owner.
+ * factor change: a stolen session alone must not take a way in from its owner. What the security
+ * event `passkey_removed` ends goes with it (every other session, tokens, codes: the usual reason
+ * is a lost or stolen device).
  */
 
 export async function removePasskey(
@@ -194,12 +197,13 @@ export async function removePasskey(
   id: number,
   proof: Confirmation,
   ip: string,
+  keepSessionIdHash?: string,
 ): Promise<void> {
   const passkeys = await deps.store.listPasskeys(user.id);
   if (!passkeys.some((p) => p.id === id)) throw new NotFound('Passkey not found');
   if (await isLastWayIn(user, passkeys.length, async () => (await deps.store.listUpstreamIdentities(user.id)).length)) throw new Conflict(LAST_WAY_IN);
   await confirmPasswordOrPasskey(deps, user, proof, ip);
-  const outcome = await deps.store.deletePasskey(user.id, id);
+  const outcome = await deps.store.deletePasskey(user.id, id, SECURITY_EVENTS.passkey_removed, deps.now(), keepSessionIdHash);
   if (outcome === 'missing') throw new NotFound('Passkey not found');
   if (outcome === 'last') throw new Conflict(LAST_WAY_IN);
   deps.audit('passkey_removed', { userId: user.id, passkeyId: id, ip });

@@ -27,6 +27,7 @@ import { hashSecret } from '../security/secrets.js';
 import { accountKey, attempt } from '../security/rate-limit.js';
 import { seal, unseal } from '../security/sealed.js';
 import type { TotpRecord } from '../domain/authenticator-app.js';
+import { SECURITY_EVENTS } from '../domain/security-events.js';
 import type { UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
@@ -182,8 +183,9 @@ const SIX_DIGITS = /^\d{6}$/;
 
 /**
  * Switches the pending setup on with its first valid code; returns the recovery codes (shown
- * once). Every other session of the account ends (all but `keepSessionIdHash`): they were signed
- * in without the app, and the person who just asked for it expects every way in to need it.
+ * once). Every other session of the account ends (all but `keepSessionIdHash`), with what hangs
+ * off them (the security event `second_factor_enabled`): they were signed in without the app, and
+ * the person who just asked for it expects every way in to need it.
  * Wrong codes count per account under a key of their own (a setup's guesses open nothing).
  */
 export async function confirmTotpSetup(
@@ -204,19 +206,17 @@ export async function confirmTotpSetup(
     return valid;
   });
   const { codes, hashes } = await newRecoveryCodes(deps.recoveryCodeHashing);
-  if (!(await deps.store.confirmTotp(user.id, pending.secretJwe, step, deps.now(), hashes))) {
-    throw new Conflict('The setup changed meanwhile; start again');
-  }
-  const endedSessions = await deps.store.deleteUserSessions(user.id, keepSessionIdHash);
-  deps.audit('second_factor_changed', { userId: user.id, change: 'totp_enabled', endedSessions });
-  return { recoveryCodes: codes, endedSessions };
+  const ended = await deps.store.confirmTotp(user.id, pending.secretJwe, step, deps.now(), hashes, SECURITY_EVENTS.second_factor_enabled, keepSessionIdHash);
+  if (!ended) throw new Conflict('The setup changed meanwhile; start again');
+  deps.audit('second_factor_changed', { userId: user.id, change: 'totp_enabled', endedSessions: ended.sessions });
+  return { recoveryCodes: codes, endedSessions: ended.sessions };
 }
 
 /** Switches the authenticator app off (the password or a passkey again first); its recovery codes go too. */
 export async function disableTotp(deps: SecondFactorDeps, user: UserRecord, proof: Confirmation, ip: string): Promise<void> {
   if (!(await authenticatorAppOn(deps.store, user.id))) throw new Conflict('No authenticator app is switched on');
   await confirmPasswordOrPasskey(deps, user, proof, ip);
-  await deps.store.deleteTotp(user.id);
+  await deps.store.deleteTotp(user.id, SECURITY_EVENTS.second_factor_disabled, deps.now());
   deps.audit('second_factor_changed', { userId: user.id, change: 'totp_disabled' });
 }
 

@@ -82,7 +82,7 @@ export function userCommands(program: Command, cli: CliContext): void {
       // Log lines (the audit line, a mail failure) go to stderr: stdout carries only the JSON answer.
       // The audit event `factors_reset` mails the notice (src/accounts/notices.ts, to a verified
       // address); a mail that failed was logged, and the reset stands.
-      const reset = await resetFactors({ store, audit: cli.audit() }, o.id);
+      const reset = await resetFactors({ ...(await cli.deps()), audit: cli.audit() }, o.id);
       const notified = (await cli.noticesSent()).some((n) => n.userId === o.id && n.change === 'factors_reset');
       cli.print({ id: o.id, ...reset, notified });
     });

@@ -47,6 +47,11 @@ export interface CodeRecord {
   expiresAt: number;
   usedAt: number | null;
   createdAt: number;
+  /**
+   * Read with the code, never written with it: its user's last credential change
+   * (UserRecord.credentialsChangedAt), when there was one. A code made before it is refused.
+   */
+  userCredentialsChangedAt?: number;
 }
 
 export interface TokenRecord {

@@ -26,6 +26,11 @@ export interface UserRecord {
   profileUpdatedAt: number;
   createdAt: number;
   /**
+   * The last change of a credential, or sign-out of every browser (ms since epoch; null: none):
+   * what was issued before it is refused (src/domain/security-events.ts `credentialChange`).
+   */
+  credentialsChangedAt: number | null;
+  /**
    * The suspension a moderator set (docs/moderation.md); null when none was. One whose `until` has
    * passed is over (src/moderation/moderation.ts activeSuspension), though it stays here.
    */

@@ -1,4 +1,5 @@
 /** `GET /signin/link`: an identity whose address an account has; sign in to that account first, then confirm. */
+import { waysIn } from '../accounts/factors.js';
 import type { Handler } from '../http/handler.js';
 import { pageContext, sendHtml } from '../http/pages.js';
 import { pendingOrSignIn } from '../http/upstream-sign-in.js';
@@ -10,5 +11,6 @@ export const getUpstreamLink: Handler<'getUpstreamLink'> = async (_input, ctx, d
   const pending = pendingOrSignIn(ctx, deps, 'link');
   if (!pending) return;
   const page = await pageContext(ctx, deps, true);
-  sendHtml(ctx, upstreamLinkPage({ ...page, pending, mayConfirm: mayConfirmLink(pending, page.record?.id, sessionAuthTime(ctx)) }));
+  const mayConfirm = mayConfirmLink(pending, page.record?.id, sessionAuthTime(ctx));
+  sendHtml(ctx, upstreamLinkPage({ ...page, pending, mayConfirm, waysIn: mayConfirm && page.record ? await waysIn(deps.store, page.record) : undefined }));
 };

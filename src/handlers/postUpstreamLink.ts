@@ -1,5 +1,6 @@
 /** `POST /signin/link`: the signed-in person links the pending identity to their account, or does not. */
 import { Unauthenticated } from '../domain/errors.js';
+import { waysIn } from '../accounts/factors.js';
 import type { Handler } from '../http/handler.js';
 import { formAction, pageContext, redirect } from '../http/pages.js';
 import { upstreamDeps } from '../http/upstream-sign-in.js';
@@ -19,6 +20,9 @@ export const postUpstreamLink: Handler<'postUpstreamLink'> = async (input, ctx, 
       endPendingUpstreamIdentity(ctx);
       redirect(ctx, input.body.decision === 'link' ? (pending.returnTo ?? '/account') : '/account', 303);
     },
-    (error) => upstreamLinkPage({ ...page, pending, mayConfirm: mayConfirmLink(pending, page.record?.id, sessionAuthTime(ctx)), error }),
+    async (error) => {
+      const mayConfirm = mayConfirmLink(pending, page.record?.id, sessionAuthTime(ctx));
+      return upstreamLinkPage({ ...page, pending, mayConfirm, waysIn: mayConfirm && page.record ? await waysIn(deps.store, page.record) : undefined, error });
+    },
   );
 };

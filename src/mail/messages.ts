@@ -134,6 +134,35 @@ export function securityNoticeMessage(publicUrl: string, to: string, name: strin
   ]);
 }
 
+/** The ways in a first proof of the address removed (docs/account.md#proving-the-address). */
+export interface RemovedWaysIn {
+  passkeys: number;
+  upstreamIdentities: number;
+  authenticatorApp: boolean;
+}
+
+function countOf(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * To the address an account's mailbox just proved for the first time: which ways in it had that
+ * the mailbox's owner cannot be shown to have made, now removed. Counts only, nothing secret.
+ */
+export function waysInRemovedMessage(publicUrl: string, to: string, name: string, removed: RemovedWaysIn): MailMessage {
+  const what = [
+    ...(removed.passkeys > 0 ? [countOf(removed.passkeys, 'passkey', 'passkeys')] : []),
+    ...(removed.upstreamIdentities > 0 ? [countOf(removed.upstreamIdentities, 'linked account at another identity provider', 'linked accounts at other identity providers')] : []),
+    ...(removed.authenticatorApp ? ['the authenticator app and its recovery codes'] : []),
+  ];
+  return build('security_notice', to, 'Ways into your account were removed', [
+    `Hello ${name}, your email address was proven for the first time, so the ways into your account that were added before it was ` +
+      `(and that may not have been yours) were removed: ${what.join(', ')}. Every session and every app's access ended with them.`,
+    `If you added them yourself, add them again at ${mailedLink(publicUrl, '/account')}. If you did not create this account, ` +
+      `reset its password at ${mailedLink(publicUrl, '/forgot-password')}.`,
+  ]);
+}
+
 /**
  * To the account's person when an app's spent refresh token was used again (docs/oauth.md#refresh-tokens):
  * someone other than the app may hold a copy, so that sign-in is over. Names the app, nothing secret.

@@ -7,6 +7,7 @@
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
+import { SECURITY_EVENTS } from '../domain/security-events.js';
 import { removePicture as removePictureFiles, type PictureStore } from '../pictures/pictures.js';
 import { accountKey, type Limiter } from '../security/rate-limit.js';
 import { UniqueViolation } from '../domain/errors.js';
@@ -282,7 +283,7 @@ export async function suspendUser(
   const now = deps.now();
   const until = parseUntil(input.until, now);
   const action = newAction(deps, actor, target, 'suspend', { reason, until, createdAt: now });
-  if (!(await deps.store.suspendUser(target.id, { reason, since: now, until }, action))) throw new NotFound(USER_NOT_FOUND);
+  if (!(await deps.store.suspendUser(target.id, { reason, since: now, until }, action, SECURITY_EVENTS.suspended))) throw new NotFound(USER_NOT_FOUND);
   audited(deps, action);
   return afterAction(deps, actor, target.id);
 }

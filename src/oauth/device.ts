@@ -163,6 +163,11 @@ async function redeem(deps: DeviceDeps, app: AppRecord, record: DeviceAuthorizat
   if (!user) throw new InvalidGrant('Invalid device code');
   // Suspended since the approval: the device gets nothing (the suspension ended the rest).
   if (activeSuspension(user, now)) throw new DevicePollRefused('access_denied', 'The person denied this device');
+  // Approved before a credential change that ends approvals (docs/account.md#what-each-security-event-ends):
+  // the change withdrew it, even one written after the change's transaction.
+  if (record.decidedAt !== null && user.credentialsChangedAt !== null && record.decidedAt < user.credentialsChangedAt) {
+    throw new DevicePollRefused('access_denied', 'The person denied this device');
+  }
   const offline = record.scopes.includes('offline_access') && allowsRefresh(app);
   // The refresh token family of a device sign-in is named by the device code's hash.
   const { accessToken, access, refreshToken, refresh } = newTokenPair(

@@ -6,6 +6,7 @@
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import { NotFound } from '../domain/errors.js';
+import { SECURITY_EVENTS } from '../domain/security-events.js';
 import type { GrantRecord, GrantWithApp } from '../domain/grants.js';
 import type { GrantStore } from '../store/grants/store.js';
 import { knownScopes, type Scope } from './scopes.js';
@@ -67,11 +68,11 @@ export async function listGrants(store: GrantStore, userId: number): Promise<Gra
 }
 
 /**
- * Takes an app's access back: the grant goes, every live token of the user for the app is
- * revoked and its unused codes are discarded, in one transaction, so the app's next whois fails
- * and its next authorization asks again.
+ * Takes an app's access back: the grant goes, and what the security event `grant_revoked` ends
+ * (every live token of the user for the app, its unused codes, its approved device codes not yet
+ * redeemed) in one transaction, so the app's next whois fails and its next authorization asks again.
  */
 export async function revokeGrant(deps: GrantDeps, userId: number, clientId: string): Promise<void> {
-  if (!(await deps.store.revokeGrant(userId, clientId, deps.now()))) throw new NotFound('No grant for this app');
+  if (!(await deps.store.revokeGrant(userId, clientId, deps.now(), SECURITY_EVENTS.grant_revoked))) throw new NotFound('No grant for this app');
   deps.audit('grant_revoked', { userId, clientId });
 }

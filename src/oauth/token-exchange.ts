@@ -6,6 +6,8 @@ import { s256 } from './secrets.js';
 import { allowsRefresh } from './grant-types.js';
 import { EXPIRES_IN_SECONDS, newTokenPair, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
 
+const CODE_BEFORE_CHANGE = "Authorization code was issued before the account's sign-in changed: sign in again";
+
 /**
  * Exchanges an authorization code for an access token (RFC 6749 4.1.3). A code is redeemed once;
  * a second redemption fails and revokes every token issued from it (RFC 6749 4.1.2).
@@ -31,6 +33,9 @@ export async function exchangeCode(
   const now = deps.now();
   if (code.usedAt !== null) return replayed(deps, code, now);
   if (code.expiresAt <= now) throw new InvalidGrant('Authorization code has expired');
+  // A code made before a credential change that ends codes (docs/account.md#what-each-security-event-ends),
+  // written after the change's transaction by a request that had read the old session.
+  if (code.userCredentialsChangedAt !== undefined && code.createdAt < code.userCredentialsChangedAt) throw new InvalidGrant(CODE_BEFORE_CHANGE);
   if (code.redirectUri !== null && params.redirect_uri !== undefined && params.redirect_uri !== code.redirectUri) {
     throw new InvalidGrant('redirect_uri does not match the one the code was issued for');
   }

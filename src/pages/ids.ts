@@ -171,6 +171,7 @@ export const ids = {
     linkForm: 'upstream-link-form',
     linkConfirm: 'upstream-link-confirm',
     linkCancel: 'upstream-link-cancel',
+    linkWaysIn: 'upstream-link-ways-in',
   },
   /** The public profile (no script for these; the same ids as the account page's profile card). */
   publicProfile: {

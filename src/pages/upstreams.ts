@@ -4,6 +4,7 @@
  * public name is picked, and the page that links an identity to the account with its address once
  * that account has signed in. Plain forms, no script.
  */
+import type { WaysIn } from '../accounts/factors.js';
 import type { PendingUpstreamIdentity } from '../domain/upstream-sign-in.js';
 import { html } from '../domain/html.js';
 import { hiddenReturnTo, layout, type PageUser } from './html.js';
@@ -50,14 +51,28 @@ ${o.error ? html`<p class="error" id="error-message" role="alert">${o.error}</p>
   });
 }
 
+/** The ways into the account today: a person who finds one they did not make does not link, and changes the password. */
+function waysInList(w: WaysIn) {
+  const items = [
+    ...(w.password ? [html`<li>its password</li>`] : []),
+    ...w.passkeys.map((name) => html`<li>the passkey “${name}”</li>`),
+    ...w.upstreams.map((name) => html`<li>the linked ${name} account</li>`),
+    ...(w.authenticatorApp ? [html`<li>an authenticator app as its second step</li>`] : []),
+  ];
+  return html`<section aria-labelledby="ways-in-heading"><h2 id="ways-in-heading">How this account signs in now</h2>
+<ul id="${ids.upstream.linkWaysIn}">${items}</ul>
+<p>If one of these is not yours, do not link: change the password and remove it on your account page first.</p></section>`;
+}
+
 /**
  * An identity whose address an account here has: sign in to that account first (again, when this
  * session was signed in before, or to another account); then confirm (or cancel) the link.
  */
-export function upstreamLinkPage(o: Common & { pending: PendingUpstreamIdentity; mayConfirm: boolean; error?: string }): string {
+export function upstreamLinkPage(o: Common & { pending: PendingUpstreamIdentity; mayConfirm: boolean; waysIn?: WaysIn | undefined; error?: string }): string {
   const { upstreamName, email } = o.pending;
   const body = o.mayConfirm && o.user
     ? html`<p>Link the <strong id="${ids.upstream.provider}">${upstreamName}</strong> account <strong id="${ids.upstream.email}">${email ?? ''}</strong> to your account <strong>${o.user.name}</strong>? Then signing in with ${upstreamName} signs in to this account.</p>
+${o.waysIn ? waysInList(o.waysIn) : ''}
 ${o.error ? html`<p class="error" id="error-message" role="alert">${o.error}</p>\n` : ''}<form method="post" action="/signin/link" id="${ids.upstream.linkForm}" class="actions">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
 <button type="submit" name="decision" value="link" id="${ids.upstream.linkConfirm}">Link ${upstreamName}</button>

@@ -2,6 +2,8 @@
 import type { components } from '../../generated/api.js';
 import { NotFound } from '../domain/errors.js';
 import type { SessionMeta } from '../domain/sessions.js';
+import { SECURITY_EVENTS } from '../domain/security-events.js';
+import type { SecurityEventStore } from '../store/security-events/store.js';
 import type { SessionStore } from '../store/sessions/store.js';
 
 type UserSessionView = components['schemas']['UserSession'];
@@ -19,4 +21,13 @@ export async function listUserSessions(deps: { store: SessionStore; now: () => n
 
 export async function endUserSession(store: SessionStore, userId: number, publicId: string): Promise<void> {
   if (!(await store.deleteUserSession(userId, publicId))) throw new NotFound('Session not found');
+}
+
+/**
+ * "Sign out everywhere", this browser included: every session of the user, with what the security
+ * event `signed_out_everywhere` ends beside them (codes and device approvals made in them); how
+ * many sessions ended.
+ */
+export async function signOutEverywhere(deps: { store: SecurityEventStore; now: () => number }, userId: number): Promise<number> {
+  return (await deps.store.recordSecurityEvent({ userId }, SECURITY_EVENTS.signed_out_everywhere, deps.now()))?.sessions ?? 0;
 }

@@ -14,6 +14,7 @@ import { PurgeQueries } from './purge/queries.js';
 import { Queries } from './queries.js';
 import { RateLimitsQueries } from './rate-limits/queries.js';
 import { RefreshTokensQueries } from './refresh-tokens/queries.js';
+import { SecurityEventsQueries } from './security-events/queries.js';
 import { SessionsQueries } from './sessions/queries.js';
 import { SignInsQueries } from './sign-ins/queries.js';
 import { SigningKeysQueries } from './signing-keys/queries.js';
@@ -50,6 +51,7 @@ const AGGREGATES = [
   RateLimitsQueries,
   PurgeQueries,
   PicturesQueries,
+  SecurityEventsQueries,
 ] as const;
 
 /** Every aggregate's queries at once: the intersection of their classes' instance types. */

@@ -24,7 +24,6 @@ export const STORE_METHODS = [
   'updateUser',
   'recordHeartbeat',
   'swapPfpTimestamp',
-  'setUserPassword',
   'deleteUser',
 
   // AppStore
@@ -48,7 +47,6 @@ export const STORE_METHODS = [
   'getRefreshToken',
   'rotateRefreshToken',
   'revokeRefreshFamily',
-  'revokeUserRefreshTokens',
 
   // DeviceAuthorizationStore
   'createDeviceAuthorization',
@@ -98,7 +96,6 @@ export const STORE_METHODS = [
   'listUserSessions',
   'deleteUserSession',
   'deleteSession',
-  'deleteUserSessions',
 
   // EmailLinkStore
   'createEmailLink',
@@ -151,6 +148,9 @@ export const STORE_METHODS = [
 
   // PurgeStore
   'purgeExpired',
+
+  // SecurityEventStore
+  'recordSecurityEvent',
 
   // PictureRowStore
   'insertPictures',

@@ -19,7 +19,6 @@ const TOKEN_WITH_USER = statement(
   `select ${TOKEN_WITH_USER_COLUMNS.join(', ')} from access_tokens t join users u on u.id = t.user_id where t.token_hash = $1`,
 );
 const APP = statement('app', `select ${APP_COLUMNS.join(', ')} from apps where client_id = $1`);
-const CODE = statement('code', `select ${CODE_COLUMNS.join(', ')} from auth_codes where code_hash = $1`);
 /** Migration 017: the claim, the token's insert and a replay's revocation in one call. */
 const REDEEM = statement('redeem_code', 'select outcome, revoked_tokens from idp_redeem_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)');
 /** Through the code's row, which names the token it was redeemed for (migration 009). */
@@ -38,7 +37,8 @@ const prefixed = (columns: readonly string[], table: string, prefix: string): st
 const APP_AND = (table: string, prefix: string, columns: readonly string[], join: string) =>
   `select ${prefixed(APP_COLUMNS, 'a', 'a_')}, ${prefixed(columns, table, prefix)} from (values (1)) as one (x) ` +
   `left join apps a on a.client_id = $1 left join ${join}`;
-const APP_AND_CODE = statement('app_and_code', APP_AND('c', 'c_', CODE_COLUMNS, 'auth_codes c on c.code_hash = $2'));
+const CODE = statement('code', `select ${prefixed(CODE_COLUMNS, 'c', '')} from auth_codes c left join users u on u.id = c.user_id where c.code_hash = $1`);
+const APP_AND_CODE = statement('app_and_code', APP_AND('c', 'c_', CODE_COLUMNS, '(auth_codes c left join users u on u.id = c.user_id) on c.code_hash = $2'));
 const APP_AND_TOKEN = statement('app_and_token', APP_AND('t', 't_', TOKEN_WITH_USER_COLUMNS, '(access_tokens t join users u on u.id = t.user_id) on t.token_hash = $2'));
 const APP_NAMES = APP_COLUMNS.map(outputName);
 const CODE_NAMES = CODE_COLUMNS.map(outputName);

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES, type Checkpointer } from './checkpointer.js';
 import { KnexStore } from './knex-store.js';
 import { isUnavailableError } from './outage.js';
-import { TOKEN_WITH_USER_COLUMNS, toApp, toCode, tokenRow, toTokenWithUser } from './apps/rows.js';
+import { CODE_WITH_USER_SQL, TOKEN_WITH_USER_COLUMNS, toApp, toCode, tokenRow, toTokenWithUser } from './apps/rows.js';
 import { isRowId, isRowKey, numOrNull, type Row } from './rows.js';
 import { PUBLIC_USER_COLUMNS, toPublicUserRecord, toUser } from './users/rows.js';
 import { EXPIRED, REDEEMED, type AppRecord, type CodeRecord, type Redemption, type TokenRecord, type TokenWithUser } from '../domain/apps.js';
@@ -58,7 +58,7 @@ class Writes {
     this.unusedCode = db.prepare('select code_hash from auth_codes where code_hash = ? and used_at is null');
     this.revokeOne = db.prepare('update access_tokens set revoked_at = ? where token_hash = ? and client_id = ? and revoked_at is null');
     this.app = db.prepare('select * from apps where client_id = ?');
-    this.code = db.prepare('select * from auth_codes where code_hash = ?');
+    this.code = db.prepare(CODE_WITH_USER_SQL);
     // Called inside `group`, a transaction function runs as a savepoint.
     this.savepoint = db.transaction((write: () => unknown) => write());
     this.group = db.transaction((items: QueuedWrite[], outcomes: Outcome[]) => {
@@ -148,7 +148,7 @@ class Reads {
     this.publicUser = this.db.prepare(`select ${PUBLIC_USER_COLUMNS.join(', ')} from users where id = ?`);
     this.pfpTimestamp = this.db.prepare('select pfp_timestamp from users where id = ?');
     this.app = this.db.prepare('select * from apps where client_id = ?');
-    this.code = this.db.prepare('select * from auth_codes where code_hash = ?');
+    this.code = this.db.prepare(CODE_WITH_USER_SQL);
     this.tokenWithUser = this.db.prepare(
       `select ${TOKEN_WITH_USER_COLUMNS.join(', ')} from access_tokens t join users u on u.id = t.user_id where t.token_hash = ?`,
     );

@@ -17,6 +17,7 @@ import type { PictureRowStore } from './pictures/store.js';
 import type { PurgeStore } from './purge/store.js';
 import type { RateLimitStore } from './rate-limits/store.js';
 import type { RefreshTokenStore } from './refresh-tokens/store.js';
+import type { SecurityEventStore } from './security-events/store.js';
 import type { SessionStore } from './sessions/store.js';
 import type { SignInStore } from './sign-ins/store.js';
 import type { SigningKeyStore } from './signing-keys/store.js';
@@ -58,6 +59,7 @@ export interface Store
     PasskeyStore,
     AuthenticatorAppStore,
     ModerationStore,
+    SecurityEventStore,
     RateLimitStore,
     PurgeStore,
     PictureRowStore {}

@@ -6,6 +6,9 @@
  * - a new identity with a verified address no account has makes an account once the person picks
  *   a public name; with an address an account has, it is linked only after that account signs in
  *   (with its own factors) and confirms: never silently;
+ * - an account whose address was never proven is offered no link and takes none, from either side
+ *   (docs/account.md#no-account-pre-hijacking): whoever made it may not own the address. The
+ *   mailbox's owner proves it first (a reset), which removes every way in its maker made;
  * - an address the upstream does not say is verified makes and links nothing.
  * Every start and callback counts against the client address (limits.upstreamIp).
  */
@@ -99,6 +102,7 @@ export async function startUpstreamSignIn(
 ): Promise<{ url: string; start: UpstreamSignInStart }> {
   await deps.limits.upstreamIp.consume(ip);
   const upstream = await enabledUpstream(deps.store, slug);
+  if (options.linkTo !== undefined) await linkableAccount(deps, options.linkTo);
   const now = deps.now();
   const { url, checks } = await authorizationRequest(upstream, await clientSecretOf(deps, upstream), upstreamCallback(deps.publicUrl, slug), now);
   return {
@@ -111,6 +115,16 @@ export async function startUpstreamSignIn(
       ...(options.linkTo === undefined ? {} : { linkTo: options.linkTo }),
     },
   };
+}
+
+const VERIFY_FIRST = 'Verify your email address before you link another account to this one';
+
+/** The account `userId` when another account may be linked to it: its address proven (Forbidden otherwise). */
+async function linkableAccount(deps: UpstreamSignInDeps, userId: number): Promise<UserRecord> {
+  const user = await deps.store.getUser(userId);
+  if (!user) throw new Unauthenticated(START_AGAIN);
+  if (user.emailVerifiedAt === null) throw new Forbidden(VERIFY_FIRST);
+  return user;
 }
 
 /** The upstream's error code as shown: printable ASCII only, or nothing. */
@@ -134,7 +148,8 @@ export async function finishUpstreamSignIn(
   await deps.limits.upstreamIp.consume(ip);
   const upstream = await enabledUpstream(deps.store, slug);
   const named = { slug: upstream.slug, name: upstream.name };
-  const failed = (reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified') => deps.audit('upstream_sign_in_failed', { upstream: slug, ip, reason });
+  const failed = (reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' | 'address_unproven') =>
+    deps.audit('upstream_sign_in_failed', { upstream: slug, ip, reason });
   if (callback.error !== undefined) {
     failed(callback.error === 'access_denied' ? 'cancelled' : 'refused');
     throw new InvalidInput(callback.error === 'access_denied' ? `You cancelled signing in with ${upstream.name}` : `${upstream.name} refused the sign-in (${errorCode(callback.error)})`);
@@ -154,7 +169,10 @@ export async function finishUpstreamSignIn(
 
   if (start.linkTo !== undefined) {
     if (linked && linked.userId !== start.linkTo) throw new Conflict(`This ${upstream.name} account is linked to another account here`);
-    if (!linked) await linkIdentity(deps, start.linkTo, upstream, claims.subject, claims.email, ip);
+    if (!linked) {
+      await linkableAccount(deps, start.linkTo);
+      await linkIdentity(deps, start.linkTo, upstream, claims.subject, claims.email, ip);
+    }
     return { linked: { userId: start.linkTo, upstream: named } };
   }
 
@@ -178,6 +196,13 @@ export async function finishUpstreamSignIn(
     );
   }
   const owner = await deps.store.getUserByEmail(claims.email);
+  if (owner && owner.emailVerifiedAt === null) {
+    failed('address_unproven');
+    throw new Forbidden(
+      `An account here uses ${claims.email}, but that address was never proven to be its owner's, so it cannot be linked. ` +
+        `If it is yours, reset its password (the mail proves the address and removes every other way into that account), then sign in with ${upstream.name} again.`,
+    );
+  }
   return {
     pending: {
       ...claims,
@@ -227,9 +252,18 @@ export function mayConfirmLink(pending: PendingUpstreamIdentity, userId: number 
   return userId !== undefined && userId === pending.linkUserId && signedInAt !== undefined && signedInAt >= pending.at;
 }
 
-/** Links a pending `link` identity to `user`, who signed in to that account to confirm it (mayConfirmLink). */
+/**
+ * Links a pending `link` identity to `user`, who signed in to that account to confirm it
+ * (mayConfirmLink), while what offered the link still holds: the account's address is the
+ * identity's, proven, and no credential changed since the identity came back (a change ends
+ * pending link confirmations: docs/account.md#what-each-security-event-ends).
+ */
 export async function confirmUpstreamLink(deps: UpstreamSignInDeps, user: UserRecord, signedInAt: number | undefined, pending: PendingUpstreamIdentity, ip: string): Promise<void> {
   if (!mayConfirmLink(pending, user.id, signedInAt)) throw new Unauthenticated('Sign in to the account with this address first');
+  if (user.email !== pending.email || (user.credentialsChangedAt !== null && user.credentialsChangedAt > pending.at)) {
+    throw new Conflict('This link is no longer offered: the account changed since. Sign in with it again');
+  }
+  if (user.emailVerifiedAt === null) throw new Forbidden(VERIFY_FIRST);
   const upstream = await enabledUpstream(deps.store, pending.slug);
   await linkIdentity(deps, user.id, upstream, pending.subject, pending.email, ip);
 }

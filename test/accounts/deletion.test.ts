@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/admin.js';
 import { setPicture } from '../../src/pictures/pictures.js';
 import { Agent, fixturesDir, makeClient, makeUser, signedInAgent, startServer, storedPictures, TEST_DATABASE, TEST_PASSWORD, tokenRequest, type TestServer } from '../helpers.js';
+import { NOTHING } from '../../src/domain/security-events.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -45,7 +46,7 @@ async function populatedUser() {
   // Factors: a passkey, an authenticator app and its recovery codes.
   await t.store.createPasskey({ userId: user.id, credentialId: `credential-of-${user.id}`, publicKey: 'key', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'Phone', createdAt: t.clock.now() });
   await t.store.savePendingTotp(user.id, 'sealed-seed', t.clock.now());
-  await t.store.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash']);
+  await t.store.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash'], NOTHING);
   // An account at an upstream identity provider, linked.
   const upstreamSlug = `deletion-${user.id}`;
   await t.store.addUpstream({

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicUser } from '../fixtures/users.js';
 import { Agent, makeClient, makeUser, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
+import { NOTHING } from '../../src/domain/security-events.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -34,7 +35,7 @@ describe('exportAccount', () => {
     const seed = 'sealed-seed-of-the-authenticator-app';
     const codeHashes = ['recovery-code-hash-1', 'recovery-code-hash-2'];
     await t.store.savePendingTotp(user.id, seed, t.clock.now());
-    await t.store.confirmTotp(user.id, seed, 1, t.clock.now(), codeHashes);
+    await t.store.confirmTotp(user.id, seed, 1, t.clock.now(), codeHashes, NOTHING);
     // Two linked upstream identities: one with an address and used since, one with neither.
     const upstream = { kind: 'oidc' as const, preset: null, authorizationEndpoint: null, tokenEndpoint: null, userinfoEndpoint: null, claimMapping: null, scopes: ['openid', 'email'], clientSecretSealed: 'sealed-upstream-secret', enabled: true, createdAt: t.clock.now() };
     await t.store.addUpstream({ ...upstream, slug: 'export-acme', name: 'Export Acme', issuer: 'https://acme.example', clientId: 'acme-client' });

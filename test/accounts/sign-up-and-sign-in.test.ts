@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD_HASHING } from '../../src/accounts/passwords.js';
 import { hashSecret } from '../../src/security/secrets.js';
 import { Agent, makeUser, signedInAgent, startServer, type TestServer, TEST_PASSWORD } from '../helpers.js';
+import { NOTHING } from '../../src/domain/security-events.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -166,9 +167,9 @@ describe('postSignIn', () => {
     await bystander.signIn(other);
     const signedIn = async (a: Agent) => ((await (await a.fetch('/api/session')).json()) as { signed_in: boolean }).signed_in;
     const keep = hashSecret(agents[0]!.cookies.get('idp.sid')!);
-    expect(await t.store.deleteUserSessions(user.id, keep)).toBe(2);
+    expect((await t.store.recordSecurityEvent({ userId: user.id, keepSessionIdHash: keep }, { ...NOTHING, sessions: 'others' }, t.clock.now()))?.sessions).toBe(2);
     expect(await Promise.all([...agents, bystander].map(signedIn))).toEqual([true, false, false, true]);
-    expect(await t.store.deleteUserSessions(user.id)).toBe(1);
+    expect((await t.store.recordSecurityEvent({ userId: user.id }, { ...NOTHING, sessions: 'all' }, t.clock.now()))?.sessions).toBe(1);
     expect(await Promise.all([...agents, bystander].map(signedIn))).toEqual([false, false, false, true]);
   });
 

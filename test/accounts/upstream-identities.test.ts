@@ -52,7 +52,7 @@ async function passwordlessAgent(o: { withPasskey?: boolean } = {}): Promise<{ a
     { name, email, passwordHash: NO_PASSWORD, emailVerifiedAt: t.clock.now(), upstreamIdentity: { upstreamSlug: 'acme', subject: `subject-${process.pid}-${++subjects}`, email } },
     t.clock.now(),
   );
-  await t.store.setUserPassword(user.id, await hashPassword('for this sign-in only'));
+  await t.store.knex('users').where({ id: user.id }).update({ password_hash: await hashPassword('for this sign-in only') });
   const agent = new Agent(t);
   await agent.signIn(user, 'for this sign-in only');
   let added: { key: SoftAuthenticator; passkeyId: number } | undefined;
@@ -64,7 +64,7 @@ async function passwordlessAgent(o: { withPasskey?: boolean } = {}): Promise<{ a
     expect(res.status).toBe(201);
     added = { key, passkeyId: ((await res.json()) as { id: number }).id };
   }
-  await t.store.setUserPassword(user.id, NO_PASSWORD);
+  await t.store.knex('users').where({ id: user.id }).update({ password_hash: NO_PASSWORD });
   return { agent, user: (await t.store.getUser(user.id))!, ...added };
 }
 

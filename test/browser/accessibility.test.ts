@@ -23,6 +23,7 @@ import type { UserRecord } from '../../src/domain/users.js';
 import { makeClient, makeUser, startServer, type TestClient, type TestServer, TEST_PASSWORD } from '../helpers.js';
 import { expectNoAxeViolations } from './axe.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR, startCallbackServer, type CallbackServer } from './chromium.js';
+import { NOTHING } from '../../src/domain/security-events.js';
 
 let t: TestServer;
 let browser: Browser;
@@ -143,7 +144,7 @@ async function signedOut(viewport: Viewport): Promise<void> {
   // The second step of sign-in, for an account with an authenticator app, with a wrong code.
   const withApp = await makeUser(t);
   expect(await t.store.savePendingTotp(withApp.id, 'sealed-seed', t.clock.now())).toBe(true);
-  expect(await t.store.confirmTotp(withApp.id, 'sealed-seed', 1, t.clock.now(), [hashSecret('abcdefghjk')])).toBe(true);
+  expect(await t.store.confirmTotp(withApp.id, 'sealed-seed', 1, t.clock.now(), [hashSecret('abcdefghjk')], NOTHING)).not.toBeUndefined();
   await page.goto(`${t.baseUrl}/signin`);
   await page.fill('input[name=name]', withApp.name);
   await page.fill('input[name=password]', TEST_PASSWORD);

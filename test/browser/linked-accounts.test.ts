@@ -102,9 +102,9 @@ describe.skipIf(!hasChromium)('linked accounts on the account page', () => {
       t.clock.now(),
     );
     // Its sign-in would go through Globex: a password set for the moment stands in for it.
-    await t.store.setUserPassword(user.id, await hashPassword('for this sign-in only'));
+    await t.store.knex('users').where({ id: user.id }).update({ password_hash: await hashPassword('for this sign-in only') });
     const page = await signedIn(user, 'for this sign-in only', VIEWPORTS[0]!);
-    await t.store.setUserPassword(user.id, NO_PASSWORD);
+    await t.store.knex('users').where({ id: user.id }).update({ password_hash: NO_PASSWORD });
     await page.waitForSelector('#upstream-identity-list li.upstream-identity');
     await page.click('#upstream-identity-list .unlink-upstream');
     await expect

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRecord } from '../../src/domain/users.js';
 import { makeUser, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
 import { hasChromium, launchChromium } from './chromium.js';
+import { NOTHING } from '../../src/domain/security-events.js';
 
 let t: TestServer;
 let browser: Browser;
@@ -81,7 +82,7 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
 
     // With an authenticator app on, the passkey stands in for the password for 5 minutes.
     await t.store.savePendingTotp(user.id, 'sealed-seed', t.clock.now());
-    await t.store.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash']);
+    await t.store.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash'], NOTHING);
     await page.reload();
     await page.click('#totp-passkey-confirm');
     await page.waitForFunction(() => document.getElementById('totp-passkey-result-status')?.textContent === 'Confirmed with a passkey: for 5 minutes, leave the password empty.');

@@ -9,6 +9,7 @@ import { SIZES, SIZE_NAMES } from '../../src/pictures/images.js';
 import { FULL_PROFILE, publicUser } from '../fixtures/users.js';
 import { Agent, fixturesDir, makeUser, oauthErrorBody, startServer, tempDir, tokenRequest, type TestServer } from '../helpers.js';
 import { cliRunner } from './run.js';
+import { NOTHING } from '../../src/domain/security-events.js';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -155,7 +156,7 @@ describe('user factors', () => {
       authenticator_app: { enabled: false, recovery_codes_left: 0 },
     });
     await t.store.savePendingTotp(user.id, 'sealed-seed', 2000);
-    await t.store.confirmTotp(user.id, 'sealed-seed', 1, 3000, ['hash-1', 'hash-2']);
+    await t.store.confirmTotp(user.id, 'sealed-seed', 1, 3000, ['hash-1', 'hash-2'], NOTHING);
     const listed = await ok<{ authenticator_app: unknown }>('user', 'factors', '--id', String(user.id));
     expect(listed.authenticator_app).toEqual({ enabled: true, since: 3000, recovery_codes_left: 2 });
     expect(JSON.stringify(listed)).not.toMatch(/sealed-seed|hash-1|cred-|public-key/);

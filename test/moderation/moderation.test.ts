@@ -7,6 +7,7 @@ import { registerGame } from '../../src/games/games.js';
 import { setPicture } from '../../src/pictures/pictures.js';
 import type { UserRecord } from '../../src/domain/users.js';
 import { Agent, fixturesDir, makeClient, makeCode, makeUser, oauthErrorBody, signedInAgent, startServer, storedPictures, tokenRequest, type TestServer } from '../helpers.js';
+import { NOTHING } from '../../src/domain/security-events.js';
 
 let t: TestServer;
 /** modLevel 2 (admin), 1 (moderator), and a user. */
@@ -282,7 +283,7 @@ describe('suspendUser and liftSuspension', () => {
   it('refuses a suspended account with an authenticator app at the password step, before the second step', async () => {
     const user = await makeUser(t);
     await t.store.savePendingTotp(user.id, 'sealed', t.clock.now());
-    expect(await t.store.confirmTotp(user.id, 'sealed', 1, t.clock.now(), [])).toBe(true);
+    expect(await t.store.confirmTotp(user.id, 'sealed', 1, t.clock.now(), [], NOTHING)).not.toBeUndefined();
     await mod.agent.json('POST', `/api/moderation/users/${user.id}/suspension`, { reason: 'r' });
     const res = await new Agent(t).form('/signin', { name: user.name, password: 'test-password-1' });
     expect(res.status).toBe(403);

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SECURITY_EVENTS } from '../../src/domain/security-events.js';
 import { MailServer } from '../mail-server.js';
 import { authorizeOverHttp, registerApp, serverSeconds, type RegisteredApp } from '../oidc-flow.js';
 import { oauthErrorBody, signedInAgent, startServer, TEST_PASSWORD, tokenRequest, type Agent, type TestServer } from '../helpers.js';
@@ -480,6 +481,7 @@ describe('what else ends refresh tokens', () => {
         game: null,
         createdAt: now,
       },
+      SECURITY_EVENTS.suspended,
     );
     expect(suspended).toBe(true);
     await expectOAuthError(await refresh(s.app, s.first.refresh_token), 400, 'invalid_grant', MSG.revoked);

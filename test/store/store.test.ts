@@ -25,6 +25,10 @@ import { NO_PASSWORD, type UserRecord } from '../../src/domain/users.js';
 import type { Store } from '../../src/store/types.js';
 import { newUserRecord, publicUserRecord } from '../fixtures/users.js';
 import { freshDatabase, tempDir, TEST_DATABASE, type TestDatabase } from '../helpers.js';
+import { NOTHING, SECURITY_EVENTS, type Ended } from '../../src/domain/security-events.js';
+
+/** What an event whose row ends nothing ended. */
+const ENDED_NOTHING: Ended = { sessions: 0, tokens: 0, codes: 0, deviceCodes: 0, mailLinks: 0, passkeys: 0, upstreamIdentities: 0, authenticatorApp: false };
 
 /** The store, with the name of every method called through it added to `calls`. */
 function recording(target: Store, calls: Set<string>): Store {
@@ -157,15 +161,18 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.swapPfpTimestamp(0, null, 1)).toBe(false);
   });
 
-  it('replaces a password hash and nothing else; an unknown id changes nothing', async () => {
-    const before = (await store.getUser(bob.id))!;
+  it('records a security event: the password hash and the time of the change when its row says so, nothing else; an unknown id changes nothing', async () => {
+    const dave = await store.createUser({ name: 'dave_events', email: 'dave-events@example.com', passwordHash: 'hash-d' }, NOW);
     const others = (await store.getUser(alice.id))!;
-    expect(await store.setUserPassword(bob.id, 'hash-b2')).toBe(true);
-    expect(await store.getUser(bob.id)).toEqual({ ...before, passwordHash: 'hash-b2' });
+    expect(await store.recordSecurityEvent({ userId: dave.id }, NOTHING, NOW + 5, { passwordHash: 'hash-d2' })).toEqual(ENDED_NOTHING);
+    expect(await store.getUser(dave.id)).toEqual({ ...dave, passwordHash: 'hash-d2' });
+    expect(await store.recordSecurityEvent({ userId: dave.id }, { ...NOTHING, credentialChange: true }, NOW + 6)).toEqual(ENDED_NOTHING);
+    expect(await store.getUser(dave.id)).toEqual({ ...dave, passwordHash: 'hash-d2', credentialsChangedAt: NOW + 6 });
     expect(await store.getUser(alice.id)).toEqual(others);
-    expect(await store.setUserPassword(bob.id + 100, 'x')).toBe(false);
-    expect(await store.setUserPassword(0, 'x')).toBe(false);
-    expect(await store.setUserPassword(2 ** 31, 'x')).toBe(false);
+    expect(await store.deleteUser(dave.id, NOW + 7)).toBeDefined();
+    expect(await store.recordSecurityEvent({ userId: dave.id }, NOTHING, NOW, { passwordHash: 'x' })).toBeUndefined();
+    expect(await store.recordSecurityEvent({ userId: 0 }, NOTHING, NOW, { passwordHash: 'x' })).toBeUndefined();
+    expect(await store.recordSecurityEvent({ userId: 2 ** 31 }, SECURITY_EVENTS.password_reset, NOW)).toBeUndefined();
   });
 
   it('stores apps, lists a user\'s oldest first, and changes a secret', async () => {
@@ -389,7 +396,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.rotateRefreshToken(key('refresh', 2), NOW + 13, third)).toEqual(DEAD);
     expect(await revokedAt(2)).toEqual([NOW + 12, NOW + 12]);
 
-    // revokeRefreshFamily: every token of one family, once; revokeUserRefreshTokens: every family of the user.
+    // revokeRefreshFamily: every token of one family, once; a security event's refresh tokens: every family of the user.
     for (const n of [4, 5, 6]) {
       await store.createCode(code('x', { codeHash: key('code', n), scopes: ['openid', 'offline_access'] }));
       const first = refreshToken(n, { familyId: key('code', n) });
@@ -401,13 +408,14 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.revokeRefreshFamily('\u0000', NOW + 22)).toBe(0);
     expect(await revokedAt(4)).toEqual([NOW + 21, NOW + 21]);
     expect(await revokedAt(5)).toEqual([null, null]);
-    expect(await store.revokeUserRefreshTokens(bob.id, NOW + 23)).toBe(0);
-    expect(await store.revokeUserRefreshTokens(0, NOW + 23)).toBe(0);
-    expect(await store.revokeUserRefreshTokens(alice.id, NOW + 23)).toBe(4);
+    const refreshOnly = { ...NOTHING, refreshTokens: true };
+    expect((await store.recordSecurityEvent({ userId: bob.id }, refreshOnly, NOW + 23))?.tokens).toBe(0);
+    expect(await store.recordSecurityEvent({ userId: 0 }, refreshOnly, NOW + 23)).toBeUndefined();
+    expect((await store.recordSecurityEvent({ userId: alice.id }, refreshOnly, NOW + 23))?.tokens).toBe(4);
     expect(await revokedAt(5)).toEqual([NOW + 23, NOW + 23]);
     expect(await revokedAt(6)).toEqual([NOW + 23, NOW + 23]);
     expect(await revokedAt(4)).toEqual([NOW + 21, NOW + 21]);
-    expect(await store.revokeUserRefreshTokens(alice.id, NOW + 24)).toBe(0);
+    expect((await store.recordSecurityEvent({ userId: alice.id }, refreshOnly, NOW + 24))?.tokens).toBe(0);
   });
 
   it('of concurrent rotations of one refresh token exactly one wins; the others find it used and revoke the family', async () => {
@@ -441,7 +449,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
         store.rotateRefreshToken(key('refresh', spent), NOW + 2, { refresh: refreshToken(99, { familyId: family }), access: accessToken(99, null) }),
         store.rotateRefreshToken(key('refresh', spent), NOW + 2, { refresh: refreshToken(98, { familyId: family }), access: accessToken(98, null) }),
         store.revokeRefreshFamily(family, NOW + 2),
-        store.revokeUserRefreshTokens(alice.id, NOW + 2),
+        store.recordSecurityEvent({ userId: alice.id }, { ...NOTHING, refreshTokens: true }, NOW + 2).then((ended) => ended?.tokens ?? 0),
       ]);
       const rotations = results.slice(0, 4) as Rotation[];
       expect(rotations.filter((r) => r.outcome === 'rotated').length).toBeLessThanOrEqual(1);
@@ -772,11 +780,11 @@ describe(`Store (${TEST_DATABASE})`, () => {
     const revokedAt = async (c: string): Promise<number | null | undefined> => (await store.getTokenWithUser(hash(c)))?.token.revokedAt;
 
     // Bob never granted app-g: nothing of his changes.
-    expect(await store.revokeGrant(bob.id, 'app-g', NOW + 400)).toBe(false);
+    expect(await store.revokeGrant(bob.id, 'app-g', NOW + 400, SECURITY_EVENTS.grant_revoked)).toBe(false);
     expect(await revokedAt('J')).toBeNull();
     expect(await store.getCode(hash('N'))).toEqual(code('N', { userId: bob.id, clientId: 'app-g' }));
 
-    expect(await store.revokeGrant(alice.id, 'app-g', NOW + 400)).toBe(true);
+    expect(await store.revokeGrant(alice.id, 'app-g', NOW + 400, SECURITY_EVENTS.grant_revoked)).toBe(true);
     expect(await store.getGrant(alice.id, 'app-g')).toBeUndefined();
     expect((await store.listGrants(alice.id)).map((g) => g.clientId)).toEqual(['app-b']);
     expect(await revokedAt('G')).toBe(NOW + 400);
@@ -788,10 +796,10 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getCode(hash('M'))).toEqual(code('M', { clientId: 'app-b' }));
     expect(await store.getCode(hash('N'))).toEqual(code('N', { userId: bob.id, clientId: 'app-g' }));
 
-    expect(await store.revokeGrant(alice.id, 'app-g', NOW + 500)).toBe(false);
+    expect(await store.revokeGrant(alice.id, 'app-g', NOW + 500, SECURITY_EVENTS.grant_revoked)).toBe(false);
     expect(await revokedAt('G')).toBe(NOW + 400);
-    expect(await store.revokeGrant(0, 'app-b', NOW + 500)).toBe(false);
-    expect(await store.revokeGrant(alice.id, 'app-b\u0000', NOW + 500)).toBe(false);
+    expect(await store.revokeGrant(0, 'app-b', NOW + 500, SECURITY_EVENTS.grant_revoked)).toBe(false);
+    expect(await store.revokeGrant(alice.id, 'app-b\u0000', NOW + 500, SECURITY_EVENTS.grant_revoked)).toBe(false);
     expect(await store.getGrant(alice.id, 'app-b')).toMatchObject({ scopes: ['userinfo', 'email'] });
   });
 
@@ -850,10 +858,10 @@ describe(`Store (${TEST_DATABASE})`, () => {
   it("ends a user's sessions except the one named, and no one else's", async () => {
     for (const c of ['4', '5', '6']) await store.setSession(hash(c), '{}', NOW + 1000, alice.id);
     await store.setSession(hash('7'), '{}', NOW + 1000, bob.id);
-    expect(await store.deleteUserSessions(alice.id, hash('4'))).toBe(2);
+    expect(await store.recordSecurityEvent({ userId: alice.id, keepSessionIdHash: hash('4') }, { ...NOTHING, sessions: 'others' }, NOW)).toEqual({ ...ENDED_NOTHING, sessions: 2 });
     expect(await store.getSession(hash('4'), NOW)).toBe('{}');
     expect(await store.getSession(hash('5'), NOW)).toBeUndefined();
-    expect(await store.deleteUserSessions(alice.id)).toBe(1);
+    expect(await store.recordSecurityEvent({ userId: alice.id }, { ...NOTHING, sessions: 'all' }, NOW)).toEqual({ ...ENDED_NOTHING, sessions: 1 });
     expect(await store.getSession(hash('4'), NOW)).toBeUndefined();
     expect(await store.getSession(hash('7'), NOW)).toBe('{}');
   });
@@ -949,7 +957,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     const others = (await store.getUser(alice.id))!;
     expect(before.emailVerifiedAt).toBeNull();
 
-    expect(await store.redeemEmailLink(hash('p'), NOW + 10, { emailVerifiedAt: NOW + 10, whileEmailIs: 'bob@example.com' }, ['verify'])).toBe(true);
+    expect(await store.redeemEmailLink(hash('p'), NOW + 10, { emailVerifiedAt: NOW + 10, whileEmailIs: 'bob@example.com' }, ['verify'], NOTHING)).toEqual(ENDED_NOTHING);
     expect(await store.getUser(bob.id)).toEqual({ ...before, emailVerifiedAt: NOW + 10 });
     expect(await store.getEmailLink(hash('p'))).toEqual(link('p', { usedAt: NOW + 10 }));
     expect(await store.getEmailLink(hash('r'))).toEqual(link('r', { usedAt: NOW + 10 }));
@@ -958,29 +966,29 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getUser(alice.id)).toEqual(others);
 
     // Used: not again, even with another effect.
-    expect(await store.redeemEmailLink(hash('p'), NOW + 11, { passwordHash: 'stolen' }, ['verify'])).toBe(false);
-    expect(await store.redeemEmailLink(hash('r'), NOW + 11, { passwordHash: 'stolen' }, [])).toBe(false);
+    expect(await store.redeemEmailLink(hash('p'), NOW + 11, { passwordHash: 'stolen' }, ['verify'], NOTHING)).toBeUndefined();
+    expect(await store.redeemEmailLink(hash('r'), NOW + 11, { passwordHash: 'stolen' }, [], NOTHING)).toBeUndefined();
     expect(await store.getUser(bob.id)).toEqual({ ...before, emailVerifiedAt: NOW + 10 });
 
     // A reset link sets the password hash.
-    expect(await store.redeemEmailLink(hash('s'), NOW + 12, { passwordHash: 'hash-b3' }, ['reset', 'change', 'verify'])).toBe(true);
+    expect(await store.redeemEmailLink(hash('s'), NOW + 12, { passwordHash: 'hash-b3' }, ['reset', 'change', 'verify'], NOTHING)).toEqual(ENDED_NOTHING);
     expect(await store.getUser(bob.id)).toEqual({ ...before, emailVerifiedAt: NOW + 10, passwordHash: 'hash-b3' });
     expect(await store.getEmailLink(hash('s'))).toEqual(link('s', { purpose: 'reset', email: null, usedAt: NOW + 12 }));
   });
 
   it('does not redeem an unknown or expired link, nor one whose address condition no longer holds, and then writes nothing', async () => {
     const before = (await store.getUser(bob.id))!;
-    expect(await store.redeemEmailLink(hash('z'), NOW + 20, { passwordHash: 'x' }, ['reset'])).toBe(false);
-    expect(await store.redeemEmailLink('\u0000', NOW + 20, { passwordHash: 'x' }, ['reset'])).toBe(false);
+    expect(await store.redeemEmailLink(hash('z'), NOW + 20, { passwordHash: 'x' }, ['reset'], NOTHING)).toBeUndefined();
+    expect(await store.redeemEmailLink('\u0000', NOW + 20, { passwordHash: 'x' }, ['reset'], NOTHING)).toBeUndefined();
 
     await store.createEmailLink(link('x', { purpose: 'reset', email: null, expiresAt: NOW + 20 }));
-    expect(await store.redeemEmailLink(hash('x'), NOW + 20, { passwordHash: 'x' }, ['reset'])).toBe(false);
+    expect(await store.redeemEmailLink(hash('x'), NOW + 20, { passwordHash: 'x' }, ['reset'], NOTHING)).toBeUndefined();
     expect(await store.getEmailLink(hash('x'))).toEqual(link('x', { purpose: 'reset', email: null, expiresAt: NOW + 20 }));
 
     // A verify link for an address bob no longer has: the link stays unused, nothing is voided.
     await store.createEmailLink(link('y', { email: 'old@example.com' }));
     await store.createEmailLink(link('v')); // would be voided by a redemption
-    expect(await store.redeemEmailLink(hash('y'), NOW + 20, { emailVerifiedAt: NOW + 20, whileEmailIs: 'old@example.com' }, ['verify'])).toBe(false);
+    expect(await store.redeemEmailLink(hash('y'), NOW + 20, { emailVerifiedAt: NOW + 20, whileEmailIs: 'old@example.com' }, ['verify'], NOTHING)).toBeUndefined();
     expect(await store.getEmailLink(hash('y'))).toEqual(link('y', { email: 'old@example.com' }));
     expect(await store.getEmailLink(hash('v'))).toEqual(link('v'));
     expect(await store.getUser(bob.id)).toEqual(before);
@@ -989,7 +997,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
   it('changes the address with a change link; an address taken by now throws UniqueViolation(email) and writes nothing', async () => {
     const before = (await store.getUser(bob.id))!;
     await store.createEmailLink(link('t', { purpose: 'change', email: 'alice@example.com' }));
-    const taken = store.redeemEmailLink(hash('t'), NOW + 30, { email: 'alice@example.com', emailVerifiedAt: NOW + 30 }, ['verify', 'change']);
+    const taken = store.redeemEmailLink(hash('t'), NOW + 30, { email: 'alice@example.com', emailVerifiedAt: NOW + 30 }, ['verify', 'change'], NOTHING);
     await expect(taken).rejects.toBeInstanceOf(UniqueViolation);
     await expect(taken).rejects.toMatchObject({ field: 'email' });
     expect(await store.getEmailLink(hash('t'))).toEqual(link('t', { purpose: 'change', email: 'alice@example.com' }));
@@ -997,7 +1005,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getUser(bob.id)).toEqual(before);
 
     await store.createEmailLink(link('u', { purpose: 'change', email: 'robert@example.com' }));
-    expect(await store.redeemEmailLink(hash('u'), NOW + 31, { email: 'robert@example.com', emailVerifiedAt: NOW + 31 }, ['verify', 'change'])).toBe(true);
+    expect(await store.redeemEmailLink(hash('u'), NOW + 31, { email: 'robert@example.com', emailVerifiedAt: NOW + 31 }, ['verify', 'change'], NOTHING)).toEqual(ENDED_NOTHING);
     bob = { ...before, email: 'robert@example.com', emailVerifiedAt: NOW + 31 };
     expect(await store.getUser(bob.id)).toEqual(bob);
     expect(await store.getUserByEmail('robert@example.com')).toEqual(bob);
@@ -1144,7 +1152,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
 
     expect(await store.renamePasskey(erin.id, first.id, 'My phone')).toEqual({ ...first, name: 'My phone' });
     expect(await store.renamePasskey(bob.id, first.id, 'Stolen')).toBeUndefined();
-    expect(await store.deletePasskey(bob.id, second.id)).toBe('missing');
+    expect(await store.deletePasskey(bob.id, second.id, SECURITY_EVENTS.passkey_removed, NOW)).toBe('missing');
 
     // Counter 0 stays 0 (an authenticator without one); a counter must grow once it is not 0.
     expect(await store.recordPasskeyUse(first.id, { counter: 0, deviceType: 'multiDevice', backedUp: false }, NOW + 5)).toBe(true);
@@ -1157,8 +1165,8 @@ describe(`Store (${TEST_DATABASE})`, () => {
       { ...second, counter: 8, lastUsedAt: NOW + 7 },
     ]);
 
-    expect(await store.deletePasskey(erin.id, second.id)).toBe('deleted');
-    expect(await store.deletePasskey(erin.id, second.id)).toBe('missing');
+    expect(await store.deletePasskey(erin.id, second.id, SECURITY_EVENTS.passkey_removed, NOW)).toBe('deleted');
+    expect(await store.deletePasskey(erin.id, second.id, SECURITY_EVENTS.passkey_removed, NOW)).toBe('missing');
     expect(await store.getPasskeyByCredentialId('cred-2')).toBeUndefined();
     await store.deleteUser(erin.id, NOW + 10);
     expect(await store.listPasskeys(erin.id)).toEqual([]);
@@ -1226,7 +1234,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.unlinkUpstreamIdentity(frank.id, acme.id)).toBe('unlinked');
     expect(await store.listUpstreamIdentities(frank.id)).toEqual([]);
     // Now the passkey is the last way in: it stays.
-    expect(await store.deletePasskey(frank.id, passkey.id)).toBe('last');
+    expect(await store.deletePasskey(frank.id, passkey.id, SECURITY_EVENTS.passkey_removed, NOW)).toBe('last');
     expect(await store.listPasskeys(frank.id)).toHaveLength(1);
     // With a password, the only link is not the last way in either.
     expect(await store.unlinkUpstreamIdentity(bob.id, bobs.id)).toBe('unlinked');
@@ -1249,7 +1257,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       const henry = await store.createUser({ name: `henry_${round}`, email: `henry.${round}@example.com`, passwordHash: NO_PASSWORD }, NOW);
       const key = await store.createPasskey({ userId: henry.id, credentialId: `cred-henry-${round}`, publicKey: 'pk', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'Key', createdAt: NOW });
       const link = await store.linkUpstreamIdentity({ userId: henry.id, upstreamSlug: 'acme', subject: `henry-${round}`, email: null, createdAt: NOW });
-      const [removed, unlinked] = await Promise.all([store.deletePasskey(henry.id, key.id), store.unlinkUpstreamIdentity(henry.id, link.id)]);
+      const [removed, unlinked] = await Promise.all([store.deletePasskey(henry.id, key.id, SECURITY_EVENTS.passkey_removed, NOW), store.unlinkUpstreamIdentity(henry.id, link.id)]);
       expect(removed === 'deleted' ? unlinked : removed).toBe('last');
       expect([removed, unlinked]).toContain(removed === 'deleted' ? 'deleted' : 'unlinked');
       expect((await store.listPasskeys(henry.id)).length + (await store.listUpstreamIdentities(henry.id)).length).toBe(1);
@@ -1286,10 +1294,10 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getTotp(dana.id)).toEqual({ userId: dana.id, secretJwe: 'jwe-2', confirmedAt: null, lastStep: null, createdAt: NOW + 1 });
     // A pending setup takes no code, and confirming needs the seed it still has.
     expect(await store.useTotpStep(dana.id, 5)).toBe(false);
-    expect(await store.confirmTotp(dana.id, 'jwe-1', 10, NOW + 2, [hash('a')])).toBe(false);
+    expect(await store.confirmTotp(dana.id, 'jwe-1', 10, NOW + 2, [hash('a')], NOTHING)).toBeUndefined();
     expect(await store.countRecoveryCodes(dana.id)).toBe(0);
-    expect(await store.confirmTotp(dana.id, 'jwe-2', 10, NOW + 2, [hash('a'), hash('b')])).toBe(true);
-    expect(await store.confirmTotp(dana.id, 'jwe-2', 11, NOW + 3, [hash('c')])).toBe(false);
+    expect(await store.confirmTotp(dana.id, 'jwe-2', 10, NOW + 2, [hash('a'), hash('b')], NOTHING)).toEqual(ENDED_NOTHING);
+    expect(await store.confirmTotp(dana.id, 'jwe-2', 11, NOW + 3, [hash('c')], NOTHING)).toBeUndefined();
     expect(await store.getTotp(dana.id)).toEqual({ userId: dana.id, secretJwe: 'jwe-2', confirmedAt: NOW + 2, lastStep: 10, createdAt: NOW + 1 });
     // Confirmed: a new setup is refused, and only later steps are taken.
     expect(await store.savePendingTotp(dana.id, 'jwe-3', NOW + 4)).toBe(false);
@@ -1324,22 +1332,22 @@ describe(`Store (${TEST_DATABASE})`, () => {
     await store.replaceRecoveryCodes(dana.id, [hash('d'), hash('e'), hash('f')], NOW + 7);
     expect(await store.useRecoveryCode(dana.id, hash('d'), NOW + 8)).toBe(true);
     // Switching off deletes the factor and its codes; a new setup may then start.
-    expect(await store.deleteTotp(dana.id)).toBe(true);
-    expect(await store.deleteTotp(dana.id)).toBe(false);
+    expect(await store.deleteTotp(dana.id, NOTHING, NOW)).toBe(true);
+    expect(await store.deleteTotp(dana.id, NOTHING, NOW)).toBe(false);
     expect(await store.getTotp(dana.id)).toBeUndefined();
     expect(await store.countRecoveryCodes(dana.id)).toBe(0);
     expect(await store.savePendingTotp(dana.id, 'jwe-4', NOW + 9)).toBe(true);
-    expect(await store.confirmTotp(dana.id, 'jwe-4', 20, NOW + 9, [hash('g')])).toBe(true);
+    expect(await store.confirmTotp(dana.id, 'jwe-4', 20, NOW + 9, [hash('g')], NOTHING)).toEqual(ENDED_NOTHING);
     // An operator's reset: every factor at once, only the user's.
     await store.createPasskey({ userId: dana.id, credentialId: 'dana-reset-1', publicKey: 'k', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'A', createdAt: NOW });
     await store.createPasskey({ userId: dana.id, credentialId: 'dana-reset-2', publicKey: 'k', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'B', createdAt: NOW });
     const bobsBefore = await store.listPasskeys(bob.id);
-    expect(await store.deleteFactors(dana.id)).toEqual({ passkeys: 2, totp: true });
+    expect(await store.deleteFactors(dana.id, NOTHING, NOW)).toEqual({ passkeys: 2, totp: true, endedSessions: 0 });
     expect([await store.listPasskeys(dana.id), await store.getTotp(dana.id), await store.countRecoveryCodes(dana.id)]).toEqual([[], undefined, 0]);
     expect(await store.listPasskeys(bob.id)).toEqual(bobsBefore);
-    expect(await store.deleteFactors(dana.id)).toEqual({ passkeys: 0, totp: false });
+    expect(await store.deleteFactors(dana.id, NOTHING, NOW)).toEqual({ passkeys: 0, totp: false, endedSessions: 0 });
     expect(await store.savePendingTotp(dana.id, 'jwe-5', NOW + 9)).toBe(true);
-    expect(await store.deleteFactors(dana.id)).toEqual({ passkeys: 0, totp: true });
+    expect(await store.deleteFactors(dana.id, NOTHING, NOW)).toEqual({ passkeys: 0, totp: true, endedSessions: 0 });
     // Nothing for a user that does not exist; everything goes with the user.
     expect(await store.savePendingTotp(999_999, 'jwe-x', NOW)).toBe(false);
     expect(await store.deleteUser(dana.id, NOW + 10)).toBeDefined();
@@ -1367,8 +1375,8 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.redeemCode(hash('U'), NOW + 1, token('U', hash('U'), { userId: bob.id, ...app }))).toEqual(REDEEMED);
 
     const suspension = { reason: 'Spam', since: NOW + 100, until: NOW + 10_000 };
-    expect(await store.suspendUser(tgt.id, suspension, action('suspend', { reason: 'Spam', until: NOW + 10_000 }))).toBe(true);
-    expect(await store.suspendUser(999_999, suspension, action('suspend'))).toBe(false);
+    expect(await store.suspendUser(tgt.id, suspension, action('suspend', { reason: 'Spam', until: NOW + 10_000 }), SECURITY_EVENTS.suspended)).toBe(true);
+    expect(await store.suspendUser(999_999, suspension, action('suspend'), SECURITY_EVENTS.suspended)).toBe(false);
     expect((await store.getUser(tgt.id))!.suspension).toEqual(suspension);
     // The target's session is signed out, keeping only whose it was (its next page says why).
     expect(await store.getSession(hash('m'), NOW)).toBe(JSON.stringify({ suspendedUserId: tgt.id }));
@@ -1421,7 +1429,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     const again = await store.createReport({ reporterId: rep.id, targetId: tgt.id, reason: 'hate', text: 'again', createdAt: NOW + 800 });
 
     // Search: a prefix in any case, `_` a plain character; or an id; with open reports and suspension.
-    await store.suspendUser(rep.id, { reason: 'r', since: NOW, until: null }, action('suspend', { target: ref(rep) }));
+    await store.suspendUser(rep.id, { reason: 'r', since: NOW, until: null }, action('suspend', { target: ref(rep) }), SECURITY_EVENTS.suspended);
     expect(await store.findUsers({ prefix: 'MO_' }, NOW, 20)).toEqual([
       { id: mod.id, name: 'mo_mod', modLevel: 0, suspended: false, openReports: 0 },
       { id: rep.id, name: 'mo_rep', modLevel: 0, suspended: true, openReports: 1 },
@@ -1461,7 +1469,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.updateUser(far, { bio: 'x' })).toBeUndefined();
       expect(await store.recordHeartbeat(far, 0, NOW, 1)).toBeUndefined();
       expect(await store.swapPfpTimestamp(far, null, NOW)).toBe(false);
-      expect(await store.setUserPassword(far, 'h')).toBe(false);
+      expect(await store.recordSecurityEvent({ userId: far }, NOTHING, NOW, { passwordHash: 'h' })).toBeUndefined();
       expect(await store.deleteUser(far, NOW)).toBeUndefined();
 
       expect(await store.getApp(nul)).toBeUndefined();
@@ -1494,19 +1502,19 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.getGrant(alice.id, nul)).toBeUndefined();
       await expect(store.touchGrant(far, nul, NOW)).resolves.toBeUndefined();
       expect(await store.listGrants(far)).toEqual([]);
-      expect(await store.revokeGrant(far, 'app-a', NOW)).toBe(false);
+      expect(await store.revokeGrant(far, 'app-a', NOW, SECURITY_EVENTS.grant_revoked)).toBe(false);
 
       expect(await store.getSession(nul, NOW)).toBeUndefined();
       expect(await store.listUserSessions(far, NOW)).toEqual([]);
       expect(await store.deleteUserSession(far, 'pub-a')).toBe(false);
       await expect(store.deleteSession(nul)).resolves.toBeUndefined();
-      expect(await store.deleteUserSessions(far)).toBe(0);
+      expect(await store.recordSecurityEvent({ userId: far }, SECURITY_EVENTS.password_reset, NOW)).toBeUndefined();
       // An id hash no session can have excepts none (this user has no sessions).
-      expect(await store.deleteUserSessions(999_999, nul)).toBe(0);
+      expect(await store.recordSecurityEvent({ userId: 999_999, keepSessionIdHash: nul }, SECURITY_EVENTS.password_changed, NOW)).toBeUndefined();
 
       expect(await store.getEmailLink(nul)).toBeUndefined();
       await expect(store.deleteEmailLink(nul)).resolves.toBeUndefined();
-      expect(await store.redeemEmailLink(nul, NOW, { passwordHash: 'x' }, ['reset'])).toBe(false);
+      expect(await store.redeemEmailLink(nul, NOW, { passwordHash: 'x' }, ['reset'], NOTHING)).toBeUndefined();
 
       expect(await store.listSignIns(far, 10)).toEqual([]);
       await expect(store.recordSignIn(far, { at: NOW, ip: '10.0.0.1', userAgent: 'x', upstream: null }, 3)).resolves.toBeUndefined();
@@ -1523,15 +1531,15 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.getPasskeyByCredentialId(nul)).toBeUndefined();
       expect(await store.renamePasskey(far, 1, 'x')).toBeUndefined();
       expect(await store.renamePasskey(alice.id, far, 'x')).toBeUndefined();
-      expect(await store.deletePasskey(far, 1)).toBe('missing');
-      expect(await store.deletePasskey(alice.id, 1.5)).toBe('missing');
+      expect(await store.deletePasskey(far, 1, SECURITY_EVENTS.passkey_removed, NOW)).toBe('missing');
+      expect(await store.deletePasskey(alice.id, 1.5, SECURITY_EVENTS.passkey_removed, NOW)).toBe('missing');
       expect(await store.recordPasskeyUse(far, { counter: 1, deviceType: 'singleDevice', backedUp: false }, NOW)).toBe(false);
       expect(await store.getTotp(far)).toBeUndefined();
       expect(await store.savePendingTotp(far, 'jwe', NOW)).toBe(false);
-      expect(await store.confirmTotp(far, 'jwe', 1, NOW, [])).toBe(false);
-      expect(await store.confirmTotp(alice.id, nul, 1, NOW, [])).toBe(false);
+      expect(await store.confirmTotp(far, 'jwe', 1, NOW, [], NOTHING)).toBeUndefined();
+      expect(await store.confirmTotp(alice.id, nul, 1, NOW, [], NOTHING)).toBeUndefined();
       expect(await store.useTotpStep(far, 1)).toBe(false);
-      expect(await store.deleteTotp(far)).toBe(false);
+      expect(await store.deleteTotp(far, NOTHING, NOW)).toBe(false);
       await expect(store.replaceRecoveryCodes(far, [hash('r')], NOW)).resolves.toBeUndefined();
       expect(await store.useRecoveryCode(far, hash('r'), NOW)).toBe(false);
       expect(await store.useRecoveryCode(alice.id, nul, NOW)).toBe(false);
@@ -1539,7 +1547,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.listRecoveryCodeHashes(far)).toEqual([]);
       expect(await store.rewriteRecoveryCodeHash(far, hash('r'), 'x')).toBe(false);
       expect(await store.rewriteRecoveryCodeHash(alice.id, nul, 'x')).toBe(false);
-      expect(await store.deleteFactors(far)).toEqual({ passkeys: 0, totp: false });
+      expect(await store.deleteFactors(far, NOTHING, NOW)).toEqual({ passkeys: 0, totp: false, endedSessions: 0 });
       expect(seen).toEqual([]);
     } finally {
       store.onDatabaseError(() => undefined);

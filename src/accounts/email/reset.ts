@@ -8,6 +8,8 @@ import { InvalidInput } from '../../domain/errors.js';
 import { accountKey } from '../../security/rate-limit.js';
 import { passwordResetMessage } from '../../mail/messages.js';
 import { checkNewPassword } from '../../users/users.js';
+import { bothEnd, SECURITY_EVENTS } from '../../domain/security-events.js';
+import { removedWaysIn } from './proof.js';
 import { failedRedemption, LINK_INVALID, mailResetLinkWithinLimit, usableLink, type EmailDeps } from './links.js';
 
 export async function requestPasswordReset(deps: EmailDeps, login: string, ip: string): Promise<void> {
@@ -35,19 +37,30 @@ export async function resetLinkOwner(deps: EmailDeps, token: string): Promise<st
 }
 
 /**
- * Sets the new password through a reset link: uses it up, voids the user's other outstanding
- * links (all purposes: whoever asked for them may be who the reset locks out), ends every
- * session of the user and every app's refresh tokens (each app must ask the person again).
+ * Sets the new password through a reset link: uses it up, and ends what the security event
+ * `password_reset` ends (docs/account.md#what-each-security-event-ends), in one transaction: the
+ * user's other outstanding links (whoever asked for them may be who the reset locks out), every
+ * session, every app's tokens, codes and device approvals (each app must ask the person again).
+ * The link proves the mailbox: an address never proven before is verified by it, and the ways in
+ * the account had go too (`address_proven`: whoever made them could not prove the address;
+ * docs/account.md#proving-the-address).
  */
 export async function resetPassword(deps: EmailDeps, token: string, password: string): Promise<void> {
   const link = await usableLink(deps, token, ['reset']);
   checkNewPassword(password);
   const passwordHash = await hashPassword(password, deps.passwordHashing);
-  const redeemed = await deps.store.redeemEmailLink(link.tokenHash, deps.now(), { passwordHash }, ['reset', 'change', 'verify']);
-  if (!redeemed) throw await failedRedemption(deps, token, ['reset']);
-  const endedSessions = await deps.store.deleteUserSessions(link.userId);
-  await deps.store.revokeUserRefreshTokens(link.userId, deps.now());
+  const owner = await deps.store.getUser(link.userId);
+  const now = deps.now();
+  // The address the link went to is still the account's (a change voids reset links with it).
+  const unproven = owner !== undefined && owner.emailVerifiedAt === null;
+  const ends = unproven ? bothEnd(SECURITY_EVENTS.password_reset, SECURITY_EVENTS.address_proven) : SECURITY_EVENTS.password_reset;
+  const ended = await deps.store.redeemEmailLink(link.tokenHash, now, unproven ? { passwordHash, emailVerifiedAt: now, whileEmailIs: owner.email } : { passwordHash }, [], ends);
+  if (!ended) throw await failedRedemption(deps, token, ['reset']);
   // The owner proved the mailbox: earlier failed sign-ins (perhaps why they are here) stop counting.
   await deps.limits.signInAccount.reset(accountKey(link.userId));
-  deps.audit('password_reset', { userId: link.userId, endedSessions });
+  deps.audit('password_reset', { userId: link.userId, endedSessions: ended.sessions });
+  if (unproven) {
+    deps.audit('email_verified', { userId: link.userId });
+    deps.audit('address_proven', { userId: link.userId, by: 'reset', ...removedWaysIn(ended), endedSessions: ended.sessions });
+  }
 }

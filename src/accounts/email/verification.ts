@@ -10,6 +10,8 @@ import { signUpAttemptMessage, verificationMessage } from '../../mail/messages.j
 import { hashSecret } from '../../security/secrets.js';
 import { UniqueViolation } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/users.js';
+import { NOTHING, SECURITY_EVENTS, type Ends } from '../../domain/security-events.js';
+import { removedWaysIn } from './proof.js';
 import { failedRedemption, mailNewLink, mailResetLinkWithinLimit, usableLink, type EmailDeps } from './links.js';
 
 /** Mails a new verification link for the user's current address; throws Unavailable when the mail cannot go. */
@@ -65,8 +67,24 @@ async function alreadyDone(deps: EmailDeps, token: string): Promise<FollowedLink
   return { kind: link.purpose === 'verify' ? 'verified' : 'changed', email: link.email, again: true };
 }
 
-/** Follows a verification or change-of-address link; every failure is InvalidInput or Conflict and changes nothing. */
-export async function followEmailLink(deps: EmailDeps, token: string): Promise<FollowedLink> {
+/**
+ * What following a verification link ends: nothing in the account's own session (the person holds
+ * both the account and the mailbox), nor when the account has no way in but its password (the
+ * common case: signed up on one device, the link opened on another). Otherwise the mailbox's owner
+ * proves the address of an account whose passkeys, linked identities or authenticator app someone
+ * made before it was proven, and they go (docs/account.md#proving-the-address).
+ */
+async function verificationEnds(deps: EmailDeps, userId: number, signedInUserId: number | undefined): Promise<Ends> {
+  if (signedInUserId === userId) return NOTHING;
+  const [passkeys, links, app] = await Promise.all([deps.store.listPasskeys(userId), deps.store.listUpstreamIdentities(userId), deps.store.getTotp(userId)]);
+  return passkeys.length > 0 || links.length > 0 || app !== undefined ? SECURITY_EVENTS.address_proven : NOTHING;
+}
+
+/**
+ * Follows a verification or change-of-address link; every failure is InvalidInput or Conflict and
+ * changes nothing. `signedInUserId`: whom this browser is signed in as.
+ */
+export async function followEmailLink(deps: EmailDeps, token: string, signedInUserId?: number): Promise<FollowedLink> {
   const purposes = ['verify', 'change'] as const;
   let link;
   try {
@@ -80,7 +98,8 @@ export async function followEmailLink(deps: EmailDeps, token: string): Promise<F
   const now = deps.now();
   if (link.purpose === 'verify') {
     // Proves only the address it was sent to: useless once the account has moved to another one.
-    const redeemed = await deps.store.redeemEmailLink(link.tokenHash, now, { emailVerifiedAt: now, whileEmailIs: email }, ['verify']);
+    const ends = await verificationEnds(deps, link.userId, signedInUserId);
+    const redeemed = await deps.store.redeemEmailLink(link.tokenHash, now, { emailVerifiedAt: now, whileEmailIs: email }, ['verify'], ends);
     if (!redeemed) {
       const user = await deps.store.getUser(link.userId);
       if (user && user.email !== email) throw new InvalidInput('This link is for an address your account no longer uses');
@@ -90,12 +109,13 @@ export async function followEmailLink(deps: EmailDeps, token: string): Promise<F
       throw await failedRedemption(deps, token, purposes);
     }
     deps.audit('email_verified', { userId: link.userId });
+    if (ends.waysIn) deps.audit('address_proven', { userId: link.userId, by: 'verification', ...removedWaysIn(redeemed), endedSessions: redeemed.sessions });
     return { kind: 'verified', email };
   }
   const before = await deps.store.getUser(link.userId);
-  let redeemed: boolean;
+  let redeemed;
   try {
-    redeemed = await deps.store.redeemEmailLink(link.tokenHash, now, { email, emailVerifiedAt: now }, ['verify', 'change']);
+    redeemed = await deps.store.redeemEmailLink(link.tokenHash, now, { email, emailVerifiedAt: now }, [], SECURITY_EVENTS.email_changed);
   } catch (err) {
     if (err instanceof UniqueViolation) throw new Conflict('Another account uses this address by now, so the change was not made');
     throw err;

@@ -50,7 +50,13 @@ export const CODE_COLUMNS = [
   'expires_at',
   'used_at',
   'created_at',
+  // The user's, read with the code (CodeRecord.userCredentialsChangedAt): the reads join users as u.
+  'u.credentials_changed_at as user_credentials_changed_at',
 ];
+
+/** SqliteStore's read of a code with its user's last credential change. */
+export const CODE_WITH_USER_SQL =
+  'select c.*, u.credentials_changed_at as user_credentials_changed_at from auth_codes c left join users u on u.id = c.user_id where c.code_hash = ?';
 
 export function toCode(r: Row): CodeRecord {
   return {
@@ -66,6 +72,7 @@ export function toCode(r: Row): CodeRecord {
     expiresAt: num(r.expires_at),
     usedAt: numOrNull(r.used_at),
     createdAt: num(r.created_at),
+    ...(r.user_credentials_changed_at === null || r.user_credentials_changed_at === undefined ? {} : { userCredentialsChangedAt: num(r.user_credentials_changed_at) }),
   };
 }
 

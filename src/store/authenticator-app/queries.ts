@@ -3,6 +3,8 @@ import type { TotpRecord } from '../../domain/authenticator-app.js';
 import { toTotp } from './rows.js';
 import { Queries } from '../queries.js';
 import { type Row, isRowId, isRowKey, num } from '../rows.js';
+import type { Ended, Ends } from '../../domain/security-events.js';
+import { endArtifacts } from '../security-events/ends.js';
 
 /** AuthenticatorAppStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
 export abstract class AuthenticatorAppQueries extends Queries {
@@ -27,16 +29,24 @@ export abstract class AuthenticatorAppQueries extends Queries {
     });
   }
 
-  async confirmTotp(userId: number, secretJwe: string, step: number, now: number, recoveryCodeHashes: readonly string[]): Promise<boolean> {
-    if (!isRowId(userId) || !isRowKey(secretJwe)) return false;
+  async confirmTotp(
+    userId: number,
+    secretJwe: string,
+    step: number,
+    now: number,
+    recoveryCodeHashes: readonly string[],
+    ends: Ends,
+    keepSessionIdHash?: string,
+  ): Promise<Ended | undefined> {
+    if (!isRowId(userId) || !isRowKey(secretJwe)) return undefined;
     return this.knex.transaction(async (trx) => {
       const claimed = await trx('totp_factors')
         .where({ user_id: userId, secret_jwe: secretJwe })
         .whereNull('confirmed_at')
         .update({ confirmed_at: now, last_step: step });
-      if (claimed !== 1) return false;
+      if (claimed !== 1) return undefined;
       await this.writeRecoveryCodes(trx, userId, recoveryCodeHashes, now);
-      return true;
+      return endArtifacts(trx, { userId, ...(keepSessionIdHash === undefined ? {} : { keepSessionIdHash }) }, ends, now);
     });
   }
 
@@ -50,11 +60,13 @@ export abstract class AuthenticatorAppQueries extends Queries {
     return changed === 1;
   }
 
-  async deleteTotp(userId: number): Promise<boolean> {
+  async deleteTotp(userId: number, ends: Ends, now: number): Promise<boolean> {
     if (!isRowId(userId)) return false;
     return this.knex.transaction(async (trx) => {
       await trx('recovery_codes').where({ user_id: userId }).delete();
-      return (await trx('totp_factors').where({ user_id: userId }).delete()) === 1;
+      const deleted = (await trx('totp_factors').where({ user_id: userId }).delete()) === 1;
+      if (deleted) await endArtifacts(trx, { userId }, ends, now);
+      return deleted;
     });
   }
 
@@ -100,13 +112,14 @@ export abstract class AuthenticatorAppQueries extends Queries {
     return (await this.knex('recovery_codes').where({ user_id: userId, code_hash: from }).update({ code_hash: to })) === 1;
   }
 
-  async deleteFactors(userId: number): Promise<{ passkeys: number; totp: boolean }> {
-    if (!isRowId(userId)) return { passkeys: 0, totp: false };
+  async deleteFactors(userId: number, ends: Ends, now: number): Promise<{ passkeys: number; totp: boolean; endedSessions: number }> {
+    if (!isRowId(userId)) return { passkeys: 0, totp: false, endedSessions: 0 };
     return this.knex.transaction(async (trx) => {
       const passkeys = await trx('passkeys').where({ user_id: userId }).delete();
       await trx('recovery_codes').where({ user_id: userId }).delete();
       const totp = (await trx('totp_factors').where({ user_id: userId }).delete()) === 1;
-      return { passkeys, totp };
+      const ended = await endArtifacts(trx, { userId }, ends, now);
+      return { passkeys, totp, endedSessions: ended.sessions };
     });
   }
 }

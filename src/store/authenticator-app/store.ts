@@ -1,3 +1,4 @@
+import type { Ended, Ends } from '../../domain/security-events.js';
 import type { TotpRecord } from '../../domain/authenticator-app.js';
 
 /** The authenticator app (TOTP) and its single-use recovery codes (stored by hash). */
@@ -10,17 +11,18 @@ export interface AuthenticatorAppStore {
   savePendingTotp(userId: number, secretJwe: string, now: number): Promise<boolean>;
   /**
    * In one transaction: switches on the pending setup whose seed is still `secretJwe`, records
-   * `step` as used and replaces the user's recovery codes with these. False, writing nothing,
-   * when there is no such pending setup (confirmed already, replaced, or switched off).
+   * `step` as used, replaces the user's recovery codes with these and ends `ends` (the security
+   * event's row; all sessions but `keepSessionIdHash`), returning what ended. Undefined, writing
+   * nothing, when there is no such pending setup (confirmed already, replaced, or switched off).
    */
-  confirmTotp(userId: number, secretJwe: string, step: number, now: number, recoveryCodeHashes: readonly string[]): Promise<boolean>;
+  confirmTotp(userId: number, secretJwe: string, step: number, now: number, recoveryCodeHashes: readonly string[], ends: Ends, keepSessionIdHash?: string): Promise<Ended | undefined>;
   /**
    * Records time step `step` as used if the authenticator app is on and no code of this step or a later one
    * was accepted (compare-and-set: of two concurrent uses of one code, one wins). False otherwise.
    */
   useTotpStep(userId: number, step: number): Promise<boolean>;
-  /** Deletes the user's authenticator app (confirmed or pending) and recovery codes; whether there was one. */
-  deleteTotp(userId: number): Promise<boolean>;
+  /** Deletes the user's authenticator app (confirmed or pending) and recovery codes, and ends `ends` when there was one; whether there was one. */
+  deleteTotp(userId: number, ends: Ends, now: number): Promise<boolean>;
   /** Replaces every recovery code of the user (used or not) with these hashes. */
   replaceRecoveryCodes(userId: number, codeHashes: readonly string[], now: number): Promise<void>;
   /** Marks the user's unused recovery code with this hash used; false when there is none (a code works once). */
@@ -35,8 +37,8 @@ export interface AuthenticatorAppStore {
   rewriteRecoveryCodeHash(userId: number, from: string, to: string): Promise<boolean>;
   /**
    * In one transaction: deletes every passkey, the authenticator app (confirmed or pending) and
-   * the recovery codes of the user (an operator's reset); how many passkeys went and whether an
-   * app did.
+   * the recovery codes of the user (an operator's reset), and ends `ends`; how many passkeys went,
+   * whether an app did, and how many sessions ended.
    */
-  deleteFactors(userId: number): Promise<{ passkeys: number; totp: boolean }>;
+  deleteFactors(userId: number, ends: Ends, now: number): Promise<{ passkeys: number; totp: boolean; endedSessions: number }>;
 }

@@ -1,3 +1,5 @@
+import type { Ended, Ends } from '../../domain/security-events.js';
+import { endArtifacts } from '../security-events/ends.js';
 import type { EmailLinkEffect, EmailLinkPurpose, EmailLinkRecord } from '../../domain/email-links.js';
 import { UniqueViolation } from '../../domain/errors.js';
 import { toEmailLink } from './rows.js';
@@ -37,18 +39,18 @@ export abstract class EmailLinksQueries extends Queries {
     return rows.map(toEmailLink);
   }
 
-  async redeemEmailLink(tokenHash: string, now: number, effect: EmailLinkEffect, voids: readonly EmailLinkPurpose[]): Promise<boolean> {
-    if (!isRowKey(tokenHash)) return false;
+  async redeemEmailLink(tokenHash: string, now: number, effect: EmailLinkEffect, voids: readonly EmailLinkPurpose[], ends: Ends): Promise<Ended | undefined> {
+    if (!isRowKey(tokenHash)) return undefined;
     try {
       return await this.knex.transaction(async (trx) => {
         const link = (await trx('email_links').where({ token_hash: tokenHash }).first()) as Row | undefined;
-        if (!link) return false;
+        if (!link) return undefined;
         const claimed = await trx('email_links')
           .where({ token_hash: tokenHash })
           .whereNull('used_at')
           .where('expires_at', '>', now)
           .update({ used_at: now });
-        if (claimed !== 1) return false;
+        if (claimed !== 1) return undefined;
         const userId = num(link.user_id);
         const row: Row = {};
         if (effect.passwordHash !== undefined) row.password_hash = effect.passwordHash;
@@ -60,10 +62,10 @@ export abstract class EmailLinksQueries extends Queries {
         if (voids.length > 0) {
           await trx('email_links').where({ user_id: userId }).whereIn('purpose', voids).whereNull('used_at').update({ used_at: now });
         }
-        return true;
+        return endArtifacts(trx, { userId }, ends, now);
       });
     } catch (err) {
-      if (err instanceof LinkNotApplicable) return false;
+      if (err instanceof LinkNotApplicable) return undefined;
       const field = uniqueField(err);
       if (field) throw new UniqueViolation(field);
       throw err;

@@ -1,3 +1,4 @@
+import type { Ended, Ends } from '../../domain/security-events.js';
 import type { EmailLinkEffect, EmailLinkPurpose, EmailLinkRecord } from '../../domain/email-links.js';
 
 /** One-time links sent by mail (address verification, password reset, address change). */
@@ -9,9 +10,10 @@ export interface EmailLinkStore {
   listEmailLinks(userId: number, purpose: EmailLinkPurpose): Promise<EmailLinkRecord[]>;
   /**
    * In one transaction: marks the link used if it is unused and unexpired, applies `effect` to its
-   * user, and marks used the user's other unused links whose purpose is in `voids`. Returns false,
-   * having written nothing, when the link cannot be used (or `whileEmailIs` no longer holds).
-   * Throws UniqueViolation('email') when the new address belongs to another user by now.
+   * user, marks used the user's other unused links whose purpose is in `voids`, and ends `ends`
+   * (the security event's row), returning what ended. Undefined, having written nothing, when
+   * the link cannot be used (or `whileEmailIs` no longer holds). Throws UniqueViolation('email')
+   * when the new address belongs to another user by now.
    */
-  redeemEmailLink(tokenHash: string, now: number, effect: EmailLinkEffect, voids: readonly EmailLinkPurpose[]): Promise<boolean>;
+  redeemEmailLink(tokenHash: string, now: number, effect: EmailLinkEffect, voids: readonly EmailLinkPurpose[], ends: Ends): Promise<Ended | undefined>;
 }

@@ -1,7 +1,8 @@
+import type { Ends } from '../../domain/security-events.js';
 import type { GrantRecord, GrantWithApp } from '../../domain/grants.js';
 import { toGrant, toGrantWithApp } from './rows.js';
 import { Queries } from '../queries.js';
-import { lockRefreshTokens } from '../refresh-tokens/queries.js';
+import { endArtifacts } from '../security-events/ends.js';
 import { type Row, isRowId, isRowKey } from '../rows.js';
 
 /** GrantStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
@@ -35,15 +36,12 @@ export abstract class GrantsQueries extends Queries {
     return rows.map(toGrantWithApp);
   }
 
-  async revokeGrant(userId: number, clientId: string, now: number): Promise<boolean> {
+  async revokeGrant(userId: number, clientId: string, now: number, ends: Ends): Promise<boolean> {
     if (!isRowId(userId) || !isRowKey(clientId)) return false;
     return this.knex.transaction(async (trx) => {
       const deleted = await trx('grants').where({ user_id: userId, client_id: clientId }).delete();
       if (deleted !== 1) return false;
-      await lockRefreshTokens(trx, { user_id: userId, client_id: clientId });
-      await trx('access_tokens').where({ user_id: userId, client_id: clientId }).whereNull('revoked_at').update({ revoked_at: now });
-      await trx('refresh_tokens').where({ user_id: userId, client_id: clientId }).whereNull('revoked_at').update({ revoked_at: now });
-      await trx('auth_codes').where({ user_id: userId, client_id: clientId }).whereNull('used_at').delete();
+      await endArtifacts(trx, { userId, clientId }, ends, now);
       return true;
     });
   }

@@ -1,3 +1,4 @@
+import type { Ends } from '../../domain/security-events.js';
 import type { GrantRecord, GrantWithApp } from '../../domain/grants.js';
 
 /** Remembered consent: which apps a user let use their account, with which scopes. */
@@ -12,8 +13,9 @@ export interface GrantStore {
   /** A user's grants with their apps, oldest first. */
   listGrants(userId: number): Promise<GrantWithApp[]>;
   /**
-   * In one transaction: deletes the grant, revokes every live token of this user for this app
-   * and deletes their unused codes. Returns false (changing nothing) when there was no grant.
+   * In one transaction: deletes the grant and ends `ends` for this user at this app (the security
+   * event's row: its tokens, codes and device approvals). Returns false (changing nothing) when
+   * there was no grant.
    */
-  revokeGrant(userId: number, clientId: string, now: number): Promise<boolean>;
+  revokeGrant(userId: number, clientId: string, now: number, ends: Ends): Promise<boolean>;
 }

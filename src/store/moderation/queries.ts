@@ -1,14 +1,15 @@
+import type { Ends } from '../../domain/security-events.js';
 import { UniqueViolation } from '../../domain/errors.js';
 import type { ModerationActionRecord, ModerationUserSummaryRecord, NewModerationAction, NewReport, ReportOutcome, ReportRecord } from '../../domain/moderation.js';
 import type { SuspensionRecord } from '../../domain/users.js';
 import { moderationActionRow, toModerationAction, toReport } from './rows.js';
 import { Queries } from '../queries.js';
-import { lockRefreshTokens } from '../refresh-tokens/queries.js';
+import { endArtifacts } from '../security-events/ends.js';
 import { type Row, isRowId, isRowKey, num, uniqueField } from '../rows.js';
 
 /** ModerationStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
 export abstract class ModerationQueries extends Queries {
-  async suspendUser(userId: number, suspension: SuspensionRecord, action: NewModerationAction): Promise<boolean> {
+  async suspendUser(userId: number, suspension: SuspensionRecord, action: NewModerationAction, ends: Ends): Promise<boolean> {
     if (!isRowId(userId)) return false;
     return this.knex.transaction(async (trx) => {
       const changed = await trx('users')
@@ -21,11 +22,7 @@ export abstract class ModerationQueries extends Queries {
       await trx('sessions')
         .where({ user_id: userId })
         .update({ data: JSON.stringify({ suspendedUserId: userId }), user_id: null, public_id: null, started_at: null, last_seen_at: null, user_agent: null, sign_in_ip: null });
-      await lockRefreshTokens(trx, { user_id: userId });
-      await trx('access_tokens').where({ user_id: userId }).whereNull('revoked_at').where('expires_at', '>', now).update({ revoked_at: now });
-      await trx('refresh_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
-      // Deleted, not marked used: a redemption of a used code counts as a replay.
-      await trx('auth_codes').where({ user_id: userId }).whereNull('used_at').delete();
+      await endArtifacts(trx, { userId }, ends, now);
       await trx('moderation_actions').insert(moderationActionRow(action));
       return true;
     });

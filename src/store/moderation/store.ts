@@ -1,3 +1,4 @@
+import type { Ends } from '../../domain/security-events.js';
 import type { ModerationActionRecord, ModerationUserSummaryRecord, NewModerationAction, NewReport, ReportOutcome, ReportRecord } from '../../domain/moderation.js';
 import type { SuspensionRecord } from '../../domain/users.js';
 
@@ -7,11 +8,11 @@ import type { SuspensionRecord } from '../../domain/users.js';
  */
 export interface ModerationStore {
   /**
-   * In one transaction: sets the user's suspension (replacing one in force), ends every session
-   * of the user, revokes every live access token, deletes the unused codes, and records `action`.
-   * False, writing nothing, when there is no such user.
+   * In one transaction: sets the user's suspension (replacing one in force), signs every session
+   * of the user out (keeping only whose it was, for the page that says why), ends `ends` (the
+   * security event's row), and records `action`. False, writing nothing, when there is no such user.
    */
-  suspendUser(userId: number, suspension: SuspensionRecord, action: NewModerationAction): Promise<boolean>;
+  suspendUser(userId: number, suspension: SuspensionRecord, action: NewModerationAction, ends: Ends): Promise<boolean>;
   /** Clears a suspension in force at `now` and records `action`; false (nothing written) when none is. */
   liftSuspension(userId: number, now: number, action: NewModerationAction): Promise<boolean>;
   /** Empties a bio that is not empty, keeps why and when, and records `action`; false otherwise. */

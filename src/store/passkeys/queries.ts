@@ -1,3 +1,5 @@
+import type { Ends } from '../../domain/security-events.js';
+import { endArtifacts } from '../security-events/ends.js';
 import { UniqueViolation } from '../../domain/errors.js';
 import type { NewPasskey, PasskeyRecord, PasskeyUse } from '../../domain/passkeys.js';
 import { removeWayIn } from '../users/ways-in.js';
@@ -49,9 +51,10 @@ export abstract class PasskeysQueries extends Queries {
     return row && toPasskey(row);
   }
 
-  async deletePasskey(userId: number, id: number): Promise<'deleted' | 'last' | 'missing'> {
+  async deletePasskey(userId: number, id: number, ends: Ends, now: number, keepSessionIdHash?: string): Promise<'deleted' | 'last' | 'missing'> {
     if (!isRowId(userId) || !isRowId(id)) return 'missing';
-    const outcome = await removeWayIn(this.knex, 'passkeys', userId, id);
+    const subject = { userId, ...(keepSessionIdHash === undefined ? {} : { keepSessionIdHash }) };
+    const outcome = await removeWayIn(this.knex, 'passkeys', userId, id, (trx) => endArtifacts(trx, subject, ends, now));
     return outcome === 'removed' ? 'deleted' : outcome;
   }
 

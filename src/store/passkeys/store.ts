@@ -1,3 +1,4 @@
+import type { Ends } from '../../domain/security-events.js';
 import type { NewPasskey, PasskeyRecord, PasskeyUse } from '../../domain/passkeys.js';
 
 /** Each user's passkeys (WebAuthn credentials). */
@@ -14,9 +15,10 @@ export interface PasskeyStore {
    * Deletes one of the user's passkeys: 'missing' when the user has no passkey with this id,
    * 'last' (and nothing deleted) when it is the account's last way in: no password, no other
    * passkey, no linked upstream identity. The user's row is locked first, as an unlink locks it,
-   * so a removal and an unlink racing cannot both take the last two ways in.
+   * so a removal and an unlink racing cannot both take the last two ways in. A deletion ends
+   * `ends` in its transaction (all sessions but `keepSessionIdHash`).
    */
-  deletePasskey(userId: number, id: number): Promise<'deleted' | 'last' | 'missing'>;
+  deletePasskey(userId: number, id: number, ends: Ends, now: number, keepSessionIdHash?: string): Promise<'deleted' | 'last' | 'missing'>;
   /**
    * Records a sign-in with the passkey: its counter, backup flags and last use, only if the
    * counter still allows it (WebAuthn's rule: the new counter is above the stored one, or both are

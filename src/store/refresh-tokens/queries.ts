@@ -4,7 +4,7 @@ import { DEAD, ROTATED, type RefreshTokenRecord, type Rotation } from '../../dom
 import { claimCode } from '../apps/queries.js';
 import { tokenRow } from '../apps/rows.js';
 import { Queries } from '../queries.js';
-import { isRowId, isRowKey, type Row } from '../rows.js';
+import { isRowKey, type Row } from '../rows.js';
 import { refreshTokenRow, toRefreshToken } from './rows.js';
 
 /**
@@ -64,11 +64,6 @@ export abstract class RefreshTokensQueries extends Queries {
     if (!isRowKey(familyId)) return 0;
     return this.knex.transaction((trx) => revokeFamilies(trx, { family_id: familyId }, now));
   }
-
-  async revokeUserRefreshTokens(userId: number, now: number): Promise<number> {
-    if (!isRowId(userId)) return 0;
-    return this.knex.transaction((trx) => revokeFamilies(trx, { user_id: userId }, now));
-  }
 }
 
 /**
@@ -90,7 +85,7 @@ export async function lockRefreshTokens(trx: Knex.Transaction, where: Row): Prom
  * index that would find them, and every exchange would pay for one). Returns how many tokens it
  * revoked.
  */
-async function revokeFamilies(trx: Knex.Transaction, where: Row, now: number): Promise<number> {
+export async function revokeFamilies(trx: Knex.Transaction, where: Row, now: number): Promise<number> {
   if ((await lockRefreshTokens(trx, where)) === 0) return 0;
   const accessHashes = trx('refresh_tokens').select('access_token_hash').where(where);
   const access = await trx('access_tokens').whereIn('token_hash', accessHashes).whereNull('revoked_at').update({ revoked_at: now });

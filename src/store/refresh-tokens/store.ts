@@ -17,6 +17,4 @@ export interface RefreshTokenStore {
   rotateRefreshToken(tokenHash: string, now: number, next: { refresh: RefreshTokenRecord; access: TokenRecord }): Promise<Rotation>;
   /** Revokes every refresh token of the family and every access token issued with them; how many this call revoked. */
   revokeRefreshFamily(familyId: string, now: number): Promise<number>;
-  /** revokeRefreshFamily for every family of the user (a password change); how many tokens this call revoked. */
-  revokeUserRefreshTokens(userId: number, now: number): Promise<number>;
 }

@@ -38,14 +38,6 @@ export abstract class SessionsQueries extends Queries {
     return (await this.knex('sessions').where({ user_id: userId, public_id: publicId }).delete()) === 1;
   }
 
-  async deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number> {
-    if (!isRowId(userId)) return 0;
-    const query = this.knex('sessions').where({ user_id: userId });
-    // A hash no session can have excepts none.
-    if (exceptIdHash !== undefined && isRowKey(exceptIdHash)) query.whereNot({ id_hash: exceptIdHash });
-    return query.delete();
-  }
-
   async deleteSession(idHash: string): Promise<void> {
     if (!isRowKey(idHash)) return;
     await this.knex('sessions').where({ id_hash: idHash }).delete();

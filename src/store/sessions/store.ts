@@ -14,6 +14,4 @@ export interface SessionStore {
   /** Ends one session of a user by its public id; false when the user has no such session. */
   deleteUserSession(userId: number, publicId: string): Promise<boolean>;
   deleteSession(idHash: string): Promise<void>;
-  /** Ends every session of a user, except the one whose id hashes to `exceptIdHash`; returns how many. */
-  deleteUserSessions(userId: number, exceptIdHash?: string): Promise<number>;
 }

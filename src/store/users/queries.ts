@@ -112,11 +112,6 @@ export abstract class UsersQueries extends Queries {
     return (await query.update(row)) === 1;
   }
 
-  async setUserPassword(id: number, passwordHash: string): Promise<boolean> {
-    if (!isRowId(id)) return false;
-    return (await this.knex('users').where({ id }).update({ password_hash: passwordHash })) === 1;
-  }
-
   async deleteUser(id: number, now: number): Promise<UserRecord | undefined> {
     if (!isRowId(id)) return undefined;
     return this.knex.transaction(async (trx) => {

@@ -33,6 +33,7 @@ export const USER_COLUMNS = [
   'suspended_until',
   'bio_removed_reason',
   'bio_removed_at',
+  'credentials_changed_at',
 ];
 
 export function toUser(r: Row): UserRecord {
@@ -44,6 +45,7 @@ export function toUser(r: Row): UserRecord {
     emailVerifiedAt: numOrNull(r.email_verified_at),
     profileUpdatedAt: num(r.profile_updated_at ?? r.created_at),
     createdAt: num(r.created_at),
+    credentialsChangedAt: numOrNull(r.credentials_changed_at),
     suspension:
       r.suspended_at === null || r.suspended_at === undefined
         ? null

@@ -29,8 +29,6 @@ export interface UserStore {
    * Returns whether it was set.
    */
   swapPfpTimestamp(id: number, expected: number | null, next: number | null, at?: number): Promise<boolean>;
-  /** Replaces the password hash; false when there is no such user. */
-  setUserPassword(id: number, passwordHash: string): Promise<boolean>;
   /**
    * Deletes a user with everything of theirs in one transaction: grants, sessions, codes and
    * tokens, device authorizations they decided, passkeys, the authenticator app and its recovery codes, reports by and on them, the

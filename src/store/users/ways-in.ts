@@ -9,9 +9,16 @@ type WayIn = 'passkeys' | 'upstream_identities';
  * Deletes the user's row `id` of `table` (a passkey, a linked upstream identity) unless it is the
  * account's last way in: no password and nothing else in either table. 'missing' when the user
  * has no such row. The user's row is locked first, so two removals racing (two unlinks, a passkey
- * and a link) cannot both take the last two ways in.
+ * and a link) cannot both take the last two ways in. `alsoEnd` runs in the same transaction after a
+ * removal (what the removal ends as a security event).
  */
-export function removeWayIn(knex: Knex, table: WayIn, userId: number, id: number): Promise<'removed' | 'last' | 'missing'> {
+export function removeWayIn(
+  knex: Knex,
+  table: WayIn,
+  userId: number,
+  id: number,
+  alsoEnd?: (trx: Knex.Transaction) => Promise<unknown>,
+): Promise<'removed' | 'last' | 'missing'> {
   return knex.transaction(async (trx) => {
     const user = (await trx('users').select('password_hash').where({ id: userId }).forUpdate().first()) as Row | undefined;
     if (!user) return 'missing';
@@ -24,6 +31,7 @@ export function removeWayIn(knex: Knex, table: WayIn, userId: number, id: number
       if (!another) return 'last';
     }
     await trx(table).where({ id, user_id: userId }).delete();
+    if (alsoEnd) await alsoEnd(trx);
     return 'removed';
   });
 }
