@@ -11,7 +11,7 @@ export abstract class SecurityEventsQueries extends Queries {
       const user = trx('users').where({ id: subject.userId });
       const found =
         change.passwordHash === undefined
-          ? (await user.forUpdate().first<Row | undefined>('id')) !== undefined
+          ? (await user.first<Row | undefined>('id')) !== undefined
           : (await user.update({ password_hash: change.passwordHash })) === 1;
       if (!found) return undefined;
       return endArtifacts(trx, subject, ends, now);
