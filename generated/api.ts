@@ -3734,7 +3734,11 @@ export interface components {
         /**
          * @description A path on this service to go back to after signing in. Anything else, or one longer than
          *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
-         *     whole is bounded by the size limits (see Conventions).
+         *     whole is bounded by the size limits (see Conventions). "A path on this service", here
+         *     and wherever a `return_to` is taken, is a value that holds no control character (TAB, CR
+         *     and LF included) and no backslash and, read as a browser reads it against `PUBLIC_URL`,
+         *     stays on the service's origin; what is followed is the path as the URL parser writes it
+         *     (docs/account.md#return-paths).
          */
         ReturnTo: string;
         /**
@@ -4894,7 +4898,11 @@ export interface operations {
                 /**
                  * @description A path on this service to go back to after signing in. Anything else, or one longer than
                  *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
-                 *     whole is bounded by the size limits (see Conventions).
+                 *     whole is bounded by the size limits (see Conventions). "A path on this service", here
+                 *     and wherever a `return_to` is taken, is a value that holds no control character (TAB, CR
+                 *     and LF included) and no backslash and, read as a browser reads it against `PUBLIC_URL`,
+                 *     stays on the service's origin; what is followed is the path as the URL parser writes it
+                 *     (docs/account.md#return-paths).
                  */
                 return_to?: components["parameters"]["ReturnTo"];
                 /**
@@ -5189,7 +5197,11 @@ export interface operations {
                 /**
                  * @description A path on this service to go back to after signing in. Anything else, or one longer than
                  *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
-                 *     whole is bounded by the size limits (see Conventions).
+                 *     whole is bounded by the size limits (see Conventions). "A path on this service", here
+                 *     and wherever a `return_to` is taken, is a value that holds no control character (TAB, CR
+                 *     and LF included) and no backslash and, read as a browser reads it against `PUBLIC_URL`,
+                 *     stays on the service's origin; what is followed is the path as the URL parser writes it
+                 *     (docs/account.md#return-paths).
                  */
                 return_to?: components["parameters"]["ReturnTo"];
             };
@@ -6065,7 +6077,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description Where the browser goes next, a path on this service. */
+                        /** @description Where the browser goes next, a path on this service (as for `return_to`), never another origin's address. */
                         redirect: string;
                     };
                 };
