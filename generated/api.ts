@@ -1200,12 +1200,15 @@ export interface paths {
          *
          *     With a valid `id_token_hint` whose `sub` is the signed-in person, or nobody signed in,
          *     the session (if any) ends at once and the browser goes to `post_logout_redirect_uri` with
-         *     `state` (303), or sees a "signed out" page. Otherwise (no hint, or another person's) a
-         *     page asks first and nothing redirects until the person answers it: signed in, "Sign
-         *     out?" (Sign out or Stay signed in); signed out with a `post_logout_redirect_uri`, a
-         *     "signed out" page with a button that continues to the app. Each button posts to
-         *     `/oauth/logout/confirm`. Signed out without a `post_logout_redirect_uri`: the "signed
-         *     out" page.
+         *     `state` (303) when the hint has not expired (its `exp` is later than the service's
+         *     clock), or sees a "signed out" page when no `post_logout_redirect_uri` was sent.
+         *     Otherwise (no hint, another person's, or an expired one with a
+         *     `post_logout_redirect_uri`) a page asks first, naming the host its buttons lead to, and
+         *     nothing redirects until the person answers it: signed in, "Sign out?" (Sign out or Stay
+         *     signed in, each "and continue to <host>" with a `post_logout_redirect_uri`); signed out
+         *     with a `post_logout_redirect_uri`, a "signed out" page with a button "Continue to
+         *     <host>". Each button posts to `/oauth/logout/confirm`. Signed out without a
+         *     `post_logout_redirect_uri`: the "signed out" page.
          */
         get: operations["getLogout"];
         put?: never;
@@ -3734,7 +3737,11 @@ export interface components {
         /**
          * @description A path on this service to go back to after signing in. Anything else, or one longer than
          *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
-         *     whole is bounded by the size limits (see Conventions).
+         *     whole is bounded by the size limits (see Conventions). "A path on this service", here
+         *     and wherever a `return_to` is taken, is a value that holds no control character (TAB, CR
+         *     and LF included) and no backslash and, read as a browser reads it against `PUBLIC_URL`,
+         *     stays on the service's origin; what is followed is the path as the URL parser writes it
+         *     (docs/account.md#return-paths).
          */
         ReturnTo: string;
         /**
@@ -4894,7 +4901,11 @@ export interface operations {
                 /**
                  * @description A path on this service to go back to after signing in. Anything else, or one longer than
                  *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
-                 *     whole is bounded by the size limits (see Conventions).
+                 *     whole is bounded by the size limits (see Conventions). "A path on this service", here
+                 *     and wherever a `return_to` is taken, is a value that holds no control character (TAB, CR
+                 *     and LF included) and no backslash and, read as a browser reads it against `PUBLIC_URL`,
+                 *     stays on the service's origin; what is followed is the path as the URL parser writes it
+                 *     (docs/account.md#return-paths).
                  */
                 return_to?: components["parameters"]["ReturnTo"];
                 /**
@@ -5189,7 +5200,11 @@ export interface operations {
                 /**
                  * @description A path on this service to go back to after signing in. Anything else, or one longer than
                  *     65,536 characters, is ignored (the person goes to `/account`); the request target as a
-                 *     whole is bounded by the size limits (see Conventions).
+                 *     whole is bounded by the size limits (see Conventions). "A path on this service", here
+                 *     and wherever a `return_to` is taken, is a value that holds no control character (TAB, CR
+                 *     and LF included) and no backslash and, read as a browser reads it against `PUBLIC_URL`,
+                 *     stays on the service's origin; what is followed is the path as the URL parser writes it
+                 *     (docs/account.md#return-paths).
                  */
                 return_to?: components["parameters"]["ReturnTo"];
             };
@@ -5845,7 +5860,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description An ID token this service issued to the app (expired ones too). Its `aud` names the app; when its `sub` is the signed-in person, they are signed out without being asked.
+                 * @description An ID token this service issued to the app (expired ones too, as a hint). Its `aud` names the app; when its `sub` is the signed-in person, they are signed out without being asked, and sent on to `post_logout_redirect_uri` without a page only while it has not expired.
                  * @example eyJhbGciOiJSUzI1NiIsImtpZCI6IkNEY1FYYTB0al84OVd4dnlYeDhHSUVMZkFSQm5RYmdxdXRDU01VVEVlUlEiLCJ0eXAiOiJKV1QifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0OjMwMDAiLCJzdWIiOiIxMiIsImF1ZCI6Ilh3M0FoMXBYOWtBIiwiZXhwIjoxNzMzNzA4MTY1LCJpYXQiOjE3MzM3MDc1NjUsImF1dGhfdGltZSI6MTczMzcwNzUwMCwibm9uY2UiOiJuLTBTNl9XekEyTWoiLCJhenAiOiJYdzNBaDFwWDlrQSJ9.et8GryYsMSMCyicSNt9KpDRfar9yZzxrWNpB4GpSwTXXupsnhYsnKyzgvexge99h1dTqe9Itah-FEHOsr6nUOPSpvg5AEpFs2pJHstMIFUBs2bgOopi0u_JWZMyCWx3QdRXAdk9gtyssvcAryU0sxaqTxo5F6KqWBiD2QcwLA1hrhCV3oAi1cBSJ9s8mQexoUMpmKcT6I1UzTCBtgPcp83l6aoytDYWkey4ayav20g3PqZelXt1dG4fCC80FjEenoIlrVSoKhhbuC6uw0ajNBGNOA0zT6J4aGxpVE3-M7e_nMyZ3H2q9DycF_qcZnpelsOhcBpyI0AmKhtuyNTDsHg
                  */
                 id_token_hint?: string;
@@ -6065,7 +6080,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description Where the browser goes next, a path on this service. */
+                        /** @description Where the browser goes next, a path on this service (as for `return_to`), never another origin's address. */
                         redirect: string;
                     };
                 };

@@ -1,6 +1,6 @@
 import { authorizationSession, sendAuthorizationAnswer } from '../http/authorization.js';
 import type { Handler } from '../http/handler.js';
-import { RETURN_TO_MAX } from '../http/pages.js';
+import { RETURN_TO_MAX } from '../security/return-paths.js';
 import { answerAuthorizationRequest, type AuthorizationRequest } from '../oauth/authorization-policy.js';
 import { authorizeAddressOf } from '../oauth/authorize.js';
 

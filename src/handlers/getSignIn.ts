@@ -1,10 +1,10 @@
 import { signInPage } from '../pages/pages.js';
 import type { Handler } from '../http/handler.js';
-import { pageContext, redirect, safeReturnTo, sendHtml } from '../http/pages.js';
+import { pageContext, redirect, returnPathOf, sendHtml } from '../http/pages.js';
 import { offerUpstreams } from '../http/upstream-sign-in.js';
 
 export const getSignIn: Handler<'getSignIn'> = async (input, ctx, deps) => {
-  const returnTo = safeReturnTo(input.query.return_to);
+  const returnTo = returnPathOf(deps, input.query.return_to);
   const page = await pageContext(ctx, deps, true);
   // prompt=login: an app asked for a fresh sign-in (src/handlers/getAuthorize.ts), so the form
   // is shown to a signed-in person too.

@@ -1,6 +1,6 @@
 import { signInWithPassword } from '../accounts/sign-in.js';
 import type { Handler } from '../http/handler.js';
-import { formAction, redirect, safeReturnTo } from '../http/pages.js';
+import { formAction, redirect, returnPathOf } from '../http/pages.js';
 import { beginSecondStep, beginSignedInSession } from '../http/signed-in.js';
 import { signInPage } from '../pages/pages.js';
 import { csrfToken } from '../sessions/csrf.js';
@@ -8,7 +8,7 @@ import { offerUpstreams } from '../http/upstream-sign-in.js';
 
 export const postSignIn: Handler<'postSignIn'> = async (input, ctx, deps) => {
   const form = input.body;
-  const returnTo = safeReturnTo(form.return_to);
+  const returnTo = returnPathOf(deps, form.return_to);
   await formAction(
     ctx,
     async () => {

@@ -2,7 +2,7 @@
 import { SecondStepEnded } from '../accounts/second-factor.js';
 import { signInSecondStep } from '../accounts/sign-in.js';
 import type { Handler } from '../http/handler.js';
-import { formAction, redirect } from '../http/pages.js';
+import { formAction, redirect, returnPathOf } from '../http/pages.js';
 import { beginSignedInSession } from '../http/signed-in.js';
 import { signInSecondStepPage } from '../pages/authenticator.js';
 import { csrfToken } from '../sessions/csrf.js';
@@ -22,8 +22,10 @@ export const postSignInSecondStep: Handler<'postSignInSecondStep'> = async (inpu
         if (err instanceof SecondStepEnded) endSecondStep(ctx);
         throw err;
       }
-      await beginSignedInSession(ctx, deps, signedIn, step?.returnTo);
-      redirect(ctx, step?.returnTo ?? '/account', 303);
+      // Kept in the session since the password step: checked again as it is read.
+      const returnTo = returnPathOf(deps, step?.returnTo);
+      await beginSignedInSession(ctx, deps, signedIn, returnTo);
+      redirect(ctx, returnTo ?? '/account', 303);
     },
     (error) => signInSecondStepPage({ user: undefined, csrfToken: csrfToken(ctx), error, typed }),
   );

@@ -5,7 +5,7 @@ import { csrfToken } from '../sessions/csrf.js';
 import { offerUpstreams } from '../http/upstream-sign-in.js';
 import { normalizeEmail } from '../users/users.js';
 import type { Handler } from '../http/handler.js';
-import { formAction, safeReturnTo, sendHtml } from '../http/pages.js';
+import { formAction, returnPathOf, sendHtml } from '../http/pages.js';
 
 /**
  * Sign-up answers the same page whether the address was new or already registered (which only
@@ -14,7 +14,7 @@ import { formAction, safeReturnTo, sendHtml } from '../http/pages.js';
  */
 export const postSignUp: Handler<'postSignUp'> = async (input, ctx, deps) => {
   const form = input.body;
-  const returnTo = safeReturnTo(form.return_to);
+  const returnTo = returnPathOf(deps, form.return_to);
   await formAction(
     ctx,
     async () => {

@@ -2,7 +2,7 @@
 import { Unauthenticated } from '../domain/errors.js';
 import { waysIn } from '../accounts/factors.js';
 import type { Handler } from '../http/handler.js';
-import { formAction, pageContext, redirect } from '../http/pages.js';
+import { formAction, pageContext, redirect, redirectBack } from '../http/pages.js';
 import { upstreamDeps } from '../http/upstream-sign-in.js';
 import { upstreamLinkPage } from '../pages/upstreams.js';
 import { endPendingUpstreamIdentity, pendingUpstreamIdentity, sessionAuthTime } from '../sessions/session.js';
@@ -18,7 +18,9 @@ export const postUpstreamLink: Handler<'postUpstreamLink'> = async (input, ctx, 
       if (!page.record) throw new Unauthenticated('Sign in to the account with this address first');
       if (input.body.decision === 'link') await confirmUpstreamLink(upstreamDeps(deps), page.record, sessionAuthTime(ctx), pending, ctx.ip);
       endPendingUpstreamIdentity(ctx);
-      redirect(ctx, input.body.decision === 'link' ? (pending.returnTo ?? '/account') : '/account', 303);
+      // Kept in the session since the sign-in started: checked again as it is read.
+      if (input.body.decision === 'link') return redirectBack(ctx, deps, pending.returnTo);
+      redirect(ctx, '/account', 303);
     },
     async (error) => {
       const mayConfirm = mayConfirmLink(pending, page.record?.id, sessionAuthTime(ctx));

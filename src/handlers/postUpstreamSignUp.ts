@@ -1,6 +1,6 @@
 /** `POST /signup/upstream`: the account made with the picked name, the identity linked, signed in. */
 import type { Handler } from '../http/handler.js';
-import { formAction, redirect } from '../http/pages.js';
+import { formAction, redirect, returnPathOf } from '../http/pages.js';
 import { beginSignedInSession } from '../http/signed-in.js';
 import { pendingOrSignIn, upstreamDeps } from '../http/upstream-sign-in.js';
 import { upstreamSignUpPage } from '../pages/upstreams.js';
@@ -18,8 +18,10 @@ export const postUpstreamSignUp: Handler<'postUpstreamSignUp'> = async (input, c
       await deps.limits.signUpIp.consume(ctx.ip);
       const signedIn = await signUpThroughUpstream(upstreamDeps(deps), pending, name, { ip: ctx.ip, userAgent: ctx.get('User-Agent') });
       endPendingUpstreamIdentity(ctx);
-      await beginSignedInSession(ctx, deps, signedIn, pending.returnTo);
-      redirect(ctx, pending.returnTo ?? '/account', 303);
+      // Kept in the session since the sign-in started: checked again as it is read.
+      const returnTo = returnPathOf(deps, pending.returnTo);
+      await beginSignedInSession(ctx, deps, signedIn, returnTo);
+      redirect(ctx, returnTo ?? '/account', 303);
     },
     (error) => upstreamSignUpPage({ user: undefined, csrfToken: csrfToken(ctx), pending, name, error }),
   );

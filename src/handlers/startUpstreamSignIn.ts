@@ -6,7 +6,7 @@
 import { confirmPasswordOrPasskey } from '../accounts/confirmation.js';
 import { SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import type { Handler } from '../http/handler.js';
-import { redirect, safeReturnTo } from '../http/pages.js';
+import { redirect, returnPathOf } from '../http/pages.js';
 import { currentUser } from '../http/signed-in.js';
 import { upstreamDeps, upstreamStep } from '../http/upstream-sign-in.js';
 import { passkeyConfirmedAt, startUpstreamSignInSession } from '../sessions/session.js';
@@ -14,7 +14,7 @@ import { startUpstreamSignIn as start } from '../upstreams/sign-in.js';
 
 export const startUpstreamSignIn: Handler<'startUpstreamSignIn'> = async (input, ctx, deps) => {
   const form = input.body;
-  const returnTo = safeReturnTo(form.return_to);
+  const returnTo = returnPathOf(deps, form.return_to);
   await upstreamStep(ctx, deps, returnTo, async () => {
     let linkTo: number | undefined;
     if (form.link === 'true') {

@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
  * The longest request target (path and query) served; longer is 414. It holds the longest sign-in
  * address the service itself makes: `/signin?prompt=login&return_to=` and an authorization
  * request of every declared parameter at its `maxLength` in the worst encoding, encoded once more
- * (see RETURN_TO_MAX in src/http/pages.ts, and test/http/request-limits.test.ts).
+ * (see RETURN_TO_MAX in src/security/return-paths.ts, and test/http/request-limits.test.ts).
  */
 export const MAX_REQUEST_TARGET = 112 * 1024;
 /**

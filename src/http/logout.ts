@@ -28,7 +28,7 @@ export async function answerLogout(ctx: Koa.Context, deps: AppDeps, request: Log
   // Every button ends in a redirect to the app: the form may go there.
   if (target) allowPageSources(ctx, { formAction: [target.origin] });
   if (step === 'confirm' && page.user) {
-    return sendHtml(ctx, logoutConfirmPage({ user: page.user, csrfToken: page.csrfToken, appName: request.app?.name, fields }));
+    return sendHtml(ctx, logoutConfirmPage({ user: page.user, csrfToken: page.csrfToken, appName: request.app?.name, destination: target?.host, fields }));
   }
   if (step === 'end_signed_out' || !target) {
     signOutSession(ctx, deps);

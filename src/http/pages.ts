@@ -1,7 +1,7 @@
 /**
  * What the HTML pages' handlers share: the layout's context (the signed-in user, the CSRF token),
- * HTML responses, redirects (to sign in, and back after it), a form's action, and an email link's
- * page.
+ * HTML responses, redirects (to sign in, and back after it: only to a path localPath keeps), a
+ * form's action, and an email link's page.
  */
 import type Koa from 'koa';
 import { InvalidInput } from '../domain/errors.js';
@@ -9,6 +9,7 @@ import type { UserRecord } from '../domain/users.js';
 import { emailLinkProblemPage } from '../pages/email-pages.js';
 import type { PageUser } from '../pages/html.js';
 import { suspensionNotice } from '../moderation/suspensions.js';
+import { localPath, type LocalPath } from '../security/return-paths.js';
 import { csrfToken, existingCsrfToken } from '../sessions/csrf.js';
 import { suspendedSessionUserId } from '../sessions/session.js';
 import { httpErrorOf } from './error-responses.js';
@@ -57,17 +58,16 @@ export function redirect(ctx: Koa.Context, location: string, status: 302 | 303):
 }
 
 /**
- * The longest `return_to` followed: it holds the longest authorization request the contract allows
- * (authorizeAddress in src/handlers/getAuthorize.ts); a longer one is ignored, like any other
- * unusable one. The sign-in address that carries it still fits MAX_REQUEST_TARGET
- * (src/http/client-errors.ts; test/http/request-limits.test.ts checks both).
+ * To `returnTo` when it is a path on this service (localPath decides, wherever the value comes
+ * from: a form, a query, the session), else to `fallback`.
  */
-export const RETURN_TO_MAX = 64 * 1024;
+export function redirectBack(ctx: Koa.Context, deps: AppDeps, returnTo: unknown, fallback = '/account'): void {
+  redirect(ctx, localPath(returnTo, deps.config.publicUrl) ?? fallback, 303);
+}
 
-/** Only paths on this service, and not over RETURN_TO_MAX, are followed after sign-in (no open redirect). */
-export function safeReturnTo(raw: unknown): string | undefined {
-  if (typeof raw !== 'string' || raw.length > RETURN_TO_MAX || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\')) return undefined;
-  return raw;
+/** `raw` as a path on this service to go back to, or undefined (src/security/return-paths.ts). */
+export function returnPathOf(deps: AppDeps, raw: unknown): LocalPath | undefined {
+  return localPath(raw, deps.config.publicUrl);
 }
 
 export function redirectToSignIn(ctx: Koa.Context, returnTo: string, status: 302 | 303): void {

@@ -8,6 +8,7 @@ import type { SignedIn } from '../accounts/sign-in.js';
 import { recordSignIn } from '../accounts/sign-ins.js';
 import { NotFound, SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import type { UserRecord } from '../domain/users.js';
+import type { LocalPath } from '../security/return-paths.js';
 import { newCsrfSecret } from '../sessions/csrf.js';
 import { endSession, noteActivity, readSession, startSecondStep, startUserSession } from '../sessions/session.js';
 import { httpErrorOf } from './error-responses.js';
@@ -34,7 +35,7 @@ export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<User
  * and the audit line `sign_in`. `returnTo`, where the browser goes next, is remembered as what
  * this sign-in was for (takeFreshSignIn in src/sessions/session.ts).
  */
-export async function beginSignedInSession(ctx: Koa.Context, deps: AppDeps, signedIn: SignedIn, returnTo: string | undefined): Promise<void> {
+export async function beginSignedInSession(ctx: Koa.Context, deps: AppDeps, signedIn: SignedIn, returnTo: LocalPath | undefined): Promise<void> {
   const userId = signedIn.user.id;
   await startUserSession(ctx, userId, newCsrfSecret(), deps.now(), returnTo, signedIn.amr);
   const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
@@ -51,7 +52,7 @@ export async function beginSecondStep(
   ctx: Koa.Context,
   deps: AppDeps,
   userId: number,
-  returnTo: string | undefined,
+  returnTo: LocalPath | undefined,
   first?: { amr: readonly string[]; upstream: { slug: string; name: string } },
 ): Promise<void> {
   await startSecondStep(ctx, {

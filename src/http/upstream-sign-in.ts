@@ -8,6 +8,7 @@ import { Unavailable } from '../domain/errors.js';
 import { pendingUpstreamIdentity, putPendingUpstreamIdentity } from '../sessions/session.js';
 import { signInPage } from '../pages/pages.js';
 import { allowPageSources } from '../security/headers.js';
+import type { LocalPath } from '../security/return-paths.js';
 import { offeredUpstreams, type OfferedUpstream, type UpstreamOutcome, type UpstreamSignInDeps } from '../upstreams/sign-in.js';
 import { httpErrorOf } from './error-responses.js';
 import type { AppDeps } from './handler.js';
@@ -39,7 +40,7 @@ export async function offerUpstreams(ctx: Koa.Context, deps: AppDeps): Promise<O
  * upstream down or answering garbage) ends on the sign-in page with its reason and status, with
  * the buttons to try again. Anything else is a bug, and the error page's.
  */
-export async function upstreamStep(ctx: Koa.Context, deps: AppDeps, returnTo: string | undefined, step: () => Promise<void>): Promise<void> {
+export async function upstreamStep(ctx: Koa.Context, deps: AppDeps, returnTo: LocalPath | undefined, step: () => Promise<void>): Promise<void> {
   try {
     await step();
   } catch (err) {
@@ -52,7 +53,7 @@ export async function upstreamStep(ctx: Koa.Context, deps: AppDeps, returnTo: st
 }
 
 /** Where a callback's outcome takes this browser: signed in, a second step, a name to pick, a link to confirm. */
-export async function followUpstreamOutcome(ctx: Koa.Context, deps: AppDeps, outcome: UpstreamOutcome, returnTo: string | undefined): Promise<void> {
+export async function followUpstreamOutcome(ctx: Koa.Context, deps: AppDeps, outcome: UpstreamOutcome, returnTo: LocalPath | undefined): Promise<void> {
   if ('signedIn' in outcome) {
     await beginSignedInSession(ctx, deps, outcome.signedIn, returnTo);
     return redirect(ctx, returnTo ?? '/account', 303);

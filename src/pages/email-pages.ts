@@ -5,6 +5,7 @@
 import { html, type SafeHtml } from '../domain/html.js';
 import { layout, type PageUser } from './html.js';
 import { resultSlot } from './result-slot.js';
+import type { LocalPath } from '../security/return-paths.js';
 
 interface Common {
   user: PageUser | undefined;
@@ -103,13 +104,14 @@ export function emailLinkProblemPage(o: Common & { message: string; purpose: 're
   });
 }
 
-export function verificationSentPage(o: Common & { email: string; returnTo: string }): string {
+/** `returnTo`: where the page's Continue leads, or the account page. */
+export function verificationSentPage(o: Common & { email: string; returnTo: LocalPath | undefined }): string {
   return layout({
     ...o,
     title: 'Check your mail',
     body: html`<h1>Check your mail</h1>
 <p id="notice">A new verification link is on its way to <strong>${o.email}</strong>. It works once and for 24 hours.</p>
-<p><a id="return" href="${o.returnTo}">Continue</a> once you have followed it.</p>`,
+<p><a id="return" href="${o.returnTo ?? '/account'}">Continue</a> once you have followed it.</p>`,
   });
 }
 

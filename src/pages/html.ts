@@ -2,6 +2,7 @@
 import { html, type SafeHtml } from '../domain/html.js';
 import type { PageScript } from './browser-code.js';
 import { PRODUCT_NAME } from '../domain/product.js';
+import type { LocalPath } from '../security/return-paths.js';
 
 export interface PageUser {
   id: number;
@@ -20,18 +21,21 @@ interface LayoutOptions {
   /** The page's script (src/pages/scripts/<name>.ts, served bundled as /assets/<name>.js), if it has one. */
   script?: PageScript;
   /** Where a sign-in or sign-up started here leads back to (the header's links keep it). */
-  returnTo?: string;
+  returnTo?: LocalPath | undefined;
   /** Said above the page's own content: why this browser was signed out (pageContext in src/http/pages.ts). */
   accountNotice?: string;
 }
 
-/** `path` with `return_to` in its query, when there is one. */
+/**
+ * `path` with `return_to` in its query, when there is one. Encoded, it stays a parameter whatever it
+ * holds; the page that reads it checks it (localPath in src/security/return-paths.ts).
+ */
 export function withReturnTo(path: string, returnTo: string | undefined): string {
   return returnTo ? `${path}?return_to=${encodeURIComponent(returnTo)}` : path;
 }
 
 /** A form's hidden `return_to`, when there is one. */
-export function hiddenReturnTo(returnTo: string | undefined) {
+export function hiddenReturnTo(returnTo: LocalPath | undefined) {
   return returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : '';
 }
 

@@ -8,8 +8,12 @@ interface Common {
   csrfToken: string;
 }
 
-/** Asked when an app wants the signed-in person signed out without naming them (no matching id_token_hint). */
-export function logoutConfirmPage(o: Common & { user: PageUser; appName: string | undefined; fields: Record<string, string> }): string {
+/**
+ * Asked when an app wants the signed-in person signed out without naming them (no matching
+ * id_token_hint), or names them with an expired hint on the way to its post-logout address. With
+ * an address (`destination`: its host), both buttons lead there, and say so.
+ */
+export function logoutConfirmPage(o: Common & { user: PageUser; appName: string | undefined; destination: string | undefined; fields: Record<string, string> }): string {
   return layout({
     ...o,
     title: 'Sign out?',
@@ -19,18 +23,19 @@ export function logoutConfirmPage(o: Common & { user: PageUser; appName: string 
 <form method="post" action="/oauth/logout/confirm" class="actions">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
 ${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<button type="submit" name="decision" value="signout" id="signout">Sign out</button>
-<button type="submit" name="decision" value="stay" id="stay" class="secondary">Stay signed in</button>
+<button type="submit" name="decision" value="signout" id="signout">${o.destination ? html`Sign out and continue to ${o.destination}` : 'Sign out'}</button>
+<button type="submit" name="decision" value="stay" id="stay" class="secondary">${o.destination ? html`Stay signed in and continue to ${o.destination}` : 'Stay signed in'}</button>
 </form>
 </section>`,
   });
 }
 
 /**
- * Shown to a signed-out visitor whom an app sends here without an ID token hint, on the way to
- * its post_logout_redirect_uri: nothing to end, and the way on is the visitor's to take, so a
- * link alone never redirects (any signed-in person can register an app and its addresses). The
- * button sends `stay`: it ends no session, even one begun in another tab since.
+ * Shown to a signed-out visitor whom an app sends here without a current ID token hint, on the
+ * way to its post_logout_redirect_uri: nothing to end, and the way on is the visitor's to take,
+ * so a link alone never redirects (any signed-in person can register an app and its addresses);
+ * the button names the host it leads to. It sends `stay`: it ends no session, even one begun in
+ * another tab since.
  */
 export function logoutContinuePage(o: Common & { user: undefined; appName: string | undefined; destination: string; fields: Record<string, string> }): string {
   return layout({
@@ -42,7 +47,7 @@ export function logoutContinuePage(o: Common & { user: undefined; appName: strin
 <form method="post" action="/oauth/logout/confirm" class="actions">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
 ${Object.entries(o.fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<button type="submit" name="decision" value="stay" id="continue">Continue to ${o.appName ?? 'the app'}</button>
+<button type="submit" name="decision" value="stay" id="continue">Continue to ${o.destination}</button>
 </form>
 </section>`,
   });

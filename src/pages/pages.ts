@@ -8,6 +8,7 @@ import { upstreamButtons } from './upstreams.js';
 import { resultSlot } from './result-slot.js';
 import { signInsSection } from './sign-ins.js';
 import { ids } from './ids.js';
+import type { LocalPath } from '../security/return-paths.js';
 
 interface Common {
   user: PageUser | undefined;
@@ -85,7 +86,7 @@ export function homePage(o: Common & { notice?: string }): string {
   return layout({ ...o, title: 'Identity', body: html`${notice}${body}` });
 }
 
-export function signInPage(o: Common & { error?: string; login?: string; returnTo?: string | undefined; upstreams?: Parameters<typeof upstreamButtons>[0]['upstreams'] }): string {
+export function signInPage(o: Common & { error?: string; login?: string; returnTo?: LocalPath | undefined; upstreams?: Parameters<typeof upstreamButtons>[0]['upstreams'] }): string {
   return layout({
     ...o,
     title: 'Sign in',
@@ -108,7 +109,7 @@ ${upstreamButtons({ upstreams: o.upstreams ?? [], csrfToken: o.csrfToken, return
   });
 }
 
-export function signUpPage(o: Common & { error?: string; name?: string; email?: string; returnTo?: string | undefined; upstreams?: Parameters<typeof upstreamButtons>[0]['upstreams'] }): string {
+export function signUpPage(o: Common & { error?: string; name?: string; email?: string; returnTo?: LocalPath | undefined; upstreams?: Parameters<typeof upstreamButtons>[0]['upstreams'] }): string {
   return layout({
     ...o,
     title: 'Sign up',
@@ -131,7 +132,7 @@ ${upstreamButtons({ upstreams: o.upstreams ?? [], csrfToken: o.csrfToken, return
  * What a sign-up answers, the same whether the address was new or taken: the mail went to the
  * address (a verification link, or to its owner a notice), and the way on is signing in.
  */
-export function signUpSentPage(o: Common & { email: string; returnTo?: string }): string {
+export function signUpSentPage(o: Common & { email: string; returnTo?: LocalPath | undefined }): string {
   return layout({
     ...o,
     title: 'Check your mail',

@@ -9,6 +9,7 @@ import type { PendingUpstreamIdentity } from '../domain/upstream-sign-in.js';
 import { html } from '../domain/html.js';
 import { hiddenReturnTo, layout, type PageUser } from './html.js';
 import { ids } from './ids.js';
+import type { LocalPath } from '../security/return-paths.js';
 
 interface Common {
   user: PageUser | undefined;
@@ -23,7 +24,7 @@ interface OfferedUpstream {
 }
 
 /** One button per enabled upstream, each a form that starts its sign-in; nothing when none is enabled. */
-export function upstreamButtons(o: { upstreams: readonly OfferedUpstream[]; csrfToken: string; returnTo: string | undefined }) {
+export function upstreamButtons(o: { upstreams: readonly OfferedUpstream[]; csrfToken: string; returnTo: LocalPath | undefined }) {
   if (o.upstreams.length === 0) return '';
   const returnTo = hiddenReturnTo(o.returnTo);
   const buttons = o.upstreams.map(

@@ -124,13 +124,30 @@ describe('GET /oauth/logout', () => {
 describe('post_logout_redirect_uri', () => {
   const BYE = 'https://client.example/signed-out?from=idp';
 
-  async function appWithLogoutUri(): Promise<{ clientId: string; clientSecret: string }> {
+  async function appWithLogoutUri(postLogoutRedirectUris = [BYE]): Promise<{ clientId: string; clientSecret: string }> {
     const owner = await makeUser(t);
     const { app, clientSecret } = await registerOAuthApp(
       { store: t.store, now: t.clock.now },
-      { ownerId: owner.id, name: 'Logout App', redirectUris: ['https://client.example/callback'], postLogoutRedirectUris: [BYE] },
+      { ownerId: owner.id, name: 'Logout App', redirectUris: ['https://client.example/callback'], postLogoutRedirectUris },
     );
     return { clientId: app.clientId, clientSecret };
+  }
+
+  /** The ID token `app` gets for `agent`'s signed-in person (issued now: it expires in 10 minutes). */
+  async function idTokenFor(agent: Agent, app: { clientId: string; clientSecret: string }): Promise<string> {
+    const res = await agent.form('/oauth', { response_type: 'code', client_id: app.clientId, redirect_uri: 'https://client.example/callback', scope: 'openid', decision: 'authorize' });
+    const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
+    const token = await tokenRequest(t, { grant_type: 'authorization_code', code, client_id: app.clientId, client_secret: app.clientSecret });
+    return ((await token.json()) as { id_token: string }).id_token;
+  }
+
+  /** The page's `<section class="consent">`, and its CSRF token. */
+  async function consentSection(res: Response): Promise<{ section: string; csrf: string }> {
+    const page = await res.text();
+    return {
+      section: page.slice(page.indexOf('<section class="consent">'), page.indexOf('</section>') + '</section>'.length),
+      csrf: /<input type="hidden" name="_csrf" value="([\w-]+)">/.exec(page)?.[1] ?? '',
+    };
   }
 
   it('sends the browser to the registered address with the state, after signing out the person the hint names', async () => {
@@ -187,12 +204,101 @@ describe('post_logout_redirect_uri', () => {
 <form method="post" action="/oauth/logout/confirm" class="actions">
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="post_logout_redirect_uri" value="https://client.example/signed-out?from=idp"><input type="hidden" name="client_id" value="${app.clientId}"><input type="hidden" name="state" value="st 1">
-<button type="submit" name="decision" value="stay" id="continue">Continue to Logout App</button>
+<button type="submit" name="decision" value="stay" id="continue">Continue to client.example</button>
 </form>
 </section>`);
       const on = await visitor.form('/oauth/logout/confirm', { _csrf: csrf!, post_logout_redirect_uri: BYE, client_id: app.clientId, state: 'st 1', decision: 'stay' });
       expect([on.status, on.headers.get('location')]).toEqual([303, 'https://client.example/signed-out?from=idp&state=st+1']);
     }
+  });
+
+  it('redirects a signed-out visitor at once only with a hint that has not expired: at its exp, the page that names the host', async () => {
+    const app = await appWithLogoutUri();
+    const agent = new Agent(t);
+    const user = await makeUser(t);
+    await agent.signIn(user);
+    const idToken = await idTokenFor(agent, app);
+    const params = { id_token_hint: idToken, post_logout_redirect_uri: BYE, state: 'x' };
+    t.clock.advance(10 * 60 * 1000 - 1000);
+    const current = await new Agent(t).fetch(logoutUrl(params));
+    expect([current.status, current.headers.get('location')]).toEqual([303, `${BYE}&state=x`]);
+
+    t.clock.advance(1000);
+    const visitor = new Agent(t);
+    const res = await visitor.fetch(logoutUrl(params));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-security-policy')).toContain("form-action 'self' https://client.example;");
+    const { section, csrf } = await consentSection(res);
+    expect(section).toBe(`<section class="consent">
+<h1>You are signed out</h1>
+<p id="notice">You are not signed in to this service. <strong id="app-name">Logout App</strong> asks to take you back to <strong id="destination">client.example</strong>.</p>
+<form method="post" action="/oauth/logout/confirm" class="actions">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="id_token_hint" value="${idToken}"><input type="hidden" name="post_logout_redirect_uri" value="https://client.example/signed-out?from=idp"><input type="hidden" name="state" value="x">
+<button type="submit" name="decision" value="stay" id="continue">Continue to client.example</button>
+</form>
+</section>`);
+    const on = await visitor.form('/oauth/logout/confirm', { _csrf: csrf, ...params, decision: 'stay' });
+    expect([on.status, on.headers.get('location')]).toEqual([303, `${BYE}&state=x`]);
+    // The person's own session, in their own browser, was never touched.
+    expect(await signedIn(agent)).toBe(true);
+  });
+
+  it('asks a signed-in person whose expired hint names them before signing out, with buttons that name the host', async () => {
+    const app = await appWithLogoutUri();
+    const agent = new Agent(t);
+    const user = await makeUser(t);
+    await agent.signIn(user);
+    const idToken = await idTokenFor(agent, app);
+    t.clock.advance(60 * 60 * 1000);
+    const params = { id_token_hint: idToken, post_logout_redirect_uri: BYE, state: 'x' };
+    const res = await agent.fetch(logoutUrl(params));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('location')).toBeNull();
+    const { section, csrf } = await consentSection(res);
+    expect(section).toBe(`<section class="consent">
+<h1>Sign out?</h1>
+<p><strong id="app-name">Logout App</strong> asks to sign you out of this service. You are signed in as <strong>${user.name}</strong>.</p>
+<form method="post" action="/oauth/logout/confirm" class="actions">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="id_token_hint" value="${idToken}"><input type="hidden" name="post_logout_redirect_uri" value="https://client.example/signed-out?from=idp"><input type="hidden" name="state" value="x">
+<button type="submit" name="decision" value="signout" id="signout">Sign out and continue to client.example</button>
+<button type="submit" name="decision" value="stay" id="stay" class="secondary">Stay signed in and continue to client.example</button>
+</form>
+</section>`);
+    expect(await signedIn(agent)).toBe(true);
+    const out = await agent.form('/oauth/logout/confirm', { _csrf: csrf, ...params, decision: 'signout' });
+    expect([out.status, out.headers.get('location')]).toEqual([303, `${BYE}&state=x`]);
+    expect(await signedIn(agent)).toBe(false);
+  });
+
+  it('names the host on the "Sign out?" buttons whenever they lead to the app; without an address they say only what they do', async () => {
+    const app = await appWithLogoutUri();
+    const agent = new Agent(t);
+    const user = await makeUser(t);
+    await agent.signIn(user);
+    const withAddress = await consentSection(await agent.fetch(logoutUrl({ client_id: app.clientId, post_logout_redirect_uri: BYE })));
+    expect(withAddress.section).toContain(`<button type="submit" name="decision" value="signout" id="signout">Sign out and continue to client.example</button>
+<button type="submit" name="decision" value="stay" id="stay" class="secondary">Stay signed in and continue to client.example</button>`);
+    const without = await consentSection(await agent.fetch(logoutUrl({ client_id: app.clientId })));
+    expect(without.section).toContain(`<button type="submit" name="decision" value="signout" id="signout">Sign out</button>
+<button type="submit" name="decision" value="stay" id="stay" class="secondary">Stay signed in</button>`);
+  });
+
+  it("never sends anyone to an address with another app's hint, current or not (400, no redirect)", async () => {
+    const mine = await appWithLogoutUri();
+    const theirs = await appWithLogoutUri(['https://attacker.example/bye']);
+    const agent = new Agent(t);
+    await agent.signIn(await makeUser(t));
+    const theirHint = await idTokenFor(agent, theirs);
+    const visitor = new Agent(t);
+    await errorPage(
+      await visitor.fetch(logoutUrl({ id_token_hint: theirHint, client_id: mine.clientId, post_logout_redirect_uri: BYE })),
+      'client_id does not match the audience of the id_token_hint',
+    );
+    await errorPage(await visitor.fetch(logoutUrl({ id_token_hint: theirHint, post_logout_redirect_uri: BYE })), 'The post_logout_redirect_uri is not registered for this app');
   });
 
   it('still redirects a signed-out visitor at once with a valid hint', async () => {
