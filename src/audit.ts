@@ -27,7 +27,7 @@ export interface AuditEvents {
    * browser started (`not_started`), its answer could not be used or it could not be reached
    * (`upstream_error`), or it did not say the address is verified (`email_not_verified`).
    */
-  upstream_sign_in_failed: { upstream: string; ip: string; reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' };
+  upstream_sign_in_failed: { upstream: string; ip: string; reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' | 'not_fresh' };
   /** An upstream identity was linked to the account: signing in there now signs in here. */
   upstream_identity_linked: { userId: number; upstream: string; ip: string };
   /** A linked upstream identity was unlinked from the account (`unlinkUpstreamIdentity`): signing in there no longer signs in here. */

@@ -68,6 +68,7 @@ export const STORE_METHODS = [
   'listUpstreams',
   'getUpstream',
   'setUpstreamEnabled',
+  'setUpstreamTrustMfa',
   'removeUpstream',
 
   // UpstreamIdentityStore
