@@ -590,6 +590,12 @@ export interface paths {
          *     whose discovery document cannot be reached is 503, or 502 when it is not a valid one.
          *     Starts count against the client address with the callbacks (429).
          *
+         *     When `return_to` is an authorization request (`/oauth?...`) that asks for a fresh sign-in,
+         *     the upstream is asked for one too (docs/account.md#re-authentication-through-an-upstream):
+         *     `prompt=login` as `prompt=login` and `max_age=0`, `max_age` as itself. A plain OAuth 2.0
+         *     upstream has no ID token to prove it with: 401 ("<name> cannot confirm a new sign-in: sign
+         *     in with your password or passkey").
+         *
          *     With `link=true` (the account page's "Link <name>"), the identity the upstream gives is
          *     linked to the signed-in account instead (401 signed out), once the person confirms who they
          *     are with the account's password (400 missing, 403 wrong, counted like sign-in) or a passkey
@@ -618,7 +624,10 @@ export interface paths {
          *     user-info endpoint through the claim mapping, and forgets the upstream's tokens. Then:
          *     - an account linked to this upstream identity signs in (303 to `return_to` or `/account`;
          *       to `/signin/otp` first when the account has an authenticator app and the upstream did not
-         *       assert `mfa`); the session's `amr` is `fed` plus what the upstream asserted;
+         *       assert `mfa`, or the operator does not trust its `mfa`); the session's `amr` is `fed` plus
+         *       what the upstream asserted, its `mfa` only when trusted
+         *       (docs/account.md#trusting-an-upstreams-mfa), and its `auth_time` the upstream's when its
+         *       ID token gives one;
          *     - a new identity whose address the upstream says is verified, and that no account here has:
          *       303 to `/signup/upstream` to choose a public name;
          *     - a new identity whose address an account here has: 303 to `/signin/link` (that account
@@ -628,7 +637,12 @@ export interface paths {
          *     the callback does not match this browser's sign-in (400), the upstream's answer is not
          *     valid (502), the upstream cannot be reached (503), the address is not verified there (403),
          *     the identity a link from the account page brought back is another account's (409), the
-         *     account went while signing in (401). Callbacks count against the client address (429).
+         *     account went while signing in (401), or the sign-in was started for an app that asked for a
+         *     fresh one and the upstream's ID token does not prove it by an `auth_time` no older than the
+         *     start (`max_age` before it for `max_age`; 60 s of clock skew allowed) (401, "<name> did not
+         *     confirm a new sign-in: sign in with your password or passkey";
+         *     docs/account.md#re-authentication-through-an-upstream). Callbacks count against the client
+         *     address (429).
          */
         get: operations["finishUpstreamSignIn"];
         put?: never;
@@ -661,7 +675,7 @@ export interface paths {
          * @description Makes the account with the chosen public name (the sign-up's rules; a taken name is 409 and
          *     the form again), without a password, the upstream's verified address as its verified
          *     address, and the upstream identity linked; signs in (a fresh session id, `amr` `fed` plus
-         *     the upstream's) and goes to `return_to` or `/account`. Without a pending sign-in (none, or
+         *     the upstream's, its `mfa` only when trusted) and goes to `return_to` or `/account`. Without a pending sign-in (none, or
          *     older than 10 minutes) 401; an address taken since the callback 409. Counted against the
          *     client address as sign-ups are (429).
          */

@@ -26,9 +26,10 @@ export interface AuditEvents {
    * there (`cancelled`), it answered an error (`refused`), the callback matched no sign-in this
    * browser started (`not_started`), its answer could not be used or it could not be reached
    * (`upstream_error`), it did not say the address is verified (`email_not_verified`), or an
-   * account here has the address without ever having proven it (`address_unproven`).
+   * account here has the address without ever having proven it (`address_unproven`), or it did
+   * not prove the fresh sign-in an app asked for (`not_fresh`).
    */
-  upstream_sign_in_failed: { upstream: string; ip: string; reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' | 'address_unproven' };
+  upstream_sign_in_failed: { upstream: string; ip: string; reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' | 'address_unproven' | 'not_fresh' };
   /** An upstream identity was linked to the account: signing in there now signs in here. */
   upstream_identity_linked: { userId: number; upstream: string; ip: string };
   /** A linked upstream identity was unlinked from the account (`unlinkUpstreamIdentity`): signing in there no longer signs in here. */

@@ -22,6 +22,11 @@
  *   (`showUpstreamLogsOnFailure`). The keys and TTLs are given so that no notice is printed later.
  * - Its cookies carry the port in their names: cookies ignore ports, and two providers on 127.0.0.1
  *   (or the service's own cookies) would otherwise overwrite each other's.
+ * - `prompt=login` and `max_age` are honoured as OpenID Connect says (a new login, and then
+ *   `auth_time` in the ID token). A client listed in `ignoresReauthentication` gets a provider that
+ *   does not support them: both are dropped from its authorization requests before the provider
+ *   reads them, so it signs the person in silently from its session, as some providers do. Every
+ *   authorization request is kept as it arrived (`authorizationRequests`), before anything is dropped.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
@@ -37,6 +42,8 @@ export interface UpstreamClient {
   redirect_uris: string[];
   /** `client_secret_basic` unless given. */
   token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post';
+  /** Every ID token carries `auth_time` (OpenID Connect Dynamic Client Registration's metadata); otherwise only when asked for. */
+  require_auth_time?: boolean;
 }
 
 /** What the provider says about a person; only the claims given are said. */
@@ -54,6 +61,8 @@ interface UpstreamProviderOptions {
   clients: UpstreamClient[];
   /** login (what is typed on the provider's login page) -> the account's claims */
   accounts: Record<string, UpstreamAccount>;
+  /** Client ids whose `prompt=login` and `max_age` the provider never sees (see above). */
+  ignoresReauthentication?: readonly string[];
 }
 
 export interface UpstreamProvider {
@@ -64,6 +73,8 @@ export interface UpstreamProvider {
   provider: ProviderType;
   /** Its notices, errors and requests (`METHOD path -> status`), in order. */
   logs: string[];
+  /** The parameters of every authorization request (`GET /auth`), as they arrived, in order. */
+  authorizationRequests: URLSearchParams[];
   close(): Promise<void>;
 }
 
@@ -99,6 +110,8 @@ async function readForm(req: http.IncomingMessage): Promise<URLSearchParams> {
 
 export async function startUpstreamProvider(options: UpstreamProviderOptions): Promise<UpstreamProvider> {
   const logs: string[] = [];
+  const authorizationRequests: URLSearchParams[] = [];
+  const ignoring = new Set(options.ignoresReauthentication ?? []);
   const byLogin = new Map(Object.entries(options.accounts));
   const bySub = new Map([...byLogin.values()].map((account) => [account.sub, account]));
 
@@ -169,6 +182,21 @@ export async function startUpstreamProvider(options: UpstreamProviderOptions): P
       ctx.body = ctx.body.replace(/@import url\(https:\/\/fonts\.googleapis\.com[^)]*\);/g, '');
     }
   });
+  // Authorization requests as they arrived; a client's that the provider does not support
+  // prompt=login and max_age for lose them here, before the provider reads its parameters.
+  provider.use(async (ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === '/auth') {
+      const params = new URLSearchParams(ctx.querystring);
+      authorizationRequests.push(params);
+      if (ignoring.has(params.get('client_id') ?? '')) {
+        const kept = new URLSearchParams(params);
+        kept.delete('prompt');
+        kept.delete('max_age');
+        ctx.querystring = kept.toString();
+      }
+    }
+    await next();
+  });
   // The login form's submission (POST /interaction/<uid> while the interaction's prompt is `login`):
   // the login typed names the account; the session is the account's `sub`, with its `amr`. The
   // password is not checked (devInteractions does not either). Everything else goes on to the provider.
@@ -199,6 +227,7 @@ export async function startUpstreamProvider(options: UpstreamProviderOptions): P
     port,
     provider,
     logs,
+    authorizationRequests,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -249,12 +278,13 @@ export async function signInAtUpstream(page: Page, login: string, { consent = 'a
 
 /**
  * What signInAtUpstream does, over HTTP (no browser: the cluster test, the fast tier): follows
- * `authorizationUrl` through the provider with a cookie jar of its own, posts its login form with
- * `login` and its consent form, and returns the address the provider sends the browser back to
- * (the service's callback, with `code`, `state` and `iss`), without following it.
+ * `authorizationUrl` through the provider with a cookie jar (its own, or `jar`: the provider's
+ * cookies of one browser, so that its session there lasts from one sign-in to the next), posts its
+ * login form with `login` and its consent form when it shows them, and returns the address the
+ * provider sends the browser back to (the service's callback, with `code`, `state` and `iss`),
+ * without following it. `forms` lists the forms it answered (`login`, `consent`), in order.
  */
-export async function signInAtUpstreamOverHttp(authorizationUrl: string, login: string): Promise<URL> {
-  const jar = new Map<string, string>();
+export async function signInAtUpstreamOverHttp(authorizationUrl: string, login: string, jar = new Map<string, string>(), forms: string[] = []): Promise<URL> {
   const send = async (url: URL, init: RequestInit = {}): Promise<Response> => {
     const headers = new Headers(init.headers);
     if (jar.size > 0) headers.set('Cookie', [...jar].map(([k, v]) => `${k}=${v}`).join('; '));
@@ -262,7 +292,9 @@ export async function signInAtUpstreamOverHttp(authorizationUrl: string, login: 
     for (const cookie of res.headers.getSetCookie()) {
       const [pair] = cookie.split(';');
       const at = pair!.indexOf('=');
-      jar.set(pair!.slice(0, at), pair!.slice(at + 1));
+      // A cookie set empty is one the provider removed.
+      if (at === pair!.length - 1) jar.delete(pair!.slice(0, at));
+      else jar.set(pair!.slice(0, at), pair!.slice(at + 1));
     }
     return res;
   };
@@ -282,6 +314,7 @@ export async function signInAtUpstreamOverHttp(authorizationUrl: string, login: 
     const action = /<form[^>]* action="([^"]+)"/.exec(page)?.[1];
     if (!prompt || !action) throw new Error(`no login or consent form at ${url.pathname}: ${page}`);
     const fields: Record<string, string> = prompt === 'login' ? { prompt, login, password: 'any password' } : { prompt };
+    forms.push(prompt);
     const posted = await send(new URL(action, url), { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
     if (posted.status !== 303 && posted.status !== 302) throw new Error(`the provider answered ${posted.status} to its ${prompt} form: ${await posted.text()}`);
     url = new URL(posted.headers.get('location')!, url);

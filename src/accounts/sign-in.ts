@@ -21,6 +21,8 @@ export interface SignedIn {
   user: UserRecord;
   amr: readonly string[];
   upstream?: { slug: string; name: string };
+  /** When the person authenticated, where that was before this sign-in: the upstream's `auth_time`. Absent: now. */
+  authTime?: number;
 }
 
 /** The password was right; the account owes a second step before it is signed in. */
@@ -37,6 +39,7 @@ interface OwedStep {
   id: string;
   amr?: readonly string[];
   upstream?: { slug: string; name: string };
+  authTime?: number;
 }
 
 /** Every sign-in ends here: a suspended account is signed in nowhere. */
@@ -76,5 +79,6 @@ export async function signInSecondStep(deps: SignInDeps, step: OwedStep | undefi
   await verifySecondFactor(secondFactorDeps(deps), user, typed, ip, step.id);
   const first = step.amr ?? ['pwd'];
   const signedIn = admitted(deps, user, [...new Set([...first, 'otp', 'mfa'])]);
-  return step.upstream ? { ...signedIn, upstream: step.upstream } : signedIn;
+  // The session's auth_time is its first factor's, when the upstream proved an earlier one.
+  return step.upstream ? { ...signedIn, upstream: step.upstream, ...(step.authTime === undefined ? {} : { authTime: step.authTime }) } : signedIn;
 }

@@ -1,11 +1,11 @@
 /**
- * `upstream add|list|enable|disable|remove`: the upstream identity providers people will sign in
+ * `upstream add|list|enable|disable|update|remove`: the upstream identity providers people will sign in
  * through (docs/operations.md#upstream-identity-providers). Never prints a client secret.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { InvalidInput } from '../domain/errors.js';
 import { UPSTREAM_PRESET_NAMES, type ClaimMapping, type UpstreamPresetName } from '../domain/upstreams.js';
-import { addUpstream, removeUpstream, setUpstreamEnabled, upstreamCallback, upstreamView, type UpstreamSource } from '../upstreams/upstreams.js';
+import { addUpstream, removeUpstream, setUpstreamEnabled, setUpstreamTrustMfa, upstreamCallback, upstreamView, type UpstreamSource } from '../upstreams/upstreams.js';
 import { collect } from './arguments.js';
 import type { CliContext } from './context.js';
 
@@ -106,6 +106,17 @@ export function upstreamCommands(program: Command, cli: CliContext): void {
         cli.print(upstreamView(changed, cli.config().publicUrl));
       });
   }
+  upstream
+    .command('update')
+    .description("Change an upstream's settings: whether its amr mfa counts as a second factor here; prints it as list gives it")
+    .requiredOption('--name <name>', 'its name, in any case')
+    .option('--trust-mfa', "its ID token's amr mfa spares the account's authenticator-app step and counts as two factors (acr 2)")
+    .option('--no-trust-mfa', "the account's own second factor is asked, and the upstream's mfa is not passed on (the default)")
+    .action(async (o: { name: string; trustMfa?: boolean }, command: Command) => {
+      if (o.trustMfa === undefined) command.error('error: give --trust-mfa or --no-trust-mfa');
+      const changed = await setUpstreamTrustMfa(await cli.store(), o.name, o.trustMfa);
+      cli.print(upstreamView(changed, cli.config().publicUrl));
+    });
   upstream
     .command('remove')
     .description('Remove an upstream with its settings')

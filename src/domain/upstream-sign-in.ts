@@ -17,6 +17,13 @@ export interface UpstreamSignInStart {
   returnTo?: string;
   /** Started from the account page to link another identity to this signed-in user. */
   linkTo?: number;
+  /**
+   * Set when the app this sign-in is for asked for a fresh one (`prompt=login`: `at`; `max_age`:
+   * `at` less that many seconds): the upstream's ID token must prove, by its `auth_time`, a sign-in
+   * there no older than this (ms, give or take UPSTREAM_CLOCK_SKEW), or none is made here
+   * (docs/account.md#re-authentication-through-an-upstream).
+   */
+  freshSince?: number;
 }
 
 /** Who the upstream says the person is, read once from its ID token or user info. */
@@ -29,6 +36,11 @@ export interface UpstreamIdentityClaims {
   name: string | null;
   /** RFC 8176 values the upstream's ID token asserted (none from an OAuth 2.0 upstream). */
   amr: string[];
+  /**
+   * When the person last authenticated at the upstream, as its ID token's `auth_time` says (ms,
+   * never later than the callback); absent when it said nothing (an OAuth 2.0 upstream never does).
+   */
+  authTime?: number;
 }
 
 /** Back from the upstream with an identity no account has yet: a name to pick, or an account to link. */

@@ -44,6 +44,13 @@ export interface UpstreamRecord {
   clientSecretSealed: string;
   /** A disabled upstream is kept with its settings but offers no sign-in. */
   enabled: boolean;
+  /**
+   * Whether its ID token's `amr` `mfa` counts as a second factor here (the operator's choice,
+   * `admin upstream update --trust-mfa`; off when added): it then spares the account's
+   * authenticator-app step and stays in the session's `amr` (acr 2). Off, the upstream's `mfa` is
+   * dropped and the account's own second factor is asked (docs/account.md#trusting-an-upstreams-mfa).
+   */
+  trustMfa: boolean;
   createdAt: number;
 }
 

@@ -5,7 +5,7 @@ import type { Handler } from '../http/handler.js';
 import { formAction, pageContext, redirect, redirectBack } from '../http/pages.js';
 import { upstreamDeps } from '../http/upstream-sign-in.js';
 import { upstreamLinkPage } from '../pages/upstreams.js';
-import { endPendingUpstreamIdentity, pendingUpstreamIdentity, sessionAuthTime } from '../sessions/session.js';
+import { endPendingUpstreamIdentity, pendingUpstreamIdentity, sessionStartedAt } from '../sessions/session.js';
 import { confirmUpstreamLink, mayConfirmLink } from '../upstreams/sign-in.js';
 
 export const postUpstreamLink: Handler<'postUpstreamLink'> = async (input, ctx, deps) => {
@@ -16,14 +16,14 @@ export const postUpstreamLink: Handler<'postUpstreamLink'> = async (input, ctx, 
     ctx,
     async () => {
       if (!page.record) throw new Unauthenticated('Sign in to the account with this address first');
-      if (input.body.decision === 'link') await confirmUpstreamLink(upstreamDeps(deps), page.record, sessionAuthTime(ctx), pending, ctx.ip);
+      if (input.body.decision === 'link') await confirmUpstreamLink(upstreamDeps(deps), page.record, sessionStartedAt(ctx), pending, ctx.ip);
       endPendingUpstreamIdentity(ctx);
       // Kept in the session since the sign-in started: checked again as it is read.
       if (input.body.decision === 'link') return redirectBack(ctx, deps, pending.returnTo);
       redirect(ctx, '/account', 303);
     },
     async (error) => {
-      const mayConfirm = mayConfirmLink(pending, page.record?.id, sessionAuthTime(ctx));
+      const mayConfirm = mayConfirmLink(pending, page.record?.id, sessionStartedAt(ctx));
       return upstreamLinkPage({ ...page, pending, mayConfirm, waysIn: mayConfirm && page.record ? await waysIn(deps.store, page.record) : undefined, error });
     },
   );

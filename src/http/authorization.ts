@@ -21,7 +21,7 @@ export function authorizationSession(ctx: Koa.Context, deps: AppDeps, address: s
     authTime: () => sessionAuthTime(ctx),
     amr: () => sessionAmr(ctx),
     takeFreshSignIn: (now) => takeFreshSignIn(ctx, now, address),
-    noteSignInBehindConsent: (signedInAt, clientId) => noteSignInBehindConsent(ctx, signedInAt, clientId),
+    noteSignInBehindConsent: (clientId) => noteSignInBehindConsent(ctx, clientId),
     takeSignInBehindConsent: (now, clientId) => takeSignInBehindConsent(ctx, now, clientId),
   };
 }

@@ -37,7 +37,7 @@ export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<User
  */
 export async function beginSignedInSession(ctx: Koa.Context, deps: AppDeps, signedIn: SignedIn, returnTo: LocalPath | undefined): Promise<void> {
   const userId = signedIn.user.id;
-  await startUserSession(ctx, userId, newCsrfSecret(), deps.now(), returnTo, signedIn.amr);
+  await startUserSession(ctx, userId, newCsrfSecret(), deps.now(), returnTo, signedIn.amr, signedIn.authTime);
   const client = { ip: ctx.ip, userAgent: ctx.get('User-Agent') };
   await recordSignIn(deps, userId, { ...client, upstream: signedIn.upstream?.name ?? null });
   deps.audit('sign_in', { userId, ...client, ...(signedIn.upstream ? { upstream: signedIn.upstream.slug } : {}) });
@@ -53,13 +53,14 @@ export async function beginSecondStep(
   deps: AppDeps,
   userId: number,
   returnTo: LocalPath | undefined,
-  first?: { amr: readonly string[]; upstream: { slug: string; name: string } },
+  first?: { amr: readonly string[]; upstream: { slug: string; name: string }; authTime?: number | undefined },
 ): Promise<void> {
   await startSecondStep(ctx, {
     userId,
     at: deps.now(),
     ...(returnTo === undefined ? {} : { returnTo }),
     ...(first === undefined ? {} : { amr: [...first.amr], upstream: first.upstream }),
+    ...(first?.authTime === undefined ? {} : { authTime: first.authTime }),
   });
 }
 

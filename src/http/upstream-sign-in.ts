@@ -59,7 +59,7 @@ export async function followUpstreamOutcome(ctx: Koa.Context, deps: AppDeps, out
     return redirect(ctx, returnTo ?? '/account', 303);
   }
   if ('owesSecondStep' in outcome) {
-    await beginSecondStep(ctx, deps, outcome.owesSecondStep.id, returnTo, { amr: outcome.amr, upstream: outcome.upstream });
+    await beginSecondStep(ctx, deps, outcome.owesSecondStep.id, returnTo, { amr: outcome.amr, upstream: outcome.upstream, authTime: outcome.authTime });
     return redirect(ctx, '/signin/otp', 303);
   }
   if ('linked' in outcome) return redirect(ctx, '/account', 303);

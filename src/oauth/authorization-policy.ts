@@ -71,6 +71,33 @@ export async function signInPolicy(facts: SignInFacts): Promise<Verdict> {
   return 'proceed';
 }
 
+/** What an authorization request asks of the sign-in it leads to: a new one (`prompt=login`), or one no older than `max_age` seconds. */
+export type FreshSignIn = { login: true } | { maxAge: number };
+
+/**
+ * What the authorization request at `returnTo` (the `/oauth?...` address a sign-in goes back to)
+ * asks of that sign-in, as promptLogin and signInOlderThanMaxAge read it; undefined for any other
+ * address, or a request that asks neither. A sign-in through an upstream passes it on and has the
+ * upstream prove it (docs/account.md#re-authentication-through-an-upstream). Whoever drives the
+ * browser can change `return_to`, but a sign-in made for another address than the request's is not
+ * taken as fresh by it (takeFreshSignIn in src/sessions/session.ts).
+ */
+export function freshSignInAsked(returnTo: string | undefined): FreshSignIn | undefined {
+  if (returnTo === undefined) return undefined;
+  let address: URL;
+  try {
+    address = new URL(returnTo, 'http://return-to.invalid');
+  } catch {
+    return undefined;
+  }
+  if (address.pathname !== '/oauth') return undefined;
+  const prompt = parsePrompt(address.searchParams.get('prompt') ?? undefined);
+  if (!('error' in prompt) && prompt.login) return { login: true };
+  // The contract's pattern for max_age: any other value is refused at /oauth before the policy.
+  const maxAge = address.searchParams.get('max_age');
+  return maxAge !== null && /^[0-9]{1,10}$/.test(maxAge) ? { maxAge: Number(maxAge) } : undefined;
+}
+
 /** The request's parameters, as `GET /oauth` declares them (POST /oauth sends the same as a form). */
 export type AuthorizationRequest = NonNullable<operations['getAuthorize']['parameters']['query']>;
 
@@ -93,8 +120,8 @@ interface SignedInSession {
 export interface AuthorizationSession extends SignedInSession {
   /** Takes the sign-in this very request led to, if it did (it counts once: takeFreshSignIn in src/sessions/session.ts). */
   takeFreshSignIn(now: number): boolean;
-  /** Notes, for the consent page's decision, that the fresh sign-in made at `signedInAt` stands behind the page shown for `clientId`. */
-  noteSignInBehindConsent(signedInAt: number, clientId: string): void;
+  /** Notes, for the consent page's decision, that the session's fresh sign-in stands behind the page shown for `clientId`. */
+  noteSignInBehindConsent(clientId: string): void;
 }
 
 /** The session of the consent page's decision (POST /oauth with `decision`). */
@@ -196,7 +223,7 @@ export async function answerAuthorizationRequest(deps: AuthorizationDeps, params
   const fields = formFields(params);
   // The decision is asked the same policy, with the same fields; the sign-in just taken must
   // count there too, and only the session can say so (takeSignInBehindConsent).
-  if (freshSignIn) session.noteSignInBehindConsent(authTime, client.app.clientId);
+  if (freshSignIn) session.noteSignInBehindConsent(client.app.clientId);
   return { to: 'consent', client, scopes: requested.scopes, fields, emailNotVerified: requested.scopes.includes('email') && user.emailVerifiedAt === null };
 }
 

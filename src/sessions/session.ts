@@ -41,6 +41,12 @@ interface SessionData {
    */
   amr?: string[];
   /**
+   * When the person proved who they are, where that was before this sign-in: the `auth_time` an
+   * upstream's ID token gave (src/upstreams/sign-in.ts). Absent: the sign-in's own time (the
+   * session's start, `meta.startedAt`). OpenID Connect's auth_time (sessionAuthTime).
+   */
+  authTime?: number;
+  /**
    * The WebAuthn challenges this session was given (src/accounts/passkeys.ts), one per ceremony:
    * each is taken (deleted) by the first answer to it, and counts only until `expiresAt`.
    */
@@ -97,6 +103,8 @@ interface SecondStep {
   amr?: string[];
   /** The upstream the first step signed in through, if it did: the sign-in history names it. */
   upstream?: { slug: string; name: string };
+  /** When that upstream says the person authenticated there, if it said (the session's auth_time once the step is done). */
+  authTime?: number;
 }
 
 /**
@@ -158,7 +166,8 @@ export function readSession(ctx: Koa.Context): Readonly<SessionData> {
 
 /**
  * Signs a user in under a fresh session id and a fresh CSRF secret, so an id or token planted
- * before sign-in (session fixation) is worth nothing after it.
+ * before sign-in (session fixation) is worth nothing after it. `authTime`: when the person
+ * authenticated, where that was before now (an upstream's `auth_time`).
  */
 export async function startUserSession(
   ctx: Koa.Context,
@@ -167,12 +176,15 @@ export async function startUserSession(
   now = Date.now(),
   returnTo?: string,
   amr: readonly string[] = ['pwd'],
+  authTime?: number,
 ): Promise<void> {
   const session = sessionOf(ctx);
   delete session.secondStep;
   delete session.suspendedUserId;
   session.userId = userId;
   session.amr = [...amr];
+  if (authTime === undefined) delete session.authTime;
+  else session.authTime = authTime;
   session.csrfSecret = csrfSecret;
   session.meta = newMeta(ctx, now);
   if (returnTo !== undefined) session.freshSignIn = { at: now, for: returnTo };
@@ -285,16 +297,19 @@ export function takeFreshSignIn(ctx: Koa.Context, now: number, address: string):
 
 /**
  * GET /oauth shows the consent page for `clientId` right after taking the fresh sign-in the
- * request asked for (takeFreshSignIn), made at `signedInAt` (the session's auth_time).
+ * request asked for (takeFreshSignIn): this session's sign-in, known by its start (every sign-in
+ * starts its own session), which may be later than its auth_time (an upstream's).
  */
-export function noteSignInBehindConsent(ctx: Koa.Context, signedInAt: number, clientId: string): void {
-  sessionOf(ctx).signInBehindConsent = { at: signedInAt, clientId };
+export function noteSignInBehindConsent(ctx: Koa.Context, clientId: string): void {
+  const session = sessionOf(ctx);
+  const signedInAt = session.meta?.startedAt;
+  if (signedInAt !== undefined) session.signInBehindConsent = { at: signedInAt, clientId };
 }
 
 /**
  * Whether POST /oauth's decision for `clientId` answers a consent page GET /oauth showed right
- * after a fresh sign-in, and the session is still that sign-in (its auth_time: every sign-in sets
- * its own), within 10 minutes of it. Taken by the decision: it counts once, as the sign-in did.
+ * after a fresh sign-in, and the session is still that sign-in (its start: every sign-in sets its
+ * own), within 10 minutes of it. Taken by the decision: it counts once, as the sign-in did.
  */
 export function takeSignInBehindConsent(ctx: Koa.Context, now: number, clientId: string): boolean {
   const session = sessionOf(ctx);
@@ -304,9 +319,19 @@ export function takeSignInBehindConsent(ctx: Koa.Context, now: number, clientId:
   return noted.clientId === clientId && noted.at === session.meta?.startedAt && now >= noted.at && now - noted.at < LIFETIMES.freshSignIn;
 }
 
-/** When the person signed in to this session (OpenID Connect's auth_time), if it is signed in. */
-export function sessionAuthTime(ctx: Koa.Context): number | undefined {
+/**
+ * When the person authenticated for this session (OpenID Connect's auth_time), if it is signed in:
+ * its sign-in, or what the upstream it signed in through proved, if earlier
+ * (docs/account.md#re-authentication-through-an-upstream).
+ */
+/** When this browser signed in to its session (not the upstream's auth_time): what a pending link must be older than. */
+export function sessionStartedAt(ctx: Koa.Context): number | undefined {
   return sessionOf(ctx).meta?.startedAt;
+}
+
+export function sessionAuthTime(ctx: Koa.Context): number | undefined {
+  const session = sessionOf(ctx);
+  return session.authTime ?? session.meta?.startedAt;
 }
 
 /**

@@ -66,6 +66,7 @@ export const STORE_METHODS = [
   'listUpstreams',
   'getUpstream',
   'setUpstreamEnabled',
+  'setUpstreamTrustMfa',
   'removeUpstream',
 
   // UpstreamIdentityStore

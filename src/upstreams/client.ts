@@ -1,15 +1,17 @@
 /**
  * This service as a client of an upstream identity provider, through openid-client: the
- * authorization request (PKCE S256, state, and a nonce for OpenID Connect) and, back at the
- * callback, the code exchange and who the person is: from the ID token (signature against the
- * upstream's JWKS, issuer, audience, nonce, all checked by openid-client) and its user info, or,
- * from a plain OAuth 2.0 provider, its user-info endpoint read through the claim mapping. The
- * upstream's tokens live only in this module's locals: used once, never stored.
+ * authorization request (PKCE S256, state, a nonce for OpenID Connect, and the app's prompt=login
+ * or max_age passed on) and, back at the callback, the code exchange and who the person is: from
+ * the ID token (signature against the upstream's JWKS, issuer, audience, nonce, all checked by
+ * openid-client; `amr` and `auth_time` read) and its user info, or, from a plain OAuth 2.0
+ * provider, its user-info endpoint read through the claim mapping. The upstream's tokens live only
+ * in this module's locals: used once, never stored.
  */
 import * as oidc from 'openid-client';
 import { BadGateway, InvalidInput, Unavailable } from '../domain/errors.js';
 import type { UpstreamIdentityClaims, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
 import type { UpstreamRecord } from '../domain/upstreams.js';
+import type { FreshSignIn } from '../oauth/authorization-policy.js';
 import { emailAddressOf } from '../users/users.js';
 
 /** How long one call to an upstream may take. */
@@ -96,12 +98,24 @@ function withoutIdToken(tokenEndpoint: string): oidc.CustomFetch {
   };
 }
 
+/**
+ * What the app's authorization request asks of the sign-in, passed on to an OpenID Connect
+ * upstream (docs/account.md#re-authentication-through-an-upstream): `prompt=login` is sent as
+ * `prompt=login` with `max_age=0` (Core 3.1.2.1: the same request; either makes a provider sign the
+ * person in again, and `max_age` makes `auth_time` required in its ID token), `max_age` as itself.
+ */
+function reauthenticationParameters(fresh: FreshSignIn | undefined): Record<string, string> {
+  if (fresh === undefined) return {};
+  return 'login' in fresh ? { prompt: 'login', max_age: '0' } : { max_age: String(fresh.maxAge) };
+}
+
 /** Where to send the browser, and what its callback must match (kept in its session). */
 export async function authorizationRequest(
   upstream: UpstreamRecord,
   clientSecret: string,
   redirectUri: string,
   now: number,
+  fresh?: FreshSignIn,
 ): Promise<{ url: string; checks: Pick<UpstreamSignInStart, 'state' | 'nonce' | 'codeVerifier'> }> {
   const config = await configuration(upstream, clientSecret, now);
   const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -115,6 +129,7 @@ export async function authorizationRequest(
     code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
     ...(nonce === null ? {} : { nonce }),
+    ...reauthenticationParameters(fresh),
   });
   return { url: url.href, checks: { state, nonce, codeVerifier } };
 }
@@ -146,6 +161,9 @@ export async function readIdentity(upstream: UpstreamRecord, clientSecret: strin
         ...emailOf(claims['email'], claims['email_verified']),
         name: nameOf(claims['preferred_username']) ?? nameOf(claims['name']),
         amr: Array.isArray(idToken.amr) ? [...new Set(idToken.amr.filter((v): v is string => typeof v === 'string' && AMR_VALUES.has(v)))] : [],
+        // openid-client checked that it is a number when present; a provider's clock ahead of ours
+        // does not make a sign-in later than now.
+        ...(typeof idToken.auth_time === 'number' && Number.isFinite(idToken.auth_time) ? { authTime: Math.min(idToken.auth_time * 1000, now) } : {}),
       };
     }
     const mapping = upstream.claimMapping;

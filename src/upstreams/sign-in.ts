@@ -2,7 +2,11 @@
  * Signing in through an upstream identity provider (docs/account.md#signing-in-through-another-account),
  * as Keycloak's first-broker-login and Kratos do it:
  * - an identity linked to an account signs that account in (`amr` `fed` and what the upstream
- *   asserted); the account's authenticator app is still asked for unless the upstream asserted `mfa`;
+ *   asserted); the account's authenticator app is still asked for unless the upstream asserted `mfa`
+ *   and the operator trusts its `mfa` (trustMfa: otherwise its `mfa` is dropped);
+ * - an app's `prompt=login` or `max_age` is passed on, and the upstream's ID token must prove by its
+ *   `auth_time` a sign-in there that new, or none is made here; the session's auth_time is the
+ *   upstream's when it gave one (docs/account.md#re-authentication-through-an-upstream);
  * - a new identity with a verified address no account has makes an account once the person picks
  *   a public name; with an address an account has, it is linked only after that account signs in
  *   (with its own factors) and confirms: never silently;
@@ -20,6 +24,7 @@ import type { PendingUpstreamIdentity, UpstreamSignInStart } from '../domain/ups
 import type { UpstreamRecord } from '../domain/upstreams.js';
 import type { UserRecord } from '../domain/users.js';
 import { refuseSuspended } from '../moderation/suspensions.js';
+import { freshSignInAsked } from '../oauth/authorization-policy.js';
 import type { Limits } from '../security/rate-limit.js';
 import type { Store } from '../store/types.js';
 import { createAccountWithoutPassword } from '../users/users.js';
@@ -44,8 +49,8 @@ export interface SignedInThroughUpstream extends SignedIn {
 /** What a callback comes to. */
 export type UpstreamOutcome =
   | { signedIn: SignedInThroughUpstream }
-  /** The account has an authenticator app and the upstream asserted no second factor: owed here. */
-  | { owesSecondStep: UserRecord; amr: string[]; upstream: Pick<UpstreamRecord, 'slug' | 'name'> }
+  /** The account has an authenticator app and the upstream asserted no second factor (or one not trusted): owed here. */
+  | { owesSecondStep: UserRecord; amr: string[]; upstream: Pick<UpstreamRecord, 'slug' | 'name'>; authTime?: number }
   /** A new identity: a name to pick (`sign_up`) or an account to sign in to and confirm (`link`). */
   | { pending: PendingUpstreamIdentity }
   /** Linked to the signed-in account that started it from the account page. */
@@ -59,6 +64,26 @@ interface UpstreamCallback {
 }
 
 const START_AGAIN = 'This sign-in did not start in this browser, or took too long: start again';
+
+/**
+ * How far an upstream's clock may be behind ours: an `auth_time` up to this much before the
+ * sign-in started still proves a sign-in made for it (docs/account.md#re-authentication-through-an-upstream).
+ */
+const UPSTREAM_CLOCK_SKEW = 60 * 1000;
+
+/** Why a fresh sign-in the app asked for is not made through `upstream`: it did not prove one. */
+function notConfirmed(upstream: Pick<UpstreamRecord, 'name'>, verb: 'did not' | 'cannot'): Unauthenticated {
+  return new Unauthenticated(`${upstream.name} ${verb} confirm a new sign-in: sign in with your password or passkey`);
+}
+
+/**
+ * The upstream's `amr` as this service passes it on: its `mfa` counts only where the operator
+ * trusts it (docs/account.md#trusting-an-upstreams-mfa); the other values say how it signed the
+ * person in, and are kept.
+ */
+function countedAmr(upstream: Pick<UpstreamRecord, 'trustMfa'>, asserted: readonly string[]): string[] {
+  return upstream.trustMfa ? [...asserted] : asserted.filter((v) => v !== 'mfa');
+}
 
 /** An enabled upstream by slug; NotFound for any other (disabled ones offer no sign-in). */
 async function enabledUpstream(store: Store, slug: string): Promise<UpstreamRecord> {
@@ -104,7 +129,10 @@ export async function startUpstreamSignIn(
   const upstream = await enabledUpstream(deps.store, slug);
   if (options.linkTo !== undefined) await linkableAccount(deps, options.linkTo);
   const now = deps.now();
-  const { url, checks } = await authorizationRequest(upstream, await clientSecretOf(deps, upstream), upstreamCallback(deps.publicUrl, slug), now);
+  // The app's prompt=login or max_age, passed on; a plain OAuth 2.0 upstream has no ID token to prove it with.
+  const fresh = options.linkTo === undefined ? freshSignInAsked(options.returnTo) : undefined;
+  if (fresh !== undefined && upstream.kind !== 'oidc') throw notConfirmed(upstream, 'cannot');
+  const { url, checks } = await authorizationRequest(upstream, await clientSecretOf(deps, upstream), upstreamCallback(deps.publicUrl, slug), now, fresh);
   return {
     url,
     start: {
@@ -113,6 +141,7 @@ export async function startUpstreamSignIn(
       at: now,
       ...(options.returnTo === undefined ? {} : { returnTo: options.returnTo }),
       ...(options.linkTo === undefined ? {} : { linkTo: options.linkTo }),
+      ...(fresh === undefined ? {} : { freshSince: 'login' in fresh ? now : now - fresh.maxAge * 1000 }),
     },
   };
 }
@@ -148,7 +177,7 @@ export async function finishUpstreamSignIn(
   await deps.limits.upstreamIp.consume(ip);
   const upstream = await enabledUpstream(deps.store, slug);
   const named = { slug: upstream.slug, name: upstream.name };
-  const failed = (reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' | 'address_unproven') =>
+  const failed = (reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' | 'address_unproven' | 'not_fresh') =>
     deps.audit('upstream_sign_in_failed', { upstream: slug, ip, reason });
   if (callback.error !== undefined) {
     failed(callback.error === 'access_denied' ? 'cancelled' : 'refused');
@@ -165,6 +194,13 @@ export async function finishUpstreamSignIn(
     if (err instanceof BadGateway || err instanceof Unavailable || err instanceof InvalidInput) failed('upstream_error');
     throw err;
   }
+  // A sign-in the app asked to be fresh is made only on the upstream's proof: never a fresh
+  // auth_time here that the upstream did not give.
+  if (start.freshSince !== undefined && (claims.authTime === undefined || claims.authTime < start.freshSince - UPSTREAM_CLOCK_SKEW)) {
+    failed('not_fresh');
+    throw notConfirmed(upstream, 'did not');
+  }
+  claims = { ...claims, amr: countedAmr(upstream, claims.amr) };
   const linked = await deps.store.findUpstreamIdentity(slug, claims.subject);
 
   if (start.linkTo !== undefined) {
@@ -183,8 +219,9 @@ export async function finishUpstreamSignIn(
     refuseSuspended(user, deps.now());
     await deps.store.touchUpstreamIdentity(linked.id, deps.now());
     const amr = ['fed', ...claims.amr.filter((v) => v !== 'fed')];
-    if (!claims.amr.includes('mfa') && (await authenticatorAppOn(deps.store, user.id))) return { owesSecondStep: user, amr, upstream: named };
-    return { signedIn: { user, amr, upstream: named } };
+    const { authTime } = claims;
+    if (!claims.amr.includes('mfa') && (await authenticatorAppOn(deps.store, user.id))) return { owesSecondStep: user, amr, upstream: named, authTime };
+    return { signedIn: { user, amr, upstream: named, authTime } };
   }
 
   if (claims.email === null || !claims.emailVerified) {
@@ -240,7 +277,7 @@ export async function signUpThroughUpstream(
   if (pending.email === null || !pending.emailVerified) throw new Forbidden('This address is not verified');
   const user = await createAccountWithoutPassword(deps, { name, email: pending.email, upstream: { slug: pending.slug, name: pending.upstreamName, subject: pending.subject } });
   deps.audit('sign_up', { userId: user.id, ...client, upstream: pending.slug });
-  return { user, amr: ['fed', ...pending.amr.filter((v) => v !== 'fed')], upstream: { slug: pending.slug, name: pending.upstreamName } };
+  return { user, amr: ['fed', ...pending.amr.filter((v) => v !== 'fed')], upstream: { slug: pending.slug, name: pending.upstreamName }, authTime: pending.authTime };
 }
 
 /**

@@ -66,12 +66,13 @@ export function upstreamView(u: UpstreamRecord, publicUrl: string) {
     scopes: u.scopes,
     client_id: u.clientId,
     enabled: u.enabled,
+    trust_mfa: u.trustMfa,
     created_at: u.createdAt,
     callback: upstreamCallback(publicUrl, u.slug),
   };
 }
 
-/** Adds an upstream, enabled; Conflict when another one's name has the same slug. */
+/** Adds an upstream, enabled, its `mfa` not trusted (setUpstreamTrustMfa); Conflict when another one's name has the same slug. */
 export async function addUpstream(deps: Deps, input: NewUpstream): Promise<UpstreamRecord> {
   const { name, slug } = upstreamName(input.name);
   const clientId = checkedClientId(input.clientId);
@@ -84,6 +85,7 @@ export async function addUpstream(deps: Deps, input: NewUpstream): Promise<Upstr
     clientId,
     clientSecretSealed: await seal(deps.secrets[0]!, CLIENT_SECRET_INFO, clientSecret),
     enabled: true,
+    trustMfa: false,
     createdAt: deps.now(),
   };
   try {
@@ -99,6 +101,18 @@ export async function addUpstream(deps: Deps, input: NewUpstream): Promise<Upstr
 export async function setUpstreamEnabled(store: UpstreamStore, name: string, enabled: boolean): Promise<UpstreamRecord> {
   const slug = upstreamSlug(name);
   if (slug === '' || !(await store.setUpstreamEnabled(slug, enabled))) throw upstreamNotFound(name);
+  const upstream = await store.getUpstream(slug);
+  if (!upstream) throw upstreamNotFound(name);
+  return upstream;
+}
+
+/**
+ * Whether an upstream's `amr` `mfa` counts as a second factor here, found by its name as
+ * setUpstreamEnabled finds it; returns it as it is now (docs/account.md#trusting-an-upstreams-mfa).
+ */
+export async function setUpstreamTrustMfa(store: UpstreamStore, name: string, trustMfa: boolean): Promise<UpstreamRecord> {
+  const slug = upstreamSlug(name);
+  if (slug === '' || !(await store.setUpstreamTrustMfa(slug, trustMfa))) throw upstreamNotFound(name);
   const upstream = await store.getUpstream(slug);
   if (!upstream) throw upstreamNotFound(name);
   return upstream;

@@ -63,6 +63,7 @@ async function populatedUser() {
     clientId: 'upstream-client',
     clientSecretSealed: 'sealed',
     enabled: true,
+    trustMfa: false,
     createdAt: t.clock.now(),
   });
   await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug, subject: `subject-of-${user.id}`, email: user.email, createdAt: t.clock.now() });

@@ -37,7 +37,7 @@ describe('exportAccount', () => {
     await t.store.savePendingTotp(user.id, seed, t.clock.now());
     await t.store.confirmTotp(user.id, seed, 1, t.clock.now(), codeHashes, NOTHING);
     // Two linked upstream identities: one with an address and used since, one with neither.
-    const upstream = { kind: 'oidc' as const, preset: null, authorizationEndpoint: null, tokenEndpoint: null, userinfoEndpoint: null, claimMapping: null, scopes: ['openid', 'email'], clientSecretSealed: 'sealed-upstream-secret', enabled: true, createdAt: t.clock.now() };
+    const upstream = { kind: 'oidc' as const, preset: null, authorizationEndpoint: null, tokenEndpoint: null, userinfoEndpoint: null, claimMapping: null, scopes: ['openid', 'email'], clientSecretSealed: 'sealed-upstream-secret', enabled: true, trustMfa: false, createdAt: t.clock.now() };
     await t.store.addUpstream({ ...upstream, slug: 'export-acme', name: 'Export Acme', issuer: 'https://acme.example', clientId: 'acme-client' });
     await t.store.addUpstream({ ...upstream, slug: 'export-globex', name: 'Export Globex', issuer: 'https://globex.example', clientId: 'globex-client' });
     const acme = await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'export-acme', subject: 'acme-subject-1', email: 'ada@acme.example', createdAt: t.clock.now() - 2 });

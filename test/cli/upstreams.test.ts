@@ -1,5 +1,5 @@
 /**
- * `admin upstream add|list|enable|disable|remove` (src/cli/upstreams.ts), in-process through runCli
+ * `admin upstream add|list|enable|disable|update|remove` (src/cli/upstreams.ts), in-process through runCli
  * as test/cli/admin.test.ts runs the other commands: exact JSON lines, exit codes and stderr, and
  * the client secret nowhere but sealed in its row.
  */
@@ -58,6 +58,7 @@ describe('upstream add', () => {
       scopes: ['openid', 'email', 'profile'],
       client_id: 'client-sso',
       enabled: true,
+      trust_mfa: false,
       created_at: NOW,
       callback: 'https://id.example.com/signin/upstream/my-company-sso/callback',
     });
@@ -74,7 +75,7 @@ describe('upstream add', () => {
       });
     }
     const all = await listed();
-    const common = (slug: string) => ({ slug, preset: slug, client_id: `client-${slug}`, enabled: true, created_at: NOW, callback: `https://id.example.com/signin/upstream/${slug}/callback` });
+    const common = (slug: string) => ({ slug, preset: slug, client_id: `client-${slug}`, enabled: true, trust_mfa: false, created_at: NOW, callback: `https://id.example.com/signin/upstream/${slug}/callback` });
     expect(all.google).toEqual({
       ...common('google'),
       name: 'Google',
@@ -135,6 +136,7 @@ describe('upstream add', () => {
       scopes: ['profile', 'mail'],
       client_id: 'client-local',
       enabled: true,
+      trust_mfa: false,
       created_at: NOW,
       callback: 'https://id.example.com/signin/upstream/local-op/callback',
     });
@@ -251,5 +253,23 @@ describe('upstream disable, enable and remove', () => {
     await fails(3, 'Upstream "Nowhere" not found', 'upstream', 'enable', '--name', 'Nowhere');
     await fails(3, 'Upstream "***" not found', 'upstream', 'remove', '--name', '***');
     await fails(2, "required option '--name <name>' not specified", 'upstream', 'disable');
+  });
+});
+
+describe('upstream update', () => {
+  it("--trust-mfa and --no-trust-mfa set whether the upstream's mfa counts (off when added), printing it as list gives it; neither is a usage error (exit 2), an unknown name exit 3", async () => {
+    await ok('upstream', 'add', '--name', 'Strong SSO', '--issuer', 'https://strong.example', ...secretArgs('strong'));
+    const shown = (await listed())['strong-sso']!;
+    expect(shown.trust_mfa).toBe(false);
+    expect(await ok('upstream', 'update', '--name', 'STRONG sso', '--trust-mfa')).toEqual({ ...shown, trust_mfa: true });
+    expect((await listed())['strong-sso']).toEqual({ ...shown, trust_mfa: true });
+    // The rest is as it was: disabling keeps the trust, and the trust keeps the rest.
+    expect(await ok('upstream', 'disable', '--name', 'strong-sso')).toEqual({ ...shown, trust_mfa: true, enabled: false });
+    expect(await ok('upstream', 'update', '--name', 'strong-sso', '--no-trust-mfa')).toEqual({ ...shown, enabled: false });
+    expect((await listed())['strong-sso']).toEqual({ ...shown, enabled: false });
+    await fails(2, 'give --trust-mfa or --no-trust-mfa', 'upstream', 'update', '--name', 'strong-sso');
+    await fails(2, "required option '--name <name>' not specified", 'upstream', 'update', '--trust-mfa');
+    await fails(3, 'Upstream "Nowhere" not found', 'upstream', 'update', '--name', 'Nowhere', '--trust-mfa');
+    await fails(3, 'Upstream "***" not found', 'upstream', 'update', '--name', '***', '--no-trust-mfa');
   });
 });

@@ -1,6 +1,10 @@
-/** The sign-in policy GET and POST /oauth both ask (src/oauth/authorization-policy.ts), one check at a time. */
+/**
+ * The sign-in policy GET and POST /oauth both ask (src/oauth/authorization-policy.ts), one check at
+ * a time; and what an authorization request asks of the sign-in it leads to (freshSignInAsked),
+ * which a sign-in through an upstream passes on.
+ */
 import { describe, expect, it, vi } from 'vitest';
-import { signInPolicy, type SignInFacts } from '../../src/oauth/authorization-policy.js';
+import { freshSignInAsked, signInPolicy, type SignInFacts } from '../../src/oauth/authorization-policy.js';
 
 const SIGNED_IN_AT = 1_800_000_000_000;
 
@@ -60,5 +64,22 @@ describe('signInPolicy', () => {
 
   it('the sign-in made for this very request counts, whatever was asked and whatever it reached', async () => {
     expect(await signInPolicy(facts({ freshSignIn: true, prompt: LOGIN, maxAge: '0', acrValues: '2' }))).toBe('proceed');
+  });
+});
+
+describe('freshSignInAsked', () => {
+  const oauth = (query: string) => `/oauth?client_id=app&redirect_uri=https%3A%2F%2Frp.example%2Fcb&${query}`;
+
+  it('reads prompt=login (among other prompt values, and before max_age) and max_age from an /oauth address', () => {
+    expect(freshSignInAsked(oauth('prompt=login'))).toEqual({ login: true });
+    expect(freshSignInAsked(oauth('prompt=consent+login&max_age=60'))).toEqual({ login: true });
+    expect(freshSignInAsked(oauth('max_age=0'))).toEqual({ maxAge: 0 });
+    expect(freshSignInAsked(oauth('max_age=3600&prompt=consent'))).toEqual({ maxAge: 3600 });
+  });
+
+  it('asks nothing of a request that asks neither, of a max_age the contract refuses, or of any other address', () => {
+    for (const returnTo of [undefined, oauth('scope=openid'), oauth('prompt=none'), oauth('max_age='), oauth('max_age=-1'), oauth('max_age=12345678901'), oauth('max_age=1e3'), '/account?prompt=login', '/oauthx?prompt=login', '/games?max_age=0']) {
+      expect(freshSignInAsked(returnTo), String(returnTo)).toBeUndefined();
+    }
   });
 });

@@ -655,7 +655,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.dropSigningKeys(NOW + 3)).toEqual(['k3']);
   });
 
-  it('keeps upstream providers by slug: adds (a taken slug refused), lists oldest first, reads one, turns one off and on, removes one', async () => {
+  it('keeps upstream providers by slug: adds (a taken slug refused), lists oldest first, reads one, turns one off and on, trusts its mfa and stops, removes one', async () => {
     const oidc: UpstreamRecord = {
       slug: 'my-company-sso',
       name: 'My Company SSO',
@@ -670,6 +670,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       clientId: 'client-1',
       clientSecretSealed: 'sealed-1',
       enabled: true,
+      trustMfa: false,
       createdAt: NOW + 1,
     };
     const oauth2: UpstreamRecord = {
@@ -686,6 +687,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       clientId: 'client-2',
       clientSecretSealed: 'sealed-2',
       enabled: true,
+      trustMfa: false,
       createdAt: NOW,
     };
     const discord: UpstreamRecord = {
@@ -713,6 +715,13 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getUpstream('github')).toEqual(oauth2);
     expect(await store.setUpstreamEnabled('gitlab', false)).toBe(false);
     expect(await store.setUpstreamEnabled('github\u0000', false)).toBe(false);
+    expect(await store.setUpstreamTrustMfa('github', true)).toBe(true);
+    expect(await store.getUpstream('github')).toEqual({ ...oauth2, trustMfa: true });
+    expect(await store.getUpstream('my-company-sso')).toEqual(oidc);
+    expect(await store.setUpstreamTrustMfa('github', false)).toBe(true);
+    expect(await store.getUpstream('github')).toEqual(oauth2);
+    expect(await store.setUpstreamTrustMfa('gitlab', true)).toBe(false);
+    expect(await store.setUpstreamTrustMfa('github\u0000', true)).toBe(false);
     expect(await store.removeUpstream('discord')).toBe(true);
     expect(await store.removeUpstream('discord')).toBe(false);
     expect(await store.removeUpstream('discord\u0000')).toBe(false);
@@ -1187,6 +1196,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       clientId: `client-${slug}`,
       clientSecretSealed: 'sealed',
       enabled: true,
+      trustMfa: false,
       createdAt: NOW,
     });
     await store.addUpstream(upstream('acme', 'Acme'));

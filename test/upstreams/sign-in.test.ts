@@ -227,7 +227,7 @@ describe('signing in through an upstream, over HTTP', () => {
     expect(location.origin + location.pathname).toBe(`${op.issuer}/auth`);
   });
 
-  it('over HTTP: a new identity picks a name and signs in; the same identity signs that account in again; amr is fed and what the upstream asserted (registered values only); the upstream tokens are kept nowhere', async () => {
+  it('over HTTP: a new identity picks a name and signs in; the same identity signs that account in again; amr is fed and what the upstream asserted (registered values only, its mfa untrusted); the upstream tokens are kept nowhere', async () => {
     const agent = new Agent(t);
     const back = await signInAtUpstreamOverHttp((await start(agent, 'test-op', { return_to: '/games' })).href, 'strong');
     expect(back.origin + back.pathname).toBe(`${t.baseUrl}/signin/upstream/test-op/callback`);
@@ -260,13 +260,14 @@ describe('signing in through an upstream, over HTTP', () => {
       }
     }
 
-    // An app's code in that session: the ID token says how (the upstream's mfa spared the authenticator app's step).
+    // An app's code in that session: the ID token says how. The upstream's mfa is not trusted (the
+    // default: test/upstreams/trust-mfa.test.ts), so it is not passed on: one factor here.
     const app = await makeClient(t, user.id, ['https://rp.example/cb']);
     const { callbackUrl } = await authorizeOverHttp(again, `${t.baseUrl}/oauth?${new URLSearchParams({ response_type: 'code', client_id: app.clientId, redirect_uri: 'https://rp.example/cb', scope: 'openid', nonce: 'n-1' })}`);
     const exchanged = await tokenRequest(t, { grant_type: 'authorization_code', code: callbackUrl.searchParams.get('code')!, redirect_uri: 'https://rp.example/cb', client_id: app.clientId, client_secret: app.clientSecret });
     expect(exchanged.status).toBe(200);
     const claims = decodeJwt(((await exchanged.json()) as { id_token: string }).id_token);
-    expect([claims.sub, claims.amr, claims.acr]).toEqual([String(user.id), ['fed', 'pwd', 'hwk', 'mfa'], '2']);
+    expect([claims.sub, claims.amr, claims.acr]).toEqual([String(user.id), ['fed', 'pwd', 'hwk'], '1']);
   });
 
   it("the GitHub preset takes the primary address GitHub's /user/emails says is verified (a server of GitHub's documented shape)", async () => {

@@ -23,6 +23,7 @@ import * as m022 from './022_device_authorizations.js';
 import * as m023 from './023_upstream_providers.js';
 import * as m024 from './024_upstream_identities.js';
 import * as m025 from './025_security_events.js';
+import * as m026 from './026_upstream_trust_mfa.js';
 
 /** Migrations are imported, not read from a folder: knex cannot load .ts files itself under tsx or vitest. */
 const migrations: Record<string, Knex.Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Knex.Migration> = {
   '023_upstream_providers': m023,
   '024_upstream_identities': m024,
   '025_security_events': m025,
+  '026_upstream_trust_mfa': m026,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

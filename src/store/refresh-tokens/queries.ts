@@ -74,7 +74,7 @@ export abstract class RefreshTokensQueries extends Queries {
  * order, and one that waited for a rotation sees the rotation's new tokens in its next statements.
  * SQLite serializes writers and ignores the lock (knex leaves `for update` out).
  */
-export async function lockRefreshTokens(trx: Knex.Transaction, where: Row): Promise<number> {
+async function lockRefreshTokens(trx: Knex.Transaction, where: Row): Promise<number> {
   const rows = await trx('refresh_tokens').where(where).orderBy('token_hash').forUpdate().select('token_hash');
   return rows.length;
 }

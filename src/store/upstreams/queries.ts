@@ -37,6 +37,11 @@ export abstract class UpstreamsQueries extends Queries {
     return (await this.knex('upstream_providers').where({ slug }).update({ enabled })) === 1;
   }
 
+  async setUpstreamTrustMfa(slug: string, trustMfa: boolean): Promise<boolean> {
+    if (!isRowKey(slug)) return false;
+    return (await this.knex('upstream_providers').where({ slug }).update({ trust_mfa: trustMfa })) === 1;
+  }
+
   async removeUpstream(slug: string): Promise<boolean> {
     if (!isRowKey(slug)) return false;
     return (await this.knex('upstream_providers').where({ slug }).delete()) === 1;

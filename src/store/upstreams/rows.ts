@@ -31,6 +31,7 @@ export function toUpstream(r: Row): UpstreamRecord {
     clientSecretSealed: String(r.client_secret_sealed),
     // SQLite answers 0 or 1, PostgreSQL a boolean.
     enabled: r.enabled === true || r.enabled === 1,
+    trustMfa: r.trust_mfa === true || r.trust_mfa === 1,
     createdAt: num(r.created_at),
   };
 }
@@ -50,6 +51,7 @@ export function upstreamRow(u: UpstreamRecord): Row {
     client_id: u.clientId,
     client_secret_sealed: u.clientSecretSealed,
     enabled: u.enabled,
+    trust_mfa: u.trustMfa,
     created_at: u.createdAt,
   };
 }

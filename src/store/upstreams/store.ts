@@ -9,6 +9,8 @@ export interface UpstreamStore {
   getUpstream(slug: string): Promise<UpstreamRecord | undefined>;
   /** Turns its sign-in on or off; false when no upstream has this slug. */
   setUpstreamEnabled(slug: string, enabled: boolean): Promise<boolean>;
+  /** Whether its `amr` `mfa` counts here; false when no upstream has this slug. */
+  setUpstreamTrustMfa(slug: string, trustMfa: boolean): Promise<boolean>;
   /** Deletes it; false when no upstream has this slug. */
   removeUpstream(slug: string): Promise<boolean>;
 }

@@ -41,6 +41,7 @@ describe('migration 023_upstream_providers', () => {
         clientId: 'discord-client',
         clientSecretSealed: 'sealed',
         enabled: true,
+        trustMfa: false,
         createdAt: NOW,
       };
       await store.addUpstream(record);
