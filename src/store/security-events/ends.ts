@@ -21,10 +21,8 @@ export async function endArtifacts(trx: Knex.Transaction, subject: EventSubject,
     if (ends.sessions === 'others' && subject.keepSessionIdHash !== undefined) sessions.whereNot({ id_hash: subject.keepSessionIdHash });
     ended.sessions = await sessions.delete();
   }
-  if (ends.refreshTokens) ended.tokens += await revokeFamilies(trx, ofSubject, now);
-  if (ends.accessTokens) {
-    ended.tokens += await trx('access_tokens').where(ofSubject).whereNull('revoked_at').where('expires_at', '>', now).update({ revoked_at: now });
-  }
+  // Codes and device approvals first: on PostgreSQL these statements wait for a redemption in
+  // flight (its row lock), so the token revocations after them see the tokens it committed.
   // Deleted, not marked used: a redemption of a used code counts as a replay.
   if (ends.codes) ended.codes = await trx('auth_codes').where(ofSubject).whereNull('used_at').delete();
   if (ends.deviceCodes) {
@@ -33,6 +31,10 @@ export async function endArtifacts(trx: Knex.Transaction, subject: EventSubject,
       .where({ decision: 'approved' })
       .whereNull('used_at')
       .update({ decision: 'denied', auth_time: null, amr: null });
+  }
+  if (ends.refreshTokens) ended.tokens += await revokeFamilies(trx, ofSubject, now);
+  if (ends.accessTokens) {
+    ended.tokens += await trx('access_tokens').where(ofSubject).whereNull('revoked_at').where('expires_at', '>', now).update({ revoked_at: now });
   }
   if (ends.mailLinks.length > 0) {
     ended.mailLinks = await trx('email_links').where({ user_id: userId }).whereIn('purpose', ends.mailLinks).whereNull('used_at').update({ used_at: now });
