@@ -764,8 +764,10 @@ export interface paths {
         /**
          * Follow an email link (verify an address, or confirm a change of address)
          * @description The link of a verification mail (sent at sign-up, on resend, or to the new address of a
-         *     change). Single use, valid 24 hours, works in any browser (no sign-in needed: holding the
-         *     link proves the mailbox). A verification link marks the address verified; a change link
+         *     change). Single use, valid 24 hours. It does its work only in a browser signed in to the
+         *     account it was sent for: the link proves the mailbox, the sign-in that the mailbox's owner
+         *     can use the account (elsewhere the page, 200, asks for that sign-in and comes back here;
+         *     nothing changes). A verification link marks the address verified; a change link
          *     replaces the account's address with the new one, verified. A link opened again once its
          *     address is the account's, verified, says so (200). An unknown, tampered, expired or used
          *     link shows an error page (400) that says why and leads to the account page for a new

@@ -78,11 +78,10 @@ export interface AuditEvents {
   account_deleted: { userId: number; name: string; by: 'user' | 'operator' };
   email_verified: { userId: number };
   /**
-   * An address never proven was proven by its mailbox (a verification link followed outside the
-   * account's own session, or a password reset), and the ways in the account had (made by someone
-   * who could not prove the address) were removed (docs/account.md#proving-the-address).
+   * An address never proven was proven by a password reset, and the ways in the account had (made
+   * by someone who could not prove the address) were removed (docs/account.md#proving-the-address).
    */
-  address_proven: { userId: number; by: 'verification' | 'reset'; passkeys: number; upstreamIdentities: number; authenticatorApp: boolean; endedSessions: number };
+  address_proven: { userId: number; by: 'reset'; passkeys: number; upstreamIdentities: number; authenticatorApp: boolean; endedSessions: number };
   /** `userId` is null when the name or address is no account's (the line is written either way). */
   password_reset_requested: { userId: number | null; ip: string };
   password_reset: { userId: number; endedSessions: number };

@@ -7,6 +7,7 @@
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
 import { Conflict, NotFound } from '../domain/errors.js';
+import { SECURITY_EVENTS } from '../domain/security-events.js';
 import type { UpstreamIdentityRecord } from '../domain/upstreams.js';
 import { isLastWayIn, type UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
@@ -41,7 +42,8 @@ export async function listUpstreamIdentities(store: Pick<Store, 'listUpstreamIde
  * account's last way in (no password, no passkey, no other link), said before the confirmation
  * is asked for, since such an account has no password to give; then the password or a passkey
  * confirmation of this session (`confirmPasswordOrPasskey`), as for every change of a way in. The
- * store decides again atomically (two unlinks racing leave the account one way in).
+ * store decides again atomically (two unlinks racing leave the account one way in), and ends what
+ * the security event `upstream_unlinked` ends (every other session, tokens, codes, device approvals).
  */
 export async function unlinkUpstreamIdentity(
   deps: AccountDeps & { audit: Audit },
@@ -49,13 +51,14 @@ export async function unlinkUpstreamIdentity(
   id: number,
   proof: Confirmation,
   ip: string,
+  keepSessionIdHash?: string,
 ): Promise<void> {
   const links = await deps.store.listUpstreamIdentities(user.id);
   const link = links.find((l) => l.id === id);
   if (!link) throw new NotFound(NOT_FOUND);
   if (await isLastWayIn(user, links.length, async () => (await deps.store.listPasskeys(user.id)).length)) throw new Conflict(LAST_WAY_IN);
   await confirmPasswordOrPasskey(deps, user, proof, ip);
-  const outcome = await deps.store.unlinkUpstreamIdentity(user.id, id);
+  const outcome = await deps.store.unlinkUpstreamIdentity(user.id, id, SECURITY_EVENTS.upstream_unlinked, deps.now(), keepSessionIdHash);
   if (outcome === 'missing') throw new NotFound(NOT_FOUND);
   if (outcome === 'last') throw new Conflict(LAST_WAY_IN);
   deps.audit('upstream_identity_unlinked', { userId: user.id, upstream: link.upstreamSlug, ip });

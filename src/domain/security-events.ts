@@ -75,6 +75,8 @@ export const SECURITY_EVENTS = {
   second_factor_disabled: NOTHING,
   /** A passkey removed: the usual reason is a lost or stolen device. */
   passkey_removed: CREDENTIAL_CHANGED,
+  /** A linked upstream identity unlinked: as a passkey removed, whoever signs in there keeps nothing. */
+  upstream_unlinked: CREDENTIAL_CHANGED,
   /** An operator removed every factor (`admin user factors --reset`). */
   factors_reset: { ...EVERYTHING, mailLinks: [] },
   /** "Sign out everywhere", this browser included. */
@@ -88,10 +90,11 @@ export const SECURITY_EVENTS = {
   /** The address changed: links mailed to the old one, and a link confirmation offered for it, are void. */
   email_changed: { ...NOTHING, mailLinks: ['verify', 'reset', 'change'] },
   /**
-   * An address never proven is proven by its mailbox's owner, who cannot be shown to have made the
-   * account's ways in: they go, with everything signed in through them (docs/account.md#proving-the-address).
+   * An address never proven is proven by a password reset: its mailbox's owner cannot be shown to
+   * have made the account's ways in, so they go, with everything signed in through them, and the
+   * new password is the only way in (docs/account.md#proving-the-address). A reset and more.
    */
-  address_proven: { ...EVERYTHING, mailLinks: [], waysIn: true },
+  address_proven: { ...EVERYTHING, waysIn: true },
 } as const satisfies Record<string, Ends>;
 
 export type SecurityEvent = keyof typeof SECURITY_EVENTS;
@@ -115,19 +118,4 @@ export interface Ended {
   passkeys: number;
   upstreamIdentities: number;
   authenticatorApp: boolean;
-}
-
-/** The union of two rows (a reset of an address never proven is both a reset and its proof). */
-export function bothEnd(a: Ends, b: Ends): Ends {
-  const sessions = a.sessions === 'all' || b.sessions === 'all' ? 'all' : a.sessions === 'others' || b.sessions === 'others' ? 'others' : 'none';
-  return {
-    sessions,
-    accessTokens: a.accessTokens || b.accessTokens,
-    refreshTokens: a.refreshTokens || b.refreshTokens,
-    codes: a.codes || b.codes,
-    deviceCodes: a.deviceCodes || b.deviceCodes,
-    credentialChange: a.credentialChange || b.credentialChange,
-    mailLinks: [...new Set([...a.mailLinks, ...b.mailLinks])],
-    waysIn: a.waysIn || b.waysIn,
-  };
 }

@@ -69,6 +69,22 @@ export function passwordResetDonePage(o: Common): string {
   });
 }
 
+/**
+ * A usable verification or change link opened in a browser not signed in to its account: it proves
+ * the mailbox, not who made the account, so it waits for a sign-in to that account (which comes
+ * back here to use it). `signIn`: the sign-in page's address, with the way back.
+ */
+export function signInToConfirmPage(o: Common & { email: string; signIn: string }): string {
+  return layout({
+    ...o,
+    title: 'Sign in to confirm this address',
+    body: html`<h1>Sign in to confirm this address</h1>
+<p id="notice">To confirm <strong id="email">${o.email}</strong>, sign in${o.user ? ' again' : ''} to the account it was sent for, in this browser; the link then does its work.</p>
+<p><a class="button" id="forward" href="${o.signIn}">Sign in to confirm</a></p>
+<p>If you did not create an account here, ignore the link: nothing changes without that sign-in.</p>`,
+  });
+}
+
 export function emailLinkFollowedPage(o: Common & { kind: 'verified' | 'changed'; email: string; again?: boolean }): string {
   const text =
     o.kind === 'verified'

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { URI, type TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetFactors } from '../../src/accounts/factors.js';
+import { addUpstream } from '../../src/upstreams/upstreams.js';
 import type { AuditEvent, AuditFields } from '../../src/audit.js';
 import { SECURITY_EVENTS, type SecurityEvent } from '../../src/domain/security-events.js';
 import type { UserRecord } from '../../src/domain/users.js';
@@ -25,6 +26,8 @@ let t: TestServer;
 let developer: Agent;
 let app: RegisteredApp;
 let otherApp: RegisteredApp;
+/** An upstream identity provider the links of the test are made at (never asked: no sign-in goes through it). */
+let upstreamSlug: string;
 const audited: [AuditEvent, AuditFields][] = [];
 beforeAll(async () => {
   t = await startServer({}, { limits: { signInIp: { points: 10_000, seconds: 600 }, deviceStartIp: { points: 10_000, seconds: 600 } } });
@@ -38,6 +41,7 @@ beforeAll(async () => {
   const grants = ['authorization_code', 'refresh_token', DEVICE_GRANT];
   app = await registerApp(developer, { name: 'Events Game', redirect_uris: [CALLBACK], grant_types: grants });
   otherApp = await registerApp(developer, { name: 'Other Game', redirect_uris: [CALLBACK], grant_types: grants });
+  upstreamSlug = (await addUpstream({ store: t.store, now: t.clock.now, secrets: t.config.sessionSecrets }, { name: 'Events OP', source: { issuer: 'https://op.events.example' }, clientId: 'c', clientSecret: 's' })).slug;
 });
 afterAll(async () => t?.close());
 
@@ -206,6 +210,13 @@ const EVENTS: Record<SecurityEvent, { setUp?: (agent: Agent, user: UserRecord) =
       expect((await a.actor.json('DELETE', '/api/account/totp', { password: TEST_PASSWORD })).status).toBe(204);
     },
   },
+  upstream_unlinked: {
+    actorKept: true,
+    setUp: async (_agent, user) => (await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: upstreamSlug, subject: `events-${user.id}`, email: null, createdAt: t.clock.now() })).id,
+    happen: async (a, linkId) => {
+      expect((await a.actor.json('DELETE', `/api/account/upstream-identities/${linkId as number}`, { password: TEST_PASSWORD })).status).toBe(204);
+    },
+  },
   passkey_removed: {
     actorKept: true,
     setUp: async (agent) => addPasskey(agent),
@@ -249,7 +260,7 @@ const EVENTS: Record<SecurityEvent, { setUp?: (agent: Agent, user: UserRecord) =
     actorKept: true,
     happen: async (a) => {
       const link = await mailLink(a.user, 'change', `moved-${a.user.id}@example.com`);
-      expect((await fetch(`${t.baseUrl}/verify-email?token=${link}`)).status).toBe(200);
+      expect((await a.actor.fetch(`/verify-email?token=${link}`)).status).toBe(200);
     },
   },
   address_proven: {
@@ -259,9 +270,9 @@ const EVENTS: Record<SecurityEvent, { setUp?: (agent: Agent, user: UserRecord) =
       return addPasskey(agent);
     },
     happen: async (a) => {
-      const link = await mailLink(a.user, 'verify', a.user.email);
-      // Followed in a browser that is not signed in to the account: the mailbox's owner, perhaps not the account's maker.
-      expect((await fetch(`${t.baseUrl}/verify-email?token=${link}`)).status).toBe(200);
+      // A reset proves the mailbox: the mailbox's owner, perhaps not the account's maker.
+      const link = await mailLink(a.user, 'reset');
+      expect((await new Agent(t).form('/reset-password', { token: link, password: 'the mailbox owner 1' })).status).toBe(200);
       expect(await t.store.listPasskeys(a.user.id)).toEqual([]);
     },
   },
@@ -366,6 +377,27 @@ describe('proving an address never proven', () => {
     expect(audited.filter(([e, f]) => e === 'address_proven' && (f as { userId: number }).userId === user.id).map(([, f]) => f)).toEqual([
       { userId: user.id, by: 'reset', passkeys: 1, upstreamIdentities: 0, authenticatorApp: true, endedSessions: 1 },
     ]);
+  });
+
+  it("a verification link followed outside the account's own session proves nothing: it asks to sign in to that account, then works", async () => {
+    const user = await makeUser(t);
+    await t.store.knex('users').where({ id: user.id }).update({ email_verified_at: null });
+    const link = await mailLink(user, 'verify', user.email);
+    // The victim of a pre-hijacking, following the mail the attacker's sign-up sent her.
+    const elsewhere = new Agent(t);
+    const asked = await elsewhere.fetch(`/verify-email?token=${link}`);
+    const back = encodeURIComponent(`/verify-email?token=${link}`);
+    expect([asked.status, /<p><a class="button" id="forward" href="([^"]+)">Sign in to confirm<\/a><\/p>/.exec(await asked.text())?.[1]]).toEqual([200, `/signin?return_to=${back}`]);
+    expect((await t.store.getUser(user.id))!.emailVerifiedAt).toBeNull();
+    // Signed in to another account, it asks for a sign-in again.
+    const other = (await signedInAgent(t)).agent;
+    expect(/id="forward" href="([^"]+)"/.exec(await (await other.fetch(`/verify-email?token=${link}`)).text())?.[1]).toBe(`/signin?prompt=login&amp;return_to=${back}`);
+    expect((await t.store.getUser(user.id))!.emailVerifiedAt).toBeNull();
+    // Signed in to the account, through the sign-in page's way back, the same link works.
+    const signIn = await elsewhere.form('/signin', { name: user.name, password: TEST_PASSWORD, return_to: `/verify-email?token=${link}` });
+    expect([signIn.status, signIn.headers.get('location')]).toEqual([303, `/verify-email?token=${link}`]);
+    expect((await elsewhere.fetch(`/verify-email?token=${link}`)).status).toBe(200);
+    expect((await t.store.getUser(user.id))!.emailVerifiedAt).toBe(t.clock.now());
   });
 
   it('a verification link followed in the account\'s own session removes nothing', async () => {

@@ -138,7 +138,12 @@ async function signedOut(viewport: Viewport): Promise<void> {
   await check(page, viewport.name, 'link-error', `/reset-password?token=${'A'.repeat(43)}`, '#forward');
   const unverified = await makeUser(t, undefined, { verified: false });
   const verify = await emailLink(unverified, 'verify', unverified.email);
+  // Outside its account's session it asks for that sign-in; in it, it verifies.
+  await check(page, viewport.name, 'verify-email-sign-in', `/verify-email?token=${verify}`, '#forward');
+  await signIn(page, unverified);
   await check(page, viewport.name, 'verify-email', `/verify-email?token=${verify}`, '#email');
+  expect(await page.textContent('h1')).toBe('Address verified');
+  await page.context().clearCookies();
   // Opened again, or a bad one: the same two pages with other words (test/browser/email-flows.test.ts).
 
   // The second step of sign-in, for an account with an authenticator app, with a wrong code.

@@ -134,6 +134,8 @@ describe('outbox mode (no SMTP_URL)', () => {
       const parsed = await simpleParser(fs.readFileSync(path.join(t.config.outboxDir, file!)));
       const link = new URL(/https?:\/\/\S+/.exec(parsed.text!)![0]);
       expect(link.origin).toBe(t.config.publicUrl);
+      // A link works in a browser signed in to its account (docs/account.md#proving-the-address).
+      await agent.signIn({ name: 'outbox_user' }, 'correct horse battery');
       const res = await agent.fetch(link.pathname + link.search);
       expect(res.status).toBe(200);
       expect((await t.store.getUserByName('outbox_user'))!.emailVerifiedAt).not.toBeNull();

@@ -1229,25 +1229,25 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.listUpstreamIdentities(bob.id)).toEqual([bobs]);
 
     // Someone else's link, or none at all, is missing and stays.
-    expect(await store.unlinkUpstreamIdentity(bob.id, globex.id)).toBe('missing');
-    expect(await store.unlinkUpstreamIdentity(frank.id, bobs.id)).toBe('missing');
-    expect(await store.unlinkUpstreamIdentity(frank.id, 999_999)).toBe('missing');
-    expect(await store.unlinkUpstreamIdentity(999_999, globex.id)).toBe('missing');
+    expect(await store.unlinkUpstreamIdentity(bob.id, globex.id, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('missing');
+    expect(await store.unlinkUpstreamIdentity(frank.id, bobs.id, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('missing');
+    expect(await store.unlinkUpstreamIdentity(frank.id, 999_999, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('missing');
+    expect(await store.unlinkUpstreamIdentity(999_999, globex.id, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('missing');
     expect(await store.listUpstreamIdentities(bob.id)).toEqual([bobs]);
     // One of two goes; the other is the last way in of an account without password or passkey.
-    expect(await store.unlinkUpstreamIdentity(frank.id, globex.id)).toBe('unlinked');
-    expect(await store.unlinkUpstreamIdentity(frank.id, globex.id)).toBe('missing');
-    expect(await store.unlinkUpstreamIdentity(frank.id, acme.id)).toBe('last');
+    expect(await store.unlinkUpstreamIdentity(frank.id, globex.id, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('unlinked');
+    expect(await store.unlinkUpstreamIdentity(frank.id, globex.id, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('missing');
+    expect(await store.unlinkUpstreamIdentity(frank.id, acme.id, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('last');
     expect(await store.listUpstreamIdentities(frank.id)).toEqual([touched]);
     // With a passkey it is not the last way in.
     const passkey = await store.createPasskey({ userId: frank.id, credentialId: 'cred-frank', publicKey: 'pk', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'Key', createdAt: NOW });
-    expect(await store.unlinkUpstreamIdentity(frank.id, acme.id)).toBe('unlinked');
+    expect(await store.unlinkUpstreamIdentity(frank.id, acme.id, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('unlinked');
     expect(await store.listUpstreamIdentities(frank.id)).toEqual([]);
     // Now the passkey is the last way in: it stays.
     expect(await store.deletePasskey(frank.id, passkey.id, SECURITY_EVENTS.passkey_removed, NOW)).toBe('last');
     expect(await store.listPasskeys(frank.id)).toHaveLength(1);
     // With a password, the only link is not the last way in either.
-    expect(await store.unlinkUpstreamIdentity(bob.id, bobs.id)).toBe('unlinked');
+    expect(await store.unlinkUpstreamIdentity(bob.id, bobs.id, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('unlinked');
     expect(await store.listUpstreamIdentities(bob.id)).toEqual([]);
 
     // Of two parallel unlinks of a password-less account's two links, exactly one goes, every time.
@@ -1255,7 +1255,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     let kept = await store.linkUpstreamIdentity({ userId: grace.id, upstreamSlug: 'acme', subject: 'grace-0', email: null, createdAt: NOW });
     for (let round = 1; round <= 10; round++) {
       const added = await store.linkUpstreamIdentity({ userId: grace.id, upstreamSlug: round % 2 ? 'globex' : 'acme', subject: `grace-${round}`, email: null, createdAt: NOW + round });
-      const outcomes = await Promise.all([store.unlinkUpstreamIdentity(grace.id, kept.id), store.unlinkUpstreamIdentity(grace.id, added.id)]);
+      const outcomes = await Promise.all([store.unlinkUpstreamIdentity(grace.id, kept.id, SECURITY_EVENTS.upstream_unlinked, NOW), store.unlinkUpstreamIdentity(grace.id, added.id, SECURITY_EVENTS.upstream_unlinked, NOW)]);
       expect([...outcomes].sort()).toEqual(['last', 'unlinked']);
       const left = await store.listUpstreamIdentities(grace.id);
       expect(left).toEqual([outcomes[0] === 'last' ? kept : added]);
@@ -1267,7 +1267,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
       const henry = await store.createUser({ name: `henry_${round}`, email: `henry.${round}@example.com`, passwordHash: NO_PASSWORD }, NOW);
       const key = await store.createPasskey({ userId: henry.id, credentialId: `cred-henry-${round}`, publicKey: 'pk', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'Key', createdAt: NOW });
       const link = await store.linkUpstreamIdentity({ userId: henry.id, upstreamSlug: 'acme', subject: `henry-${round}`, email: null, createdAt: NOW });
-      const [removed, unlinked] = await Promise.all([store.deletePasskey(henry.id, key.id, SECURITY_EVENTS.passkey_removed, NOW), store.unlinkUpstreamIdentity(henry.id, link.id)]);
+      const [removed, unlinked] = await Promise.all([store.deletePasskey(henry.id, key.id, SECURITY_EVENTS.passkey_removed, NOW), store.unlinkUpstreamIdentity(henry.id, link.id, SECURITY_EVENTS.upstream_unlinked, NOW)]);
       expect(removed === 'deleted' ? unlinked : removed).toBe('last');
       expect([removed, unlinked]).toContain(removed === 'deleted' ? 'deleted' : 'unlinked');
       expect((await store.listPasskeys(henry.id)).length + (await store.listUpstreamIdentities(henry.id)).length).toBe(1);
@@ -1291,7 +1291,7 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.findUpstreamIdentity('acme', 'frank-again')).toBeUndefined();
     expect(await store.findUpstreamIdentity('acme', kept.subject)).toBeUndefined();
     expect(await store.listUpstreamIdentities(bob.id)).toEqual([bobAcme]);
-    expect(await store.unlinkUpstreamIdentity(bob.id, bobAcme.id)).toBe('unlinked');
+    expect(await store.unlinkUpstreamIdentity(bob.id, bobAcme.id, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('unlinked');
     expect(await store.removeUpstream('acme')).toBe(true);
   });
 
@@ -1533,9 +1533,9 @@ describe(`Store (${TEST_DATABASE})`, () => {
       expect(await store.findUpstreamIdentity('github', nul)).toBeUndefined();
       expect(await store.listUpstreamIdentities(far)).toEqual([]);
       await expect(store.touchUpstreamIdentity(far, NOW)).resolves.toBeUndefined();
-      expect(await store.unlinkUpstreamIdentity(far, 1)).toBe('missing');
-      expect(await store.unlinkUpstreamIdentity(alice.id, far)).toBe('missing');
-      expect(await store.unlinkUpstreamIdentity(alice.id, 1.5)).toBe('missing');
+      expect(await store.unlinkUpstreamIdentity(far, 1, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('missing');
+      expect(await store.unlinkUpstreamIdentity(alice.id, far, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('missing');
+      expect(await store.unlinkUpstreamIdentity(alice.id, 1.5, SECURITY_EVENTS.upstream_unlinked, NOW)).toBe('missing');
 
       expect(await store.listPasskeys(far)).toEqual([]);
       expect(await store.getPasskeyByCredentialId(nul)).toBeUndefined();

@@ -8,8 +8,7 @@ import { InvalidInput } from '../../domain/errors.js';
 import { accountKey } from '../../security/rate-limit.js';
 import { passwordResetMessage } from '../../mail/messages.js';
 import { checkNewPassword } from '../../users/users.js';
-import { bothEnd, SECURITY_EVENTS } from '../../domain/security-events.js';
-import { removedWaysIn } from './proof.js';
+import { SECURITY_EVENTS } from '../../domain/security-events.js';
 import { failedRedemption, LINK_INVALID, mailResetLinkWithinLimit, usableLink, type EmailDeps } from './links.js';
 
 export async function requestPasswordReset(deps: EmailDeps, login: string, ip: string): Promise<void> {
@@ -53,7 +52,7 @@ export async function resetPassword(deps: EmailDeps, token: string, password: st
   const now = deps.now();
   // The address the link went to is still the account's (a change voids reset links with it).
   const unproven = owner !== undefined && owner.emailVerifiedAt === null;
-  const ends = unproven ? bothEnd(SECURITY_EVENTS.password_reset, SECURITY_EVENTS.address_proven) : SECURITY_EVENTS.password_reset;
+  const ends = unproven ? SECURITY_EVENTS.address_proven : SECURITY_EVENTS.password_reset;
   const ended = await deps.store.redeemEmailLink(link.tokenHash, now, unproven ? { passwordHash, emailVerifiedAt: now, whileEmailIs: owner.email } : { passwordHash }, [], ends);
   if (!ended) throw await failedRedemption(deps, token, ['reset']);
   // The owner proved the mailbox: earlier failed sign-ins (perhaps why they are here) stop counting.
@@ -61,6 +60,7 @@ export async function resetPassword(deps: EmailDeps, token: string, password: st
   deps.audit('password_reset', { userId: link.userId, endedSessions: ended.sessions });
   if (unproven) {
     deps.audit('email_verified', { userId: link.userId });
-    deps.audit('address_proven', { userId: link.userId, by: 'reset', ...removedWaysIn(ended), endedSessions: ended.sessions });
+    const { passkeys, upstreamIdentities, authenticatorApp, sessions: endedSessions } = ended;
+    deps.audit('address_proven', { userId: link.userId, by: 'reset', passkeys, upstreamIdentities, authenticatorApp, endedSessions });
   }
 }

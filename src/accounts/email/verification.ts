@@ -10,8 +10,7 @@ import { signUpAttemptMessage, verificationMessage } from '../../mail/messages.j
 import { hashSecret } from '../../security/secrets.js';
 import { UniqueViolation } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/users.js';
-import { NOTHING, SECURITY_EVENTS, type Ends } from '../../domain/security-events.js';
-import { removedWaysIn } from './proof.js';
+import { NOTHING, SECURITY_EVENTS } from '../../domain/security-events.js';
 import { failedRedemption, mailNewLink, mailResetLinkWithinLimit, usableLink, type EmailDeps } from './links.js';
 
 /** Mails a new verification link for the user's current address; throws Unavailable when the mail cannot go. */
@@ -47,9 +46,12 @@ export async function resendVerification(deps: EmailDeps, user: UserRecord): Pro
   await sendVerification(deps, user);
 }
 
-/** `again`: the link could not be used, but what it was for is done (followed twice, say). */
+/**
+ * `again`: the link could not be used, but what it was for is done (followed twice, say).
+ * `sign_in_first`: a usable link followed in a browser not signed in to its account: nothing done.
+ */
 interface FollowedLink {
-  kind: 'verified' | 'changed';
+  kind: 'verified' | 'changed' | 'sign_in_first';
   email: string;
   again?: true;
 }
@@ -68,21 +70,11 @@ async function alreadyDone(deps: EmailDeps, token: string): Promise<FollowedLink
 }
 
 /**
- * What following a verification link ends: nothing in the account's own session (the person holds
- * both the account and the mailbox), nor when the account has no way in but its password (the
- * common case: signed up on one device, the link opened on another). Otherwise the mailbox's owner
- * proves the address of an account whose passkeys, linked identities or authenticator app someone
- * made before it was proven, and they go (docs/account.md#proving-the-address).
- */
-async function verificationEnds(deps: EmailDeps, userId: number, signedInUserId: number | undefined): Promise<Ends> {
-  if (signedInUserId === userId) return NOTHING;
-  const [passkeys, links, app] = await Promise.all([deps.store.listPasskeys(userId), deps.store.listUpstreamIdentities(userId), deps.store.getTotp(userId)]);
-  return passkeys.length > 0 || links.length > 0 || app !== undefined ? SECURITY_EVENTS.address_proven : NOTHING;
-}
-
-/**
  * Follows a verification or change-of-address link; every failure is InvalidInput or Conflict and
- * changes nothing. `signedInUserId`: whom this browser is signed in as.
+ * changes nothing. `signedInUserId`: whom this browser is signed in as. A link proves the mailbox,
+ * not who made the account: it is used only in a browser signed in to its account, which proves
+ * both, so an address is never proven for an account its mailbox's owner cannot sign in to
+ * (docs/account.md#proving-the-address). Elsewhere nothing is done, and the page asks to sign in.
  */
 export async function followEmailLink(deps: EmailDeps, token: string, signedInUserId?: number): Promise<FollowedLink> {
   const purposes = ['verify', 'change'] as const;
@@ -95,11 +87,11 @@ export async function followEmailLink(deps: EmailDeps, token: string, signedInUs
     throw err;
   }
   const email = link.email!;
+  if (link.userId !== signedInUserId) return { kind: 'sign_in_first', email };
   const now = deps.now();
   if (link.purpose === 'verify') {
     // Proves only the address it was sent to: useless once the account has moved to another one.
-    const ends = await verificationEnds(deps, link.userId, signedInUserId);
-    const redeemed = await deps.store.redeemEmailLink(link.tokenHash, now, { emailVerifiedAt: now, whileEmailIs: email }, ['verify'], ends);
+    const redeemed = await deps.store.redeemEmailLink(link.tokenHash, now, { emailVerifiedAt: now, whileEmailIs: email }, ['verify'], NOTHING);
     if (!redeemed) {
       const user = await deps.store.getUser(link.userId);
       if (user && user.email !== email) throw new InvalidInput('This link is for an address your account no longer uses');
@@ -109,7 +101,6 @@ export async function followEmailLink(deps: EmailDeps, token: string, signedInUs
       throw await failedRedemption(deps, token, purposes);
     }
     deps.audit('email_verified', { userId: link.userId });
-    if (ends.waysIn) deps.audit('address_proven', { userId: link.userId, by: 'verification', ...removedWaysIn(redeemed), endedSessions: redeemed.sessions });
     return { kind: 'verified', email };
   }
   const before = await deps.store.getUser(link.userId);

@@ -1,5 +1,4 @@
 import type { Ends } from '../../domain/security-events.js';
-import { endArtifacts } from '../security-events/ends.js';
 import { UniqueViolation } from '../../domain/errors.js';
 import type { NewPasskey, PasskeyRecord, PasskeyUse } from '../../domain/passkeys.js';
 import { removeWayIn } from '../users/ways-in.js';
@@ -53,8 +52,7 @@ export abstract class PasskeysQueries extends Queries {
 
   async deletePasskey(userId: number, id: number, ends: Ends, now: number, keepSessionIdHash?: string): Promise<'deleted' | 'last' | 'missing'> {
     if (!isRowId(userId) || !isRowId(id)) return 'missing';
-    const subject = { userId, ...(keepSessionIdHash === undefined ? {} : { keepSessionIdHash }) };
-    const outcome = await removeWayIn(this.knex, 'passkeys', userId, id, (trx) => endArtifacts(trx, subject, ends, now));
+    const outcome = await removeWayIn(this.knex, 'passkeys', { userId, ...(keepSessionIdHash === undefined ? {} : { keepSessionIdHash }) }, id, ends, now);
     return outcome === 'removed' ? 'deleted' : outcome;
   }
 

@@ -1,3 +1,4 @@
+import type { Ends } from '../../domain/security-events.js';
 import type { Knex } from 'knex';
 import { UniqueViolation } from '../../domain/errors.js';
 import type { NewUpstreamIdentity, UpstreamIdentityRecord } from '../../domain/upstreams.js';
@@ -64,9 +65,9 @@ export abstract class UpstreamIdentitiesQueries extends Queries {
    * another link of the same account) waits for this one to end, then counts what is left; SQLite
    * leaves `for update` out, and its one connection runs the transactions one at a time.
    */
-  async unlinkUpstreamIdentity(userId: number, id: number): Promise<UnlinkOutcome> {
+  async unlinkUpstreamIdentity(userId: number, id: number, ends: Ends, now: number, keepSessionIdHash?: string): Promise<UnlinkOutcome> {
     if (!isRowId(userId) || !isRowId(id)) return 'missing';
-    const outcome = await removeWayIn(this.knex, 'upstream_identities', userId, id);
+    const outcome = await removeWayIn(this.knex, 'upstream_identities', { userId, ...(keepSessionIdHash === undefined ? {} : { keepSessionIdHash }) }, id, ends, now);
     return outcome === 'removed' ? 'unlinked' : outcome;
   }
 }

@@ -1,3 +1,4 @@
+import type { Ends } from '../../domain/security-events.js';
 import type { NewUpstreamIdentity, UpstreamIdentityRecord } from '../../domain/upstreams.js';
 
 /** What unlinkUpstreamIdentity did: unlinked it, refused (the account's last way in), or found no such link of this user. */
@@ -16,7 +17,8 @@ export interface UpstreamIdentityStore {
   /**
    * Unlinks user `userId`'s link `id`, atomically: 'last' (nothing changed) when it is the
    * account's last way in (no password, no passkey, no other link), 'missing' when the user has
-   * no such link. Of concurrent unlinks of an account's links, each sees what the others did.
+   * no such link. Of concurrent unlinks of an account's links, each sees what the others did. An
+   * unlink ends `ends` in its transaction (all sessions but `keepSessionIdHash`).
    */
-  unlinkUpstreamIdentity(userId: number, id: number): Promise<UnlinkOutcome>;
+  unlinkUpstreamIdentity(userId: number, id: number, ends: Ends, now: number, keepSessionIdHash?: string): Promise<UnlinkOutcome>;
 }

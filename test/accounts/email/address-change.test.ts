@@ -56,7 +56,7 @@ describe('postChangeEmail', () => {
     expect(pending.emailVerifiedAt).toBe(user.emailVerifiedAt);
     expect(await whoisEmail(user.id)).toBe(user.email);
 
-    const followed = await new Agent(t).fetch(url.pathname + url.search);
+    const followed = await agent.fetch(url.pathname + url.search);
     expect(followed.status).toBe(200);
     expect(await followed.text()).toContain(`Your account's email address is now <strong id="email">${target}</strong>, verified.`);
     const changed = (await t.store.getUser(user.id))!;
@@ -111,7 +111,7 @@ describe('postChangeEmail', () => {
     const url = new URL(linkOf(await smtp.next(target)));
     const taker = new Agent(t);
     expect((await taker.form('/signup', { name: `taker_${process.pid}_${++n}`, email: target, password: 'correct horse battery' })).status).toBe(200);
-    const res = await new Agent(t).fetch(url.pathname + url.search);
+    const res = await agent.fetch(url.pathname + url.search);
     expect(res.status).toBe(409);
     expect(await res.text()).toContain('Another account uses this address by now, so the change was not made');
     expect((await t.store.getUser(user.id))!.email).toBe(user.email);
@@ -136,7 +136,7 @@ describe('postChangeEmail', () => {
     }
     expect((await t.store.getUser(user.id))!.email).toBe(user.email);
 
-    expect((await new Agent(t).fetch(secondUrl.pathname + secondUrl.search)).status).toBe(200);
+    expect((await agent.fetch(secondUrl.pathname + secondUrl.search)).status).toBe(200);
     const voided = await new Agent(t).fetch(firstUrl.pathname + firstUrl.search);
     expect(voided.status).toBe(400);
     expect((await t.store.getUser(user.id))!.email).toBe(second);

@@ -73,7 +73,7 @@ describe('sign-up mails a verification link', () => {
     expect(before).toContain('<strong id="email-state" data-verified="false">not verified</strong>');
     expect(before).toContain('id="resend-verification"');
     const path = pathOf(linkOf(await smtp.next(email)));
-    const res = await new Agent(t).fetch(path);
+    const res = await agent.fetch(path);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await res.text()).toContain(`Your email address <strong id="email">${email}</strong> is verified.`);
@@ -195,7 +195,7 @@ describe('postResendVerification', () => {
     expect(await limited.text()).toContain('Too many attempts, retry in');
     expect(smtp.to(email)).toHaveLength(3);
 
-    expect((await new Agent(t).fetch(pathOf(first))).status).toBe(200);
+    expect((await agent.fetch(pathOf(first))).status).toBe(200);
     expect((await t.store.getUserByName(name))!.emailVerifiedAt).not.toBeNull();
   });
 
@@ -329,7 +329,7 @@ describe('the audit trail', () => {
     try {
       const { agent, name, email } = await signUp();
       const verifyLink = linkOf(await smtp.next(email));
-      await new Agent(t).fetch(pathOf(verifyLink));
+      await agent.fetch(pathOf(verifyLink));
       const user = (await t.store.getUserByName(name))!;
 
       await new Agent(t).form('/forgot-password', { login: name });
@@ -341,7 +341,7 @@ describe('the audit trail', () => {
       await agent.signIn({ name }, 'the next password');
       const target = `${name}@elsewhere.example`;
       expect((await agent.form('/account/email', { email: target, password: 'the next password' })).status).toBe(200);
-      await new Agent(t).fetch(pathOf(linkOf(await smtp.next(target))));
+      await agent.fetch(pathOf(linkOf(await smtp.next(target))));
 
       const ours = events.filter((e) => e.event !== 'sign_in' && e.event !== 'sign_up');
       expect(ours.map((e) => e.event)).toEqual(['email_verified', 'password_reset_requested', 'password_reset', 'email_change_requested', 'email_changed']);
