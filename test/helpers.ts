@@ -18,6 +18,8 @@ import { openStoreAt } from '../src/store/open.js';
 import { PictureFiles } from '../src/pictures/pictures.js';
 import { SIZE_NAMES, type Size } from '../src/pictures/images.js';
 import type { UserRecord } from '../src/domain/users.js';
+import type { EmailLinkPurpose } from '../src/domain/email-links.js';
+import { hashSecret } from '../src/security/secrets.js';
 import { migratedDatabase, tempDir } from './databases.js';
 
 export { freshDatabase, tempDir, TEST_DATABASE, type TestDatabase } from './databases.js';
@@ -269,4 +271,12 @@ export async function storedPicture(t: TestServer, size: Size, userId: number, t
     return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
   }
   return t.store.getPicture(userId, ts, size);
+}
+
+/** A mail link of `purpose` for user `userId`, stored as the service stores the ones it mails (an hour to live); its token. */
+export async function makeEmailLink(t: TestServer, userId: number, purpose: EmailLinkPurpose, email: string | null): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  const now = t.clock.now();
+  await t.store.createEmailLink({ tokenHash: hashSecret(token), userId, purpose, email, expiresAt: now + 3_600_000, usedAt: null, createdAt: now });
+  return token;
 }

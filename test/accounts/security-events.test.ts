@@ -5,7 +5,6 @@
  * says so, and alive where it does not. Runs on SQLite and, with TEST_DATABASE=postgres, on
  * PostgreSQL (docs/account.md#what-each-security-event-ends).
  */
-import { randomBytes } from 'node:crypto';
 import { URI, type TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetFactors } from '../../src/accounts/factors.js';
@@ -14,9 +13,8 @@ import type { AuditEvent, AuditFields } from '../../src/audit.js';
 import { SECURITY_EVENTS, type SecurityEvent } from '../../src/domain/security-events.js';
 import type { UserRecord } from '../../src/domain/users.js';
 import { suspendUser } from '../../src/moderation/moderation.js';
-import { hashSecret } from '../../src/security/secrets.js';
 import { SoftAuthenticator } from '../fixtures/soft-authenticator.js';
-import { Agent, makeUser, signedInAgent, startServer, TEST_PASSWORD, tokenRequest, type TestServer } from '../helpers.js';
+import { Agent, makeEmailLink, makeUser, signedInAgent, startServer, TEST_PASSWORD, tokenRequest, type TestServer } from '../helpers.js';
 import { authorizeOverHttp, registerApp, type RegisteredApp } from '../oidc-flow.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -85,13 +83,6 @@ async function approvedDevice(agent: Agent): Promise<string> {
   return deviceCode;
 }
 
-/** A mail link of `purpose` for the user, made as the mailer makes them; its token. */
-async function mailLink(user: UserRecord, purpose: 'verify' | 'reset' | 'change', email: string | null = null): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
-  await t.store.createEmailLink({ tokenHash: hashSecret(token), userId: user.id, purpose, email, expiresAt: t.clock.now() + 3_600_000, usedAt: null, createdAt: t.clock.now() });
-  return token;
-}
-
 /** Everything a person holds, made before the event. */
 interface Artifacts {
   actor: Agent;
@@ -125,7 +116,7 @@ async function artifacts(agent: Agent, user: UserRecord, totp?: TOTP): Promise<A
     otherAppAccessToken,
     code: await code(agent, app, 'userinfo'),
     deviceCode: await approvedDevice(agent),
-    resetLink: await mailLink(user, 'reset'),
+    resetLink: await makeEmailLink(t, user.id, 'reset', null),
   };
 }
 
@@ -191,7 +182,7 @@ const EVENTS: Record<SecurityEvent, { setUp?: (agent: Agent, user: UserRecord) =
   password_reset: {
     actorKept: false,
     happen: async (a) => {
-      const own = await mailLink(a.user, 'reset');
+      const own = await makeEmailLink(t, a.user.id, 'reset', null);
       const visitor = new Agent(t);
       const res = await visitor.form('/reset-password', { token: own, password: 'a reset password 123' });
       expect(res.status).toBe(200);
@@ -259,7 +250,7 @@ const EVENTS: Record<SecurityEvent, { setUp?: (agent: Agent, user: UserRecord) =
   email_changed: {
     actorKept: true,
     happen: async (a) => {
-      const link = await mailLink(a.user, 'change', `moved-${a.user.id}@example.com`);
+      const link = await makeEmailLink(t, a.user.id, 'change', `moved-${a.user.id}@example.com`);
       expect((await a.actor.fetch(`/verify-email?token=${link}`)).status).toBe(200);
     },
   },
@@ -271,7 +262,7 @@ const EVENTS: Record<SecurityEvent, { setUp?: (agent: Agent, user: UserRecord) =
     },
     happen: async (a) => {
       // A reset proves the mailbox: the mailbox's owner, perhaps not the account's maker.
-      const link = await mailLink(a.user, 'reset');
+      const link = await makeEmailLink(t, a.user.id, 'reset', null);
       expect((await new Agent(t).form('/reset-password', { token: link, password: 'the mailbox owner 1' })).status).toBe(200);
       expect(await t.store.listPasskeys(a.user.id)).toEqual([]);
     },
@@ -355,7 +346,7 @@ describe('holes of the attacker review (issue 50), reproduced', () => {
     await agent.signIn(user);
     const offline = await code(agent, app, 'openid offline_access');
     const deviceCode = await approvedDevice(agent);
-    const link = await mailLink(user, 'reset');
+    const link = await makeEmailLink(t, user.id, 'reset', null);
     expect((await new Agent(t).form('/reset-password', { token: link, password: 'after the theft 123' })).status).toBe(200);
     expect((await exchange(app, offline)).status).toBe(400);
     expect((await tokenRequest(t, { grant_type: DEVICE_GRANT, device_code: deviceCode, ...secretOf(app) })).status).toBe(400);
@@ -368,7 +359,7 @@ describe('proving an address never proven', () => {
     await t.store.knex('users').where({ id: user.id }).update({ email_verified_at: null });
     await addPasskey(agent);
     await totpOn(agent);
-    const link = await mailLink(user, 'reset');
+    const link = await makeEmailLink(t, user.id, 'reset', null);
     expect((await new Agent(t).form('/reset-password', { token: link, password: 'the mailbox owner 1' })).status).toBe(200);
     const after = (await t.store.getUser(user.id))!;
     expect(after.emailVerifiedAt).toBe(t.clock.now());
@@ -382,7 +373,7 @@ describe('proving an address never proven', () => {
   it("a verification link followed outside the account's own session proves nothing: it asks to sign in to that account, then works", async () => {
     const user = await makeUser(t);
     await t.store.knex('users').where({ id: user.id }).update({ email_verified_at: null });
-    const link = await mailLink(user, 'verify', user.email);
+    const link = await makeEmailLink(t, user.id, 'verify', user.email);
     // The victim of a pre-hijacking, following the mail the attacker's sign-up sent her.
     const elsewhere = new Agent(t);
     const asked = await elsewhere.fetch(`/verify-email?token=${link}`);
@@ -404,7 +395,7 @@ describe('proving an address never proven', () => {
     const { agent, user } = await signedInAgent(t);
     await t.store.knex('users').where({ id: user.id }).update({ email_verified_at: null });
     await addPasskey(agent);
-    const link = await mailLink(user, 'verify', user.email);
+    const link = await makeEmailLink(t, user.id, 'verify', user.email);
     expect((await agent.fetch(`/verify-email?token=${link}`)).status).toBe(200);
     expect(await t.store.listPasskeys(user.id)).toHaveLength(1);
     expect((await agent.fetch('/api/account')).status).toBe(200);

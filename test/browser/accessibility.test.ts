@@ -17,10 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveStaticGame } from '../../scripts/serve-static-game.js';
 import { registerGame } from '../../src/games/games.js';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
-import { hashSecret, randomSecret } from '../../src/security/secrets.js';
+import { hashSecret } from '../../src/security/secrets.js';
 import type { EmailLinkPurpose } from '../../src/domain/email-links.js';
 import type { UserRecord } from '../../src/domain/users.js';
-import { makeClient, makeUser, startServer, type TestClient, type TestServer, TEST_PASSWORD } from '../helpers.js';
+import { makeClient, makeEmailLink, makeUser, startServer, type TestClient, type TestServer, TEST_PASSWORD } from '../helpers.js';
 import { expectNoAxeViolations } from './axe.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR, startCallbackServer, type CallbackServer } from './chromium.js';
 import { NOTHING } from '../../src/domain/security-events.js';
@@ -70,11 +70,8 @@ async function signIn(page: Page, who: UserRecord): Promise<void> {
 }
 
 /** An email link's token, stored as the service stores the ones it mails. */
-async function emailLink(who: UserRecord, purpose: EmailLinkPurpose, email: string | null): Promise<string> {
-  const token = randomSecret(32);
-  const now = t.clock.now();
-  await t.store.createEmailLink({ tokenHash: hashSecret(token), userId: who.id, purpose, email, expiresAt: now + 3_600_000, usedAt: null, createdAt: now });
-  return token;
+function emailLink(who: UserRecord, purpose: EmailLinkPurpose, email: string | null): Promise<string> {
+  return makeEmailLink(t, who.id, purpose, email);
 }
 
 async function newPage(context: BrowserContext): Promise<Page> {

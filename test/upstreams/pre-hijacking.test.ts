@@ -6,11 +6,9 @@
  * account; the victim, signing in with her upstream, must never end with the attacker's way in
  * attached to her account. Runs on SQLite and, with TEST_DATABASE=postgres, on PostgreSQL.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/security/secrets.js';
 import { addUpstream } from '../../src/upstreams/upstreams.js';
-import { Agent, startServer, type TestServer } from '../helpers.js';
+import { Agent, makeEmailLink, startServer, type TestServer } from '../helpers.js';
 import { signInAtUpstreamOverHttp, startUpstreamProvider, type UpstreamProvider } from '../upstream-provider.js';
 
 const CLIENT = { client_id: 'identity-service', client_secret: 'upstream-client-secret-for-tests' };
@@ -84,8 +82,7 @@ describe('pre-account hijacking', () => {
     expect(await signedInAs(victim)).toBeUndefined();
 
     // 4. She resets the password by mail: the address is proven, the attacker's session ends.
-    const token = randomBytes(32).toString('base64url');
-    await t.store.createEmailLink({ tokenHash: hashSecret(token), userId: accountId, purpose: 'reset', email: null, expiresAt: t.clock.now() + 3_600_000, usedAt: null, createdAt: t.clock.now() });
+    const token = await makeEmailLink(t, accountId, 'reset', null);
     expect((await victim.form('/reset-password', { token, password: 'the victims own password' })).status).toBe(200);
     expect((await t.store.getUser(accountId))!.emailVerifiedAt).toBe(t.clock.now());
     expect(await signedInAs(attacker)).toBeUndefined();
