@@ -28,6 +28,8 @@ declare module 'koa' {
     bearer?: TokenWithUser;
     /** The session scheme's user. */
     user?: UserRecord;
+    /** The session as this request read it from the store (src/sessions/session.ts): its key and whose it was. */
+    loadedSession?: { key: string; userId: number | null };
     /** The session user's lookup, shared by the security handler and the page (currentUser). */
     currentUser?: { id: number; record: Promise<UserRecord | undefined> };
     /**

@@ -10,9 +10,20 @@ import { NotFound, SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import type { UserRecord } from '../domain/users.js';
 import type { LocalPath } from '../security/return-paths.js';
 import { newCsrfSecret } from '../sessions/csrf.js';
-import { endSession, noteActivity, readSession, startSecondStep, startUserSession } from '../sessions/session.js';
+import { endSession, noteActivity, readSession, sessionEndedSinceRead, startSecondStep, startUserSession } from '../sessions/session.js';
 import { httpErrorOf } from './error-responses.js';
 import type { AppDeps } from './handler.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The user of a request that changes something, once its body has arrived: signed out when the
+ * session it read was ended meanwhile (docs/account.md#what-each-security-event-ends).
+ */
+async function liveUser(ctx: Koa.Context, deps: AppDeps, id: number): Promise<UserRecord | undefined> {
+  if (await sessionEndedSinceRead(ctx, deps.store, deps.now())) return undefined;
+  return deps.store.getUser(id);
+}
 
 /**
  * The user this session is signed in as, if any (a deleted user counts as signed out). Read once
@@ -24,7 +35,7 @@ export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<User
   const known = ctx.state.currentUser;
   if (known?.id === id) return known.record;
   noteActivity(ctx, deps.now());
-  const record = deps.store.getUser(id);
+  const record = SAFE_METHODS.has(ctx.method) ? deps.store.getUser(id) : liveUser(ctx, deps, id);
   ctx.state.currentUser = { id, record };
   return record;
 }

@@ -137,12 +137,24 @@ export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
       renew: true,
       genid: () => randomSecret(32),
       store: {
-        get: async (key: string) => {
+        get: async (key: string, _maxAge: number, options: { ctx?: Koa.Context }) => {
+          const ctx = options.ctx!;
           const data = await deps.store.getSession(hashSecret(key), deps.now());
-          return data === undefined ? undefined : (JSON.parse(data) as unknown);
+          if (data === undefined) return undefined;
+          const sess = JSON.parse(data) as SessionData;
+          ctx.state.loadedSession = { key, userId: sess.userId ?? null };
+          return sess;
         },
-        set: async (key: string, sess: SessionData, maxAge: number) => {
+        set: async (key: string, sess: SessionData, maxAge: number, options: { ctx?: Koa.Context }) => {
+          const ctx = options.ctx!;
           const userId = sess.userId ?? null;
+          const loaded = ctx.state.loadedSession;
+          // A session this request read is written back only if it still stands as it was read:
+          // one a security event ended meanwhile (a slow request's body still arriving) stays ended.
+          if (loaded?.key === key) {
+            await deps.store.updateSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge, userId, userId === null ? null : sess.meta, loaded.userId);
+            return;
+          }
           await deps.store.setSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge, userId, userId === null ? null : sess.meta);
         },
         destroy: async (key: string) => {
@@ -365,6 +377,19 @@ export function noteActivity(ctx: Koa.Context, now: number): void {
 }
 
 /** The stored hash of this request's session id (from its signed cookie), if it has one. */
+/**
+ * Whether the signed-in session this request read has been ended since (a security event deleted
+ * it, or a suspension marked it): a request whose body arrived slowly must not act on a session
+ * that is over. Asked before a request that changes something acts (src/http/signed-in.ts).
+ */
+export async function sessionEndedSinceRead(ctx: Koa.Context, store: SessionStore, now: number): Promise<boolean> {
+  const loaded = ctx.state.loadedSession;
+  const userId = sessionOf(ctx).userId;
+  if (!loaded || loaded.userId === null || loaded.userId !== userId) return false;
+  const data = await store.getSession(hashSecret(loaded.key), now);
+  return data === undefined || (JSON.parse(data) as SessionData).userId !== userId;
+}
+
 export function currentSessionIdHash(ctx: Koa.Context): string | undefined {
   const id = ctx.cookies.get(SESSION_COOKIE, { signed: true });
   return id ? hashSecret(id) : undefined;

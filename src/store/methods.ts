@@ -94,6 +94,7 @@ export const STORE_METHODS = [
   // SessionStore
   'getSession',
   'setSession',
+  'updateSession',
   'listUserSessions',
   'deleteUserSession',
   'deleteSession',

@@ -5,6 +5,7 @@
  * says so, and alive where it does not. Runs on SQLite and, with TEST_DATABASE=postgres, on
  * PostgreSQL (docs/account.md#what-each-security-event-ends).
  */
+import http from 'node:http';
 import { URI, type TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetFactors } from '../../src/accounts/factors.js';
@@ -399,5 +400,41 @@ describe('proving an address never proven', () => {
     expect((await agent.fetch(`/verify-email?token=${link}`)).status).toBe(200);
     expect(await t.store.listPasskeys(user.id)).toHaveLength(1);
     expect((await agent.fetch('/api/account')).status).toBe(200);
+  });
+});
+
+describe('a request in flight across a security event (the second review)', () => {
+  it('a slow request read before a reset neither acts nor brings its ended session back', async () => {
+    const { agent, user } = await signedInAgent(t);
+    await t.store.knex('users').where({ id: user.id }).update({ email_verified_at: null });
+    const pub = new URL(t.config.publicUrl);
+    const key = new SoftAuthenticator({ rpId: pub.hostname, origin: pub.origin });
+    const options = (await (await agent.json('POST', '/api/account/passkeys/options', { password: TEST_PASSWORD })).json()) as Parameters<SoftAuthenticator['register']>[0];
+    const body = Buffer.from(JSON.stringify({ credential: key.register(options) }));
+    const base = new URL(t.baseUrl);
+    const csrf = await agent.csrf();
+    // The attacker's request: read its session, then holds back the body's last byte.
+    let finish!: () => void;
+    const answered = new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        { host: base.hostname, port: base.port, path: '/api/account/passkeys', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': body.length, Cookie: agent.cookieHeader(), 'X-CSRF-Token': csrf } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.subarray(0, body.length - 1));
+      finish = () => req.end(body.subarray(body.length - 1));
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    // The mailbox's owner resets: the attacker's session ends.
+    const link = await makeEmailLink(t, user.id, 'reset', null);
+    expect((await new Agent(t).form('/reset-password', { token: link, password: 'the mailbox owner 1' })).status).toBe(200);
+    expect((await agent.fetch('/api/account')).status).toBe(401);
+    finish();
+    expect(await answered).toBe(401);
+    expect(await t.store.listPasskeys(user.id)).toEqual([]);
+    expect((await agent.fetch('/api/account')).status).toBe(401);
   });
 });

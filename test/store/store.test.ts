@@ -875,6 +875,23 @@ describe(`Store (${TEST_DATABASE})`, () => {
     expect(await store.getSession(hash('7'), NOW)).toBe('{}');
   });
 
+  it('writes a session back only while its row stands as it was read: never again once ended, nor over another owner', async () => {
+    await store.setSession(hash('8'), '{"a":1}', NOW + 1000, alice.id);
+    expect(await store.updateSession(hash('8'), '{"a":2}', NOW + 2000, alice.id, null, alice.id)).toBe(true);
+    expect(await store.getSession(hash('8'), NOW)).toBe('{"a":2}');
+    // Read as alice's, then marked as nobody's (a suspension's marker): not written over.
+    await store.setSession(hash('8'), '{"suspendedUserId":1}', NOW + 1000, null);
+    expect(await store.updateSession(hash('8'), '{"a":3}', NOW + 2000, alice.id, null, alice.id)).toBe(false);
+    expect(await store.getSession(hash('8'), NOW)).toBe('{"suspendedUserId":1}');
+    // A signed-out visitor's session is written back while it is still nobody's.
+    expect(await store.updateSession(hash('8'), '{"b":1}', NOW + 2000, null, null, null)).toBe(true);
+    // Ended (deleted): never inserted again.
+    await store.deleteSession(hash('8'));
+    expect(await store.updateSession(hash('8'), '{"a":4}', NOW + 2000, alice.id, null, alice.id)).toBe(false);
+    expect(await store.getSession(hash('8'), NOW)).toBeUndefined();
+    expect(await store.updateSession('\u0000', '{}', NOW, null, null, null)).toBe(false);
+  });
+
   const meta = (publicId: string, startedAt: number, lastSeenAt: number, userAgent: string | null, signInIp: string | null = null): SessionMeta => ({
     publicId,
     startedAt,

@@ -3,6 +3,17 @@ import { Queries } from '../queries.js';
 import { type Row, isRowId, isRowKey } from '../rows.js';
 import { toSessionMeta } from './rows.js';
 
+function sessionRow(idHash: string, data: string, expiresAt: number, userId: number | null, meta: SessionMeta | null | undefined): Row {
+  const row: Row = { id_hash: idHash, data, expires_at: expiresAt, user_id: userId };
+  if (meta) {
+    // The meta of a session signed in before its address was recorded has no signInIp.
+    Object.assign(row, { public_id: meta.publicId, started_at: meta.startedAt, last_seen_at: meta.lastSeenAt, user_agent: meta.userAgent, sign_in_ip: meta.signInIp ?? null });
+  } else {
+    Object.assign(row, { public_id: null, started_at: null, last_seen_at: null, user_agent: null, sign_in_ip: null });
+  }
+  return row;
+}
+
 /** SessionStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
 export abstract class SessionsQueries extends Queries {
   async getSession(idHash: string, now: number): Promise<string | undefined> {
@@ -12,14 +23,15 @@ export abstract class SessionsQueries extends Queries {
   }
 
   async setSession(idHash: string, data: string, expiresAt: number, userId: number | null, meta?: SessionMeta | null): Promise<void> {
-    const row: Row = { id_hash: idHash, data, expires_at: expiresAt, user_id: userId };
-    if (meta) {
-      // The meta of a session signed in before its address was recorded has no signInIp.
-      Object.assign(row, { public_id: meta.publicId, started_at: meta.startedAt, last_seen_at: meta.lastSeenAt, user_agent: meta.userAgent, sign_in_ip: meta.signInIp ?? null });
-    } else {
-      Object.assign(row, { public_id: null, started_at: null, last_seen_at: null, user_agent: null, sign_in_ip: null });
-    }
-    await this.knex('sessions').insert(row).onConflict('id_hash').merge();
+    await this.knex('sessions').insert(sessionRow(idHash, data, expiresAt, userId, meta)).onConflict('id_hash').merge();
+  }
+
+  async updateSession(idHash: string, data: string, expiresAt: number, userId: number | null, meta: SessionMeta | null | undefined, whileUserId: number | null): Promise<boolean> {
+    if (!isRowKey(idHash)) return false;
+    const query = this.knex('sessions').where({ id_hash: idHash });
+    if (whileUserId === null) query.whereNull('user_id');
+    else query.where({ user_id: whileUserId });
+    return (await query.update(sessionRow(idHash, data, expiresAt, userId, meta))) === 1;
   }
 
   async listUserSessions(userId: number, now: number): Promise<SessionMeta[]> {
