@@ -27,9 +27,12 @@ export async function serveStaticGame(port: number, service?: string): Promise<{
   if (service !== undefined) {
     const page = fs.readFileSync(path.join(FOLDER, 'index.html'), 'utf8').replace('<html lang="en">', `<html lang="en" data-service="${escapeAttribute(service)}">`);
     koa.use(async (ctx, next) => {
-      if (ctx.method !== 'GET' || (ctx.path !== '/' && ctx.path !== '/index.html')) return next();
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = page;
+      if (ctx.method === 'GET' && (ctx.path === '/' || ctx.path === '/index.html')) {
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = page;
+        return;
+      }
+      await next();
     });
   }
   koa.use(serve(FOLDER));

@@ -36,12 +36,6 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
-declare global {
-  interface Window {
-    received: { type: string; error?: boolean; code?: string }[];
-  }
-}
-
 /** The doc's address, on this test's service. */
 const here = (url: string) => url.replaceAll('http://localhost:3000', serviceUrl).replaceAll('localhost%3A3000', encodeURIComponent(serviceUrl.slice('http://'.length)));
 
@@ -61,7 +55,7 @@ async function playGame1(): Promise<Frame> {
 /** Presses the game's "Sign in with Identity": whether the play page's dialog opened before an answer came. */
 async function pressSignIn(game: Frame): Promise<'dialog' | 'answer without a dialog'> {
   await game.getByRole('button', { name: 'Sign in with Identity' }).click();
-  await expect.poll(async () => (await page.isVisible('#consent[open]')) || (await game.evaluate(() => window.received.some((m) => m.type === 'authorized')))).toBe(true);
+  await expect.poll(async () => (await page.isVisible('#consent[open]')) || (await game.evaluate(() => (window as unknown as { received: { type: string }[] }).received.some((m) => m.type === 'authorized')))).toBe(true);
   return (await page.isVisible('#consent[open]')) ? 'dialog' : 'answer without a dialog';
 }
 
