@@ -10,6 +10,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
 import { makeUser, startServer, type TestServer } from '../helpers.js';
+import { expectNoAxeViolations } from './axe.js';
 import { hasChromium, launchChromium, signedInPage, startCallbackServer, type CallbackServer } from './chromium.js';
 
 let t: TestServer;
@@ -54,6 +55,14 @@ describe.skipIf(!hasChromium)("the apps page's sign-in link", () => {
     expect(command).toBe(
       `curl -s ${t.baseUrl}/api/oauth/token -d grant_type=authorization_code -d code=<code> -d client_id=${app.clientId} --data-urlencode redirect_uri=${callback.url} -d code_verifier=${verifier}`,
     );
+
+    // The verifier and the command fit both widths and pass axe.
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 800 });
+      await expectNoAxeViolations(page, `apps page with a public app at ${width} px`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), `${width} px`).toBeLessThanOrEqual(width);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // The link opens in a new tab: the consent page, then the redirect URI with a code.
     const [tab] = await Promise.all([page.context().waitForEvent('page'), link.click()]);
