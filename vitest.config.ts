@@ -15,6 +15,7 @@ const SLOW = [
   'test/example.test.ts',
   'test/example-device.test.ts',
   'test/npm-start.test.ts',
+  'test/docs/walkthrough-commands.test.ts',
   'test/cli/npm-script.test.ts',
   'test/mail/server-process.test.ts',
   'test/store/concurrency.test.ts',

@@ -6,9 +6,10 @@
 // Settings come from the query: ?service=<service origin> and ?client_id=<a public app of the
 // game's author> (default demo_game, from the demo data). Without ?service=, the service is the
 // page that frames the game where the browser says so (location.ancestorOrigins: Chromium and
-// Safari, not Firefox), else http://localhost:3000.
+// Safari, not Firefox), else the address `npm run example:static` was given (SERVICE_URL, which it
+// writes into <html data-service>), else http://localhost:3000.
 const query = new URLSearchParams(location.search);
-const service = new URL(query.get('service') || location.ancestorOrigins?.[0] || 'http://localhost:3000').origin;
+const service = new URL(query.get('service') || location.ancestorOrigins?.[0] || document.documentElement.dataset.service || 'http://localhost:3000').origin;
 
 const form = document.getElementById('settings');
 const clientIdInput = document.getElementById('client-id');
@@ -75,7 +76,10 @@ let sdk;
 try {
   sdk = await import(`${service}/sdk/game.js`);
 } catch {
-  say(`Could not load the game SDK from ${service}/sdk/game.js. Is the service running?`);
+  say(
+    `Could not load the game SDK from ${service}/sdk/game.js: is the identity service running at ${service}? ` +
+      `If it runs elsewhere, add ?service=<its address> to this page's address (or start npm run example:static with SERVICE_URL=<its address>).`,
+  );
 }
 
 if (sdk) {

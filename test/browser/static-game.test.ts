@@ -7,6 +7,7 @@
 import type { Browser } from 'playwright-core';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/free-port.js';
 import { serveStaticGame } from '../../scripts/serve-static-game.js';
 import { registerGame } from '../../src/games/games.js';
 import { registerOAuthApp } from '../../src/oauth/clients.js';
@@ -66,5 +67,31 @@ describe.skipIf(!hasChromium)('the static example game in Chromium', () => {
     await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(256);
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'static-game-signed-in.png'), fullPage: true });
     await context.close();
+  });
+
+  it('opened on its own (outside /play), served with a service address: it names that address, running or not', async () => {
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    for (const [service, said] of [
+      [t.baseUrl, `Open this game from the service’s games page (${t.baseUrl}/games): it signs in through the page around it.`],
+      [
+        nobody,
+        `Could not load the game SDK from ${nobody}/sdk/game.js: is the identity service running at ${nobody}? ` +
+          `If it runs elsewhere, add ?service=<its address> to this page's address (or start npm run example:static with SERVICE_URL=<its address>).`,
+      ],
+    ] as const) {
+      const served = await serveStaticGame(0, service);
+      const page = await browser.newPage();
+      try {
+        page.setDefaultTimeout(10_000);
+        await page.goto(served.url);
+        await expect.poll(() => page.textContent('#status')).toBe(said);
+        // The page's own ?service= wins over the address it was served with.
+        await page.goto(`${served.url}?service=${encodeURIComponent(nobody)}`);
+        await expect.poll(() => page.textContent('#status')).toContain(`Could not load the game SDK from ${nobody}/sdk/game.js`);
+      } finally {
+        await page.close();
+        await served.close();
+      }
+    }
   });
 });

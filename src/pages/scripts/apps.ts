@@ -3,6 +3,7 @@ import type { components } from '../../../generated/api.js';
 import { ids } from '../ids.js';
 import { api } from './api.js';
 import { copying } from './copy.js';
+import { pkcePair, type PkcePair } from './pkce.js';
 import { all, byId, el } from './dom.js';
 import { acting, loading, refused, resultSlotElement, said } from './result.js';
 
@@ -34,6 +35,12 @@ function showSecret(name: string, clientId: string, secret: string): void {
   byId(ids.apps.newSecret).hidden = false;
 }
 
+/**
+ * The traditional-flow link for the redirect URI, scopes and state picked. A public app's link
+ * carries the S256 challenge of a verifier this page made (the service refuses a public app
+ * without PKCE), and the page shows the exchange that redeems the code with that verifier; a
+ * reload makes a new pair.
+ */
 function linkBuilder(app: App): HTMLFieldSetElement {
   const uri = el('select', { class: 'redirect-uri' }, ...app.redirect_uris.map((u) => el('option', { value: u, text: u })));
   const choices = scopeChoices.content.cloneNode(true) as DocumentFragment;
@@ -42,6 +49,8 @@ function linkBuilder(app: App): HTMLFieldSetElement {
   const scopes = all<HTMLInputElement>('input', choices);
   const state = el('input', { class: 'state', placeholder: 'state (any text, returned to you)', value: 'state123' });
   const out = el('a', { class: 'flow-link', target: '_blank', rel: 'noopener' });
+  const exchange = el('code', { class: 'exchange-command' });
+  let pkce: PkcePair | undefined;
   const update = () => {
     const params = new URLSearchParams({
       response_type: 'code',
@@ -53,21 +62,44 @@ function linkBuilder(app: App): HTMLFieldSetElement {
         .join(' '),
     });
     if (state.value) params.set('state', state.value);
+    if (app.public && !pkce) return;
+    if (pkce) {
+      params.set('code_challenge', pkce.challenge);
+      params.set('code_challenge_method', 'S256');
+      exchange.textContent = `curl -s ${location.origin}/api/oauth/token -d grant_type=authorization_code -d code=<code> -d client_id=${app.client_id} --data-urlencode redirect_uri=${uri.value} -d code_verifier=${pkce.verifier}`;
+    }
     const url = `${location.origin}/oauth?${params.toString()}`;
     out.href = url;
     out.textContent = url;
   };
   for (const input of [uri, ...scopes, state]) input.addEventListener('input', update);
   update();
+  const pkceNote = el('p', { class: 'pkce-note', text: 'A public client needs PKCE: making a code verifier for this link…' });
+  if (app.public) {
+    void pkcePair().then((pair) => {
+      if (!pair) {
+        pkceNote.textContent = 'A public client needs PKCE, and this page can make a code verifier only over https (or on localhost): add your own code_challenge and code_challenge_method=S256 to a link.';
+        return;
+      }
+      pkce = pair;
+      pkceNote.replaceChildren(
+        'A public client needs PKCE: this link carries the S256 challenge of the code verifier ',
+        el('code', { class: 'code-verifier', text: pair.verifier }),
+        ', made in this page (a reload makes a new one). Redeem the code from the redirect within 5 minutes with it:',
+      );
+      update();
+    });
+  }
   return el(
     'fieldset',
     { class: 'builder' },
     el('legend', { text: 'Sign-in link (traditional flow)' }),
-    app.public ? el('p', { class: 'pkce-note', text: 'A public client adds its own code_challenge and code_challenge_method=S256 to this link.' }) : null,
     el('label', { text: 'Redirect URI ' }, uri),
     choices,
     el('label', { text: 'State ' }, state),
     el('p', {}, out),
+    app.public ? pkceNote : null,
+    app.public ? el('p', {}, exchange) : null,
   );
 }
 
