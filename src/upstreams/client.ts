@@ -147,7 +147,8 @@ export async function probeTokenEndpoint(upstream: UpstreamRecord, clientSecret:
     await oidc.genericGrantRequest(config, 'authorization_code', { code: oidc.randomState(), redirect_uri: redirectUri, code_verifier: oidc.randomPKCECodeVerifier() });
     return { answered: 'tokens for a code that does not exist' };
   } catch (err) {
-    if (err instanceof oidc.ResponseBodyError && err.status < 500) return { status: err.status, error: err.error };
+    const answer = oauthErrorAnswer(err);
+    if (answer && answer.status < 500) return answer;
     const failure = upstreamError(upstream, err);
     if (failure instanceof Unavailable) throw failure;
     return { answered: failureDetail(err) };
@@ -247,13 +248,23 @@ function nameOf(value: unknown): string | null {
 export function failureDetail(err: unknown): string {
   const { name, message, cause } = err as { name?: unknown; message?: unknown; cause?: unknown };
   const causeOf = cause as { code?: unknown; message?: unknown; status?: unknown } | undefined;
+  const answer = oauthErrorAnswer(err);
   let detail: string;
   if (name === 'TimeoutError' || name === 'AbortError') detail = `no answer within ${TIMEOUT_SECONDS} s`;
-  else if (err instanceof oidc.ResponseBodyError) detail = `answered ${err.status} ${err.error}${err.error_description ? `: ${err.error_description}` : ''}`;
-  else if (err instanceof TypeError && causeOf?.message !== undefined) detail = [causeOf.code, causeOf.message].filter((v) => typeof v === 'string').join(' ');
+  else if (answer) detail = `answered ${answer.status} ${answer.error}${err instanceof oidc.ResponseBodyError && err.error_description ? `: ${err.error_description}` : ''}`;
+  else if (err instanceof TypeError && typeof causeOf?.message === 'string') {
+    detail = typeof causeOf.code === 'string' && !causeOf.message.includes(causeOf.code) ? `${causeOf.code} ${causeOf.message}` : causeOf.message;
+  }
   else if (cause instanceof Response) detail = `${String(message)} (HTTP ${cause.status})`;
   else detail = typeof message === 'string' ? message : String(err);
   return detail.replace(CONTROL_CHARACTERS, ' ').slice(0, 300);
+}
+
+/** An OAuth error the upstream answered: in its body, or in a WWW-Authenticate challenge (a 401 to the client's credentials). */
+function oauthErrorAnswer(err: unknown): { status: number; error: string } | undefined {
+  if (err instanceof oidc.ResponseBodyError) return { status: err.status, error: err.error };
+  if (err instanceof oidc.WWWAuthenticateChallengeError) return { status: err.status, error: err.cause[0]?.parameters.error ?? err.cause[0]?.scheme ?? 'challenge' };
+  return undefined;
 }
 
 /** A domain error for the person, carrying what went wrong (failureDetail) for the operator's log. */
