@@ -15,7 +15,7 @@ import { upstreamClientSecret } from './upstreams.js';
 /** How long the discovery document may take to come. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
 
-export interface Check {
+interface Check {
   /** What was checked: `SESSION_SECRET`, `client secret`, `discovery`, `token endpoint`. */
   name: string;
   ok: boolean;
@@ -41,7 +41,7 @@ export async function sessionKeyCheck(store: SigningKeyStore, secrets: readonly 
 }
 
 /** Whether the upstream's sealed client secret opens with `secrets`; the secret itself when it does. */
-export async function clientSecretCheck(secrets: readonly string[], upstream: UpstreamRecord): Promise<Check & { secret?: string }> {
+async function clientSecretCheck(secrets: readonly string[], upstream: UpstreamRecord): Promise<Check & { secret?: string }> {
   const secret = await upstreamClientSecret(secrets, upstream);
   if (secret === undefined) return { name: 'client secret', ok: false, says: 'SESSION_SECRET does not unseal it: add the upstream again with the server\'s SESSION_SECRET' };
   return { name: 'client secret', ok: true, says: 'SESSION_SECRET unseals it', secret };
@@ -74,7 +74,7 @@ export async function discoveryCheck(issuer: string): Promise<Check> {
 }
 
 /** The token endpoint, asked to redeem a code that cannot exist with the client's id and secret (probeTokenEndpoint). */
-export async function tokenEndpointCheck(upstream: UpstreamRecord, clientSecret: string, callback: string, now: number): Promise<Check> {
+async function tokenEndpointCheck(upstream: UpstreamRecord, clientSecret: string, callback: string, now: number): Promise<Check> {
   const name = 'token endpoint';
   let answer;
   try {

@@ -119,7 +119,7 @@ describe('a failed upstream sign-in is audited and logged with its reason', () =
     const row = await t.store.knex('upstream_providers').where({ slug: 'flaky' }).first<{ client_secret_sealed: string }>();
     await t.store.knex('upstream_providers').where({ slug: 'flaky' }).update({ client_secret_sealed: await seal(OTHER_KEY, UPSTREAM_SECRET_INFO, SECRET) });
     expect(await reasonOf(await agent.fetch(`/signin/upstream/flaky/callback?code=abc&state=${state}`))).toEqual([503, 'Signing in with Flaky is not possible now: ask the operator']);
-    await t.store.knex('upstream_providers').where({ slug: 'flaky' }).update({ client_secret_sealed: row!.client_secret_sealed });
+    await t.store.knex('upstream_providers').where({ slug: 'flaky' }).update({ client_secret_sealed: row.client_secret_sealed });
 
     // Gone between the start and the callback.
     state = await started(agent, 'flaky');
