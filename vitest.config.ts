@@ -27,6 +27,7 @@ const SLOW = [
   'test/oauth/signing-key-rotation.test.ts',
   'test/client/package.test.ts',
   'test/upstreams/upstream-provider.test.ts',
+  'test/docs/backups.test.ts',
 ];
 
 /**

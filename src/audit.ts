@@ -24,12 +24,14 @@ export interface AuditEvents {
   /**
    * A sign-in through upstream `upstream` (its slug) that signed nobody in: the person cancelled
    * there (`cancelled`), it answered an error (`refused`), the callback matched no sign-in this
-   * browser started (`not_started`), its answer could not be used or it could not be reached
-   * (`upstream_error`), it did not say the address is verified (`email_not_verified`), or an
-   * account here has the address without ever having proven it (`address_unproven`), or it did
-   * not prove the fresh sign-in an app asked for (`not_fresh`).
+   * browser started (`not_started`), it could not be reached or answered that it cannot sign in
+   * now (`unreachable`), its answer could not be used (`upstream_error`), its client secret could
+   * not be unsealed with SESSION_SECRET (`secret_unreadable`), it did not say the address is
+   * verified (`email_not_verified`), or an account here has the address without ever having
+   * proven it (`address_unproven`), or it did not prove the fresh sign-in an app asked for
+   * (`not_fresh`). Each is also a warning in the log, with what went wrong.
    */
-  upstream_sign_in_failed: { upstream: string; ip: string; reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' | 'address_unproven' | 'not_fresh' };
+  upstream_sign_in_failed: { upstream: string; ip: string; reason: 'cancelled' | 'refused' | 'not_started' | 'unreachable' | 'upstream_error' | 'secret_unreadable' | 'email_not_verified' | 'address_unproven' | 'not_fresh' };
   /** An upstream identity was linked to the account: signing in there now signs in here. */
   upstream_identity_linked: { userId: number; upstream: string; ip: string };
   /** A linked upstream identity was unlinked from the account (`unlinkUpstreamIdentity`): signing in there no longer signs in here. */

@@ -21,6 +21,8 @@ interface SpawnServiceOptions {
   script?: 'src/server.ts' | 'dist/src/server.js';
   /** How long the service may take to answer /healthz with 200. */
   readySeconds?: number;
+  /** Its working folder, where the default `./data/` is (default: the repository). */
+  cwd?: string;
 }
 
 export interface SpawnedService {
@@ -96,7 +98,7 @@ export async function spawnService(options: SpawnServiceOptions = {}): Promise<S
   const script = options.script ?? 'src/server.ts';
   const args = script.endsWith('.ts') ? ['--import', 'tsx', script] : [script];
   const { child, stdout, stderr, exited, ended, gone } = spawnCollected(process.execPath, args, {
-    cwd: root,
+    cwd: options.cwd ?? root,
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', ...options.env },
   });
 

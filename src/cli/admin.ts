@@ -12,6 +12,7 @@ import { appCommands } from './apps.js';
 import { codeCommands } from './codes.js';
 import { createCliContext, type CliIo } from './context.js';
 import { databaseCommands } from './database.js';
+import { describeEnvironment } from './environment.js';
 import { gameCommands } from './games.js';
 import { keyCommands } from './keys.js';
 import { moderationCommands } from './moderation.js';
@@ -54,6 +55,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   keyCommands(program, cli);
   upstreamCommands(program, cli);
   databaseCommands(program, cli);
+  describeEnvironment(program);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

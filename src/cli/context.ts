@@ -31,6 +31,10 @@ export interface CliContext {
   pictures(): Promise<PictureStore>;
   /** The command's answer: one JSON line on stdout. */
   print(value: unknown): void;
+  /** A line of text on stdout, for the one command that answers in lines (`upstream test`). */
+  line(text: string): void;
+  /** A note to the operator on stderr (stdout carries only the answer). */
+  note(text: string): void;
   /** Log lines (audit lines included) at LOG_LEVEL, on stderr: stdout carries only the answer. */
   logger(): Logger;
   /**
@@ -80,6 +84,8 @@ export function createCliContext(io: CliIo): CliContext & { close(): Promise<voi
     deps: async () => ({ store: await getStore(), now }),
     pictures: async () => picturesFor(getConfig(), await getStore(), now),
     print: (value) => io.stdout(`${JSON.stringify(value)}\n`),
+    line: (text) => io.stdout(`${text}\n`),
+    note: (text) => io.stderr(`note: ${text}\n`),
     logger,
     audit: () => (audit ??= composeAudit()),
     noticesSent: async () => {

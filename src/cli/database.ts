@@ -21,7 +21,7 @@ export function databaseCommands(program: Command, cli: CliContext): void {
           // Copy the folder right after the database: a picture changed in between may be missing
           // from the copy (that user shows no picture until the next upload); extra files are
           // swept at start once older than PICTURE_SWEEP_AGE_SECONDS.
-          copy: `right after this backup, copy ${config.picturesDir} too (e.g. rsync -a ${config.picturesDir}/ <backup-dir>/pictures/)`,
+          copy: `right after this backup, copy ${config.picturesDir} too (e.g. cp -a ${config.picturesDir} <backup-dir>/pictures)`,
         },
       });
     });

@@ -1,11 +1,13 @@
 /**
- * `upstream add|list|enable|disable|update|remove`: the upstream identity providers people will sign in
- * through (docs/operations.md#upstream-identity-providers). Never prints a client secret.
+ * `upstream add|list|enable|disable|update|test|remove`: the upstream identity providers people will sign in
+ * through (docs/operations.md#upstream-identity-providers). Never prints a client secret. `add`
+ * and `test` check the upstream as the server will use it (src/upstreams/checks.ts).
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { InvalidInput } from '../domain/errors.js';
-import { UPSTREAM_PRESET_NAMES, type ClaimMapping, type UpstreamPresetName } from '../domain/upstreams.js';
-import { addUpstream, removeUpstream, setUpstreamEnabled, setUpstreamTrustMfa, upstreamCallback, upstreamView, type UpstreamSource } from '../upstreams/upstreams.js';
+import { UPSTREAM_PRESET_NAMES, type ClaimMapping, type UpstreamPresetName, type UpstreamRecord } from '../domain/upstreams.js';
+import { discoveryCheck, sessionKeyCheck, upstreamChecks } from '../upstreams/checks.js';
+import { addUpstream, removeUpstream, upstreamByName, setUpstreamEnabled, setUpstreamTrustMfa, upstreamCallback, upstreamView, type UpstreamSource } from '../upstreams/upstreams.js';
 import { collect } from './arguments.js';
 import type { CliContext } from './context.js';
 
@@ -35,6 +37,8 @@ interface AddOptions {
   scope?: string[];
   clientId: string;
   clientSecret: string;
+  /** false with --no-check */
+  check: boolean;
 }
 
 /** Which provider `add` was given: exactly one of --issuer, --preset and the endpoint triple, or a usage error. */
@@ -58,6 +62,22 @@ function source(o: AddOptions, command: Command): UpstreamSource {
   return { authorizationEndpoint, tokenEndpoint, userinfoEndpoint, claimMapping };
 }
 
+/**
+ * What `upstream add` checks before it stores the upstream (unless --no-check): the key it seals
+ * the client secret with is the running server's, and an OpenID Connect issuer's discovery
+ * document is reachable and valid. A failure refuses with its reason (exit 1); a key that cannot
+ * be compared yet passes with a note.
+ */
+async function checkBeforeAdding(cli: CliContext, record: UpstreamRecord): Promise<void> {
+  const key = await sessionKeyCheck(await cli.store(), cli.config().sessionSecrets);
+  if (!key.ok) throw new InvalidInput(key.says);
+  if (key.nothingSealed) cli.note(`SESSION_SECRET: ${key.says}`);
+  if (record.kind === 'oidc' && record.issuer) {
+    const discovery = await discoveryCheck(record.issuer);
+    if (!discovery.ok) throw new InvalidInput(`discovery failed: ${discovery.says} (add it anyway with --no-check)`);
+  }
+}
+
 export function upstreamCommands(program: Command, cli: CliContext): void {
   const upstream = program.command('upstream').description('Manage the upstream identity providers people sign in through');
   upstream
@@ -75,6 +95,7 @@ export function upstreamCommands(program: Command, cli: CliContext): void {
     .option('--scope <scope>', "a scope to ask for (repeat; default: the preset's, openid email profile for OpenID Connect, none for OAuth 2.0)", collect)
     .requiredOption('--client-id <id>', 'the client id the upstream gave')
     .requiredOption('--client-secret <secret>', 'the client secret the upstream gave (stored sealed, never printed)')
+    .option('--no-check', "add it without checking that SESSION_SECRET is the server's and that the issuer's discovery document is reachable and valid")
     .action(async (o: AddOptions, command: Command) => {
       const from = source(o, command);
       const config = cli.config();
@@ -86,6 +107,7 @@ export function upstreamCommands(program: Command, cli: CliContext): void {
       const added = await addUpstream(
         { store, now, secrets: config.sessionSecrets },
         { name: o.name, source: from, scopes: o.scope, clientId: o.clientId, clientSecret: o.clientSecret },
+        o.check ? (record) => checkBeforeAdding(cli, record) : undefined,
       );
       cli.print({ slug: added.slug, name: added.name, kind: added.kind, preset: added.preset, callback: upstreamCallback(config.publicUrl, added.slug) });
     });
@@ -116,6 +138,21 @@ export function upstreamCommands(program: Command, cli: CliContext): void {
       if (o.trustMfa === undefined) command.error('error: give --trust-mfa or --no-trust-mfa');
       const changed = await setUpstreamTrustMfa(await cli.store(), o.name, o.trustMfa);
       cli.print(upstreamView(changed, cli.config().publicUrl));
+    });
+  upstream
+    .command('test')
+    .description(
+      "Check an upstream as the server will use it, one line per check (ok or failed, and why): SESSION_SECRET is the server's, the client secret unseals, the issuer's discovery document (OpenID Connect), the token endpoint takes the client id and secret; exit 1 when one fails",
+    )
+    .argument('<name>', 'its name, in any case')
+    .action(async (name: string) => {
+      const { store, now } = await cli.deps();
+      const upstream = await upstreamByName(store, name);
+      const config = cli.config();
+      const checks = await upstreamChecks({ store, secrets: config.sessionSecrets, now }, upstream, upstreamCallback(config.publicUrl, upstream.slug));
+      for (const check of checks) cli.line(`${check.name}: ${check.ok ? 'ok' : 'failed'}: ${check.says}`);
+      const failed = checks.filter((c) => !c.ok).map((c) => c.name);
+      if (failed.length > 0) throw new InvalidInput(`${upstream.name}: ${failed.length} of ${checks.length} checks failed (${failed.join(', ')})`);
     });
   upstream
     .command('remove')

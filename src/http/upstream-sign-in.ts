@@ -16,7 +16,7 @@ import { pageContext, redirect, sendHtml } from './pages.js';
 import { beginSecondStep, beginSignedInSession } from './signed-in.js';
 
 export function upstreamDeps(deps: AppDeps): UpstreamSignInDeps {
-  return { store: deps.store, now: deps.now, limits: deps.limits, audit: deps.audit, secrets: deps.config.sessionSecrets, publicUrl: deps.config.publicUrl };
+  return { store: deps.store, now: deps.now, limits: deps.limits, audit: deps.audit, logger: deps.logger, secrets: deps.config.sessionSecrets, publicUrl: deps.config.publicUrl };
 }
 
 /**

@@ -193,3 +193,14 @@ async function importOperatorKey(pem: string): Promise<Awaited<ReturnType<typeof
   if (modulusBits < 2048) throw new InvalidInput(`The RSA key must have at least 2048 bits, this one has ${modulusBits}`);
   return key;
 }
+
+/**
+ * Whether `secrets` are the server's: they open the signing key the server signs with now (the
+ * newest key still signing), which only the server's SESSION_SECRET sealed. Undefined when no key
+ * signs yet (the server never started on this database): nothing sealed tells.
+ */
+export async function opensSigningKey(store: SigningKeyStore, secrets: readonly string[]): Promise<boolean | undefined> {
+  const signing = (await store.listSigningKeys()).find((k) => k.retiredAt === null);
+  if (!signing) return undefined;
+  return (await unseal(secrets, KEY_ENCRYPTION_INFO, signing.privateJwe)) !== undefined;
+}

@@ -9,6 +9,7 @@
  */
 import * as oidc from 'openid-client';
 import { BadGateway, InvalidInput, Unavailable } from '../domain/errors.js';
+import { CONTROL_CHARACTERS } from '../domain/text.js';
 import type { UpstreamIdentityClaims, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
 import type { UpstreamRecord } from '../domain/upstreams.js';
 import type { FreshSignIn } from '../oauth/authorization-policy.js';
@@ -135,6 +136,26 @@ export async function authorizationRequest(
 }
 
 /**
+ * The token endpoint asked to redeem a code that cannot exist, with the client's id and secret as a
+ * sign-in sends them (the operator's `admin upstream test`): the OAuth error it answers
+ * (`invalid_grant` says the client was accepted, `invalid_client` that it was not), or the failure
+ * the person would be told (Unavailable: it cannot be reached), with its detail.
+ */
+export async function probeTokenEndpoint(upstream: UpstreamRecord, clientSecret: string, redirectUri: string, now: number): Promise<{ status: number; error: string } | { answered: string }> {
+  const config = await configuration(upstream, clientSecret, now);
+  try {
+    await oidc.genericGrantRequest(config, 'authorization_code', { code: oidc.randomState(), redirect_uri: redirectUri, code_verifier: oidc.randomPKCECodeVerifier() });
+    return { answered: 'tokens for a code that does not exist' };
+  } catch (err) {
+    const answer = oauthErrorAnswer(err);
+    if (answer && answer.status < 500) return answer;
+    const failure = upstreamError(upstream, err);
+    if (failure instanceof Unavailable) throw failure;
+    return { answered: failureDetail(err) };
+  }
+}
+
+/**
  * The code of the callback at `callbackUrl` exchanged (once, with the PKCE verifier), and who the
  * person is. The callback's state was matched with the session's by the caller and is checked
  * again here; an error the upstream sent back is the caller's to explain.
@@ -218,6 +239,39 @@ function nameOf(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, NAME_MAX) : null;
 }
 
+/**
+ * What went wrong talking to the upstream, for the operator's log line (src/upstreams/sign-in.ts)
+ * and the CLI's checks: the network error's code and message, the HTTP status and OAuth error of
+ * an answer, or the library's message. Never the request (which carries the client secret), and
+ * one line of at most 300 characters.
+ */
+export function failureDetail(err: unknown): string {
+  const { name, message, cause } = err as { name?: unknown; message?: unknown; cause?: unknown };
+  const causeOf = cause as { code?: unknown; message?: unknown; status?: unknown } | undefined;
+  const answer = oauthErrorAnswer(err);
+  let detail: string;
+  if (name === 'TimeoutError' || name === 'AbortError') detail = `no answer within ${TIMEOUT_SECONDS} s`;
+  else if (answer) detail = `answered ${answer.status} ${answer.error}${err instanceof oidc.ResponseBodyError && err.error_description ? `: ${err.error_description}` : ''}`;
+  else if (err instanceof TypeError && typeof causeOf?.message === 'string') {
+    detail = typeof causeOf.code === 'string' && !causeOf.message.includes(causeOf.code) ? `${causeOf.code} ${causeOf.message}` : causeOf.message;
+  }
+  else if (cause instanceof Response) detail = `${String(message)} (HTTP ${cause.status})`;
+  else detail = typeof message === 'string' ? message : String(err);
+  return detail.replace(CONTROL_CHARACTERS, ' ').slice(0, 300);
+}
+
+/** An OAuth error the upstream answered: in its body, or in a WWW-Authenticate challenge (a 401 to the client's credentials). */
+function oauthErrorAnswer(err: unknown): { status: number; error: string } | undefined {
+  if (err instanceof oidc.ResponseBodyError) return { status: err.status, error: err.error };
+  if (err instanceof oidc.WWWAuthenticateChallengeError) return { status: err.status, error: err.cause[0]?.parameters.error ?? err.cause[0]?.scheme ?? 'challenge' };
+  return undefined;
+}
+
+/** A domain error for the person, carrying what went wrong (failureDetail) for the operator's log. */
+function withDetail<E extends object>(error: E, err: unknown): E & { detail: string } {
+  return Object.assign(error, { detail: failureDetail(err) });
+}
+
 /** What went wrong talking to the upstream, as the person is told: its answers are never shown. */
 function upstreamError(upstream: UpstreamRecord, err: unknown): Error {
   if (err instanceof BadGateway || err instanceof Unavailable || err instanceof InvalidInput) return err;
@@ -226,8 +280,8 @@ function upstreamError(upstream: UpstreamRecord, err: unknown): Error {
   const cause = (err as { cause?: { code?: unknown } }).cause;
   // fetch's network failures (refused, reset, unknown host) and openid-client's timeout.
   if ((err instanceof TypeError && (err.message === 'fetch failed' || cause?.code !== undefined)) || name === 'TimeoutError' || name === 'AbortError') {
-    return new Unavailable(`${upstream.name} cannot be reached now: try again later`);
+    return withDetail(new Unavailable(`${upstream.name} cannot be reached now: try again later`), err);
   }
-  if (err instanceof oidc.ResponseBodyError && err.status >= 500) return new Unavailable(`${upstream.name} cannot sign you in now: try again later`);
-  return new BadGateway(`${upstream.name} answered something that cannot be used: try again, or sign in another way`);
+  if (err instanceof oidc.ResponseBodyError && err.status >= 500) return withDetail(new Unavailable(`${upstream.name} cannot sign you in now: try again later`), err);
+  return withDetail(new BadGateway(`${upstream.name} answered something that cannot be used: try again, or sign in another way`), err);
 }

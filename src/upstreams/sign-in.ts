@@ -16,7 +16,8 @@
  * - an address the upstream does not say is verified makes and links nothing.
  * Every start and callback counts against the client address (limits.upstreamIp).
  */
-import type { Audit } from '../audit.js';
+import type { Logger } from 'pino';
+import type { Audit, AuditEvents } from '../audit.js';
 import { authenticatorAppOn } from '../accounts/second-factor.js';
 import type { SignedIn } from '../accounts/sign-in.js';
 import { BadGateway, Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated, Unavailable, UniqueViolation } from '../domain/errors.js';
@@ -36,6 +37,8 @@ export interface UpstreamSignInDeps {
   now: () => number;
   limits: Pick<Limits, 'upstreamIp'>;
   audit: Audit;
+  /** Where a failure's warning goes, with what went wrong, for the operator (signInFailed). */
+  logger: Pick<Logger, 'warn'>;
   /** SESSION_SECRET's values (they open the upstream's sealed client secret). */
   secrets: readonly string[];
   publicUrl: string;
@@ -111,10 +114,50 @@ export async function offeredUpstreams(store: Store): Promise<OfferedUpstream[]>
     .map(({ slug, name, issuer, authorizationEndpoint }) => ({ slug, name, origin: new URL(authorizationEndpoint ?? issuer ?? 'invalid:').origin }));
 }
 
-async function clientSecretOf(deps: UpstreamSignInDeps, upstream: UpstreamRecord): Promise<string> {
+type FailureReason = AuditEvents['upstream_sign_in_failed']['reason'];
+
+/** Each reason as the operator's warning says it. */
+const FAILURE_REASONS: Record<FailureReason, string> = {
+  cancelled: 'the person cancelled there',
+  refused: 'it answered an error',
+  not_started: 'the callback matched no sign-in this browser started',
+  unreachable: 'it cannot be reached',
+  upstream_error: 'its answer cannot be used',
+  secret_unreadable: 'its client secret cannot be unsealed with SESSION_SECRET (add the upstream again with the server\'s key)',
+  email_not_verified: 'it did not say the address is verified',
+  address_unproven: 'an account here has the address, never proven',
+  not_fresh: 'it did not prove the fresh sign-in an app asked for',
+};
+
+/**
+ * A sign-in through `upstream` that signed nobody in, at its start or its callback: audited
+ * (`upstream_sign_in_failed` with the reason) and logged as a warning that names the upstream, the
+ * reason and, from the error, what went wrong (src/upstreams/client.ts's failureDetail: never a
+ * secret), so the operator learns what the person was only told to ask about.
+ */
+function signInFailed(deps: UpstreamSignInDeps, upstream: Pick<UpstreamRecord, 'slug' | 'name'>, ip: string, reason: FailureReason, err?: unknown): void {
+  deps.audit('upstream_sign_in_failed', { upstream: upstream.slug, ip, reason });
+  const detail = (err as { detail?: unknown } | undefined)?.detail;
+  deps.logger.warn(
+    { upstream: upstream.slug, reason, ...(typeof detail === 'string' ? { detail } : {}) },
+    `signing in through ${upstream.name} failed: ${FAILURE_REASONS[reason]}${typeof detail === 'string' ? ` (${detail})` : ''}`,
+  );
+}
+
+/** An error talking to the upstream, as signInFailed records it; undefined for what is not the upstream's (a bug). */
+function upstreamFailureReason(err: unknown): FailureReason | undefined {
+  if (err instanceof Unavailable) return 'unreachable';
+  if (err instanceof BadGateway || err instanceof InvalidInput) return 'upstream_error';
+  return undefined;
+}
+
+async function clientSecretOf(deps: UpstreamSignInDeps, upstream: UpstreamRecord, ip: string): Promise<string> {
   const secret = await upstreamClientSecret(deps.secrets, upstream);
   // SESSION_SECRET changed without its old value kept: the operator must add the upstream again.
-  if (secret === undefined) throw new Unavailable(`Signing in with ${upstream.name} is not possible now: ask the operator`);
+  if (secret === undefined) {
+    signInFailed(deps, upstream, ip, 'secret_unreadable');
+    throw new Unavailable(`Signing in with ${upstream.name} is not possible now: ask the operator`);
+  }
   return secret;
 }
 
@@ -131,8 +174,20 @@ export async function startUpstreamSignIn(
   const now = deps.now();
   // The app's prompt=login or max_age, passed on; a plain OAuth 2.0 upstream has no ID token to prove it with.
   const fresh = options.linkTo === undefined ? freshSignInAsked(options.returnTo) : undefined;
-  if (fresh !== undefined && upstream.kind !== 'oidc') throw notConfirmed(upstream, 'cannot');
-  const { url, checks } = await authorizationRequest(upstream, await clientSecretOf(deps, upstream), upstreamCallback(deps.publicUrl, slug), now, fresh);
+  if (fresh !== undefined && upstream.kind !== 'oidc') {
+    signInFailed(deps, upstream, ip, 'not_fresh');
+    throw notConfirmed(upstream, 'cannot');
+  }
+  const clientSecret = await clientSecretOf(deps, upstream, ip);
+  let request;
+  try {
+    request = await authorizationRequest(upstream, clientSecret, upstreamCallback(deps.publicUrl, slug), now, fresh);
+  } catch (err) {
+    const reason = upstreamFailureReason(err);
+    if (reason) signInFailed(deps, upstream, ip, reason, err);
+    throw err;
+  }
+  const { url, checks } = request;
   return {
     url,
     start: {
@@ -177,8 +232,7 @@ export async function finishUpstreamSignIn(
   await deps.limits.upstreamIp.consume(ip);
   const upstream = await enabledUpstream(deps.store, slug);
   const named = { slug: upstream.slug, name: upstream.name };
-  const failed = (reason: 'cancelled' | 'refused' | 'not_started' | 'upstream_error' | 'email_not_verified' | 'address_unproven' | 'not_fresh') =>
-    deps.audit('upstream_sign_in_failed', { upstream: slug, ip, reason });
+  const failed = (reason: FailureReason) => signInFailed(deps, upstream, ip, reason);
   if (callback.error !== undefined) {
     failed(callback.error === 'access_denied' ? 'cancelled' : 'refused');
     throw new InvalidInput(callback.error === 'access_denied' ? `You cancelled signing in with ${upstream.name}` : `${upstream.name} refused the sign-in (${errorCode(callback.error)})`);
@@ -187,11 +241,13 @@ export async function finishUpstreamSignIn(
     failed('not_started');
     throw new InvalidInput(START_AGAIN);
   }
+  const clientSecret = await clientSecretOf(deps, upstream, ip);
   let claims;
   try {
-    claims = await readIdentity(upstream, await clientSecretOf(deps, upstream), start, callback.url, deps.now());
+    claims = await readIdentity(upstream, clientSecret, start, callback.url, deps.now());
   } catch (err) {
-    if (err instanceof BadGateway || err instanceof Unavailable || err instanceof InvalidInput) failed('upstream_error');
+    const reason = upstreamFailureReason(err);
+    if (reason) signInFailed(deps, upstream, ip, reason, err);
     throw err;
   }
   // A sign-in the app asked to be fresh is made only on the upstream's proof: never a fresh

@@ -72,8 +72,12 @@ export function upstreamView(u: UpstreamRecord, publicUrl: string) {
   };
 }
 
-/** Adds an upstream, enabled, its `mfa` not trusted (setUpstreamTrustMfa); Conflict when another one's name has the same slug. */
-export async function addUpstream(deps: Deps, input: NewUpstream): Promise<UpstreamRecord> {
+/**
+ * Adds an upstream, enabled, its `mfa` not trusted (setUpstreamTrustMfa); Conflict when another
+ * one's name has the same slug. `check` (the operator CLI's, src/upstreams/checks.ts) sees the
+ * record once the input is valid and before it is stored, and refuses by throwing.
+ */
+export async function addUpstream(deps: Deps, input: NewUpstream, check?: (record: UpstreamRecord) => Promise<void>): Promise<UpstreamRecord> {
   const { name, slug } = upstreamName(input.name);
   const clientId = checkedClientId(input.clientId);
   const clientSecret = checkedClientSecret(input.clientSecret);
@@ -88,6 +92,7 @@ export async function addUpstream(deps: Deps, input: NewUpstream): Promise<Upstr
     trustMfa: false,
     createdAt: deps.now(),
   };
+  await check?.(record);
   try {
     await deps.store.addUpstream(record);
   } catch (err) {
@@ -114,6 +119,14 @@ export async function setUpstreamTrustMfa(store: UpstreamStore, name: string, tr
   const slug = upstreamSlug(name);
   if (slug === '' || !(await store.setUpstreamTrustMfa(slug, trustMfa))) throw upstreamNotFound(name);
   const upstream = await store.getUpstream(slug);
+  if (!upstream) throw upstreamNotFound(name);
+  return upstream;
+}
+
+/** An upstream found by its name as setUpstreamEnabled finds it. */
+export async function upstreamByName(store: UpstreamStore, name: string): Promise<UpstreamRecord> {
+  const slug = upstreamSlug(name);
+  const upstream = slug === '' ? undefined : await store.getUpstream(slug);
   if (!upstream) throw upstreamNotFound(name);
   return upstream;
 }

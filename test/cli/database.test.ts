@@ -51,7 +51,7 @@ describe('backup', () => {
       pictures: {
         dir: t.config.picturesDir,
         layout: 'large/ medium/ small/ each holding <userId>-<pfpTimestamp>.webp',
-        copy: `right after this backup, copy ${t.config.picturesDir} too (e.g. rsync -a ${t.config.picturesDir}/ <backup-dir>/pictures/)`,
+        copy: `right after this backup, copy ${t.config.picturesDir} too (e.g. cp -a ${t.config.picturesDir} <backup-dir>/pictures)`,
       },
     });
     const copy = new Database(out, { readonly: true });

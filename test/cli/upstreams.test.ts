@@ -20,7 +20,8 @@ let env: NodeJS.ProcessEnv;
 
 const { cliWith, ok, fails } = cliRunner(() => env, () => NOW);
 
-const secretArgs = (n: string) => ['--client-id', `client-${n}`, '--client-secret', `secret-${n}`];
+// Added without the checks of a real provider (--no-check): those are test/cli/upstream-checks.test.ts's.
+const secretArgs = (n: string) => ['--client-id', `client-${n}`, '--client-secret', `secret-${n}`, '--no-check'];
 
 /** What `upstream list` shows of each, by slug. */
 async function listed(): Promise<Record<string, Record<string, unknown>>> {
@@ -152,7 +153,7 @@ describe('upstream add', () => {
 
   it('stores the client secret only sealed: not in any column, not on stdout or stderr even at LOG_LEVEL=trace; SESSION_SECRET opens it', async () => {
     const secret = 'very-secret-upstream-value-7f3a9c';
-    const run = await cliWith({ ...env, LOG_LEVEL: 'trace' }, 'upstream', 'add', '--name', 'Sealed', '--issuer', 'https://sealed.example', '--client-id', 'sealed-client', '--client-secret', secret);
+    const run = await cliWith({ ...env, LOG_LEVEL: 'trace' }, 'upstream', 'add', '--name', 'Sealed', '--issuer', 'https://sealed.example', '--client-id', 'sealed-client', '--client-secret', secret, '--no-check');
     expect(run.code).toBe(0);
     expect(run.stdout + run.stderr).not.toContain(secret);
     const listRun = await cliWith({ ...env, LOG_LEVEL: 'trace' }, 'upstream', 'list');
