@@ -20,7 +20,7 @@ const ERROR_HEADINGS: Record<number, string> = {
   400: 'This request cannot be used',
   401: 'Sign in to continue',
   403: 'You are not allowed to do this',
-  404: 'Not found',
+  404: 'Page not found',
   405: 'This address does not take that kind of request',
   409: 'This cannot be done as things are now',
   413: 'That is too large',
@@ -35,6 +35,7 @@ function errorHeading(status: number): string {
 }
 
 export function errorPage(o: Common & { status: number; message: string }): string {
+  if (o.status === 404) return notFound(o, o.message);
   const heading = errorHeading(o.status);
   return layout({
     ...o,
@@ -45,15 +46,23 @@ ${o.status === 401 && !o.user ? html`<p><a href="/signin">Sign in</a></p>\n` : '
   });
 }
 
-/** The page for an address no page has (a browser's GET; programs get `{message}`). */
-export function notFoundPage(o: Common & { path: string }): string {
+/**
+ * A 404, whether no page has the address or the page's thing is gone (a game, a user): an ordinary
+ * miss, said calmly (no error styling), with the ways on: the home page and the games.
+ */
+function notFound(o: Common, message: string): string {
   return layout({
     ...o,
     title: 'Page not found',
     body: html`<h1>Page not found</h1>
-<p class="error" id="error-message">There is no page at ${o.path}. The link may be mistyped, or the page may have moved.</p>
-<p><a href="/">Back to the home page</a></p>`,
+<p id="error-message">${message}</p>
+<ul class="plain" id="ways-on"><li><a href="/">Back to the home page</a></li><li><a href="/games">Browse the games</a></li></ul>`,
   });
+}
+
+/** The page for an address no page has (a browser's GET; programs get `{message}`). */
+export function notFoundPage(o: Common & { path: string }): string {
+  return notFound(o, `There is no page at ${o.path}. The link may be mistyped, or the page may have moved.`);
 }
 
 /**
