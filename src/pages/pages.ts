@@ -8,6 +8,7 @@ import { upstreamButtons } from './upstreams.js';
 import { resultSlot } from './result-slot.js';
 import { signInsSection } from './sign-ins.js';
 import { ids } from './ids.js';
+import { ACCEPTED_FORMATS, ACCEPTED_TYPES } from '../pictures/images.js';
 import type { LocalPath } from '../security/return-paths.js';
 
 interface Common {
@@ -240,15 +241,12 @@ ${accountNav({ email: o.emailSection !== undefined, signIns: o.signIns !== undef
 ${resultSlot(ids.profile.result)}
 <section id="profile-settings" class="card"><h2>Profile</h2>
 <p><a href="/users/${o.user.id}" id="public-profile-link">See your public profile</a></p>
-<h3 id="bio-heading">Bio</h3>
 <p id="${ids.profile.bioRemoved}" class="notice" hidden></p>
 <form id="${ids.profile.bioForm}" class="stack"><label>Bio <textarea name="bio" id="${ids.profile.bio}" maxlength="1024" rows="4" aria-describedby="bio-removed"></textarea></label><button type="submit">Save bio</button></form>
 ${resultSlot(ids.profile.bioResult)}
-<h3 id="flair-heading">Flair</h3>
 <form id="${ids.profile.flairForm}" class="stack"><label>Equipped flair <select id="${ids.profile.flairSelect}" name="equippedFlair"></select></label><button type="submit">Equip</button></form>
 ${resultSlot(ids.profile.flairResult)}
-<h3 id="picture-heading">Profile picture</h3>
-<form id="${ids.profile.pictureForm}" class="stack"><label>New profile picture <small>any image, at most 8 MB</small> <input type="file" id="${ids.profile.pictureFile}" name="file" accept="image/*" required></label>
+<form id="${ids.profile.pictureForm}" class="stack"><label>New profile picture <small>${ACCEPTED_FORMATS}, at most 8 MB (an AVIF at most 1 MB)</small> <input type="file" id="${ids.profile.pictureFile}" name="file" accept="${ACCEPTED_TYPES}" required></label>
 <div class="button-row"><button type="submit">Upload</button> <button type="button" id="${ids.profile.removePicture}" class="secondary" hidden>Remove picture</button></div></form>
 ${resultSlot(ids.profile.pictureResult)}
 </section>
@@ -273,9 +271,9 @@ ${resultSlot(ids.apps.result)}
 <label>Name <input name="name" id="${ids.apps.name}" required maxlength="64"></label>
 <label>Redirect URIs <small>one per line, 1 to 10, matched exactly; https, or http on localhost</small><textarea id="${ids.apps.redirectUris}" name="redirect_uris" rows="3" required></textarea></label>
 <label>Post-logout redirect URIs <small>optional; one per line, up to 10, matched exactly: where signing out may return to</small><textarea id="${ids.apps.postLogoutRedirectUris}" name="post_logout_redirect_uris" rows="2"></textarea></label>
-<label><input type="checkbox" id="${ids.apps.public}" name="public"> Public client (no secret; PKCE required) <small>for a browser or native app that cannot keep a secret</small></label>
-<label><input type="checkbox" id="${ids.apps.refreshTokens}" name="refresh_tokens"> Refresh tokens: let this app keep people signed in (offline_access) <small>it gets a refresh token when a person consents to <code>offline_access</code></small></label>
-<label><input type="checkbox" id="${ids.apps.deviceGrant}" name="device_grant"> Devices without a browser: let this app sign people in from a console, a TV or a terminal <small>the device flow: people type a code on <code>/device</code></small></label>
+<label><input type="checkbox" id="${ids.apps.public}" name="public"> <span>Public client (no secret; PKCE required) <small>for a browser or native app that cannot keep a secret</small></span></label>
+<label><input type="checkbox" id="${ids.apps.refreshTokens}" name="refresh_tokens"> <span>Refresh tokens: let this app keep people signed in (offline_access) <small>it gets a refresh token when a person consents to <code>offline_access</code></small></span></label>
+<label><input type="checkbox" id="${ids.apps.deviceGrant}" name="device_grant"> <span>Devices without a browser: let this app sign people in from a console, a TV or a terminal <small>the device flow: people type a code on <code>/device</code></small></span></label>
 <button type="submit" id="register">Register</button>
 </form>
 <h2>Registered apps</h2>
