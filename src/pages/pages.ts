@@ -241,11 +241,14 @@ ${accountNav({ email: o.emailSection !== undefined, signIns: o.signIns !== undef
 ${resultSlot(ids.profile.result)}
 <section id="profile-settings" class="card"><h2>Profile</h2>
 <p><a href="/users/${o.user.id}" id="public-profile-link">See your public profile</a></p>
+<h3 id="bio-heading">Bio</h3>
 <p id="${ids.profile.bioRemoved}" class="notice" hidden></p>
-<form id="${ids.profile.bioForm}" class="stack"><label>Bio <textarea name="bio" id="${ids.profile.bio}" maxlength="1024" rows="4" aria-describedby="bio-removed"></textarea></label><button type="submit">Save bio</button></form>
+<form id="${ids.profile.bioForm}" class="stack"><textarea name="bio" id="${ids.profile.bio}" maxlength="1024" rows="4" aria-labelledby="bio-heading" aria-describedby="bio-removed"></textarea><button type="submit">Save bio</button></form>
 ${resultSlot(ids.profile.bioResult)}
+<h3 id="flair-heading">Flair</h3>
 <form id="${ids.profile.flairForm}" class="stack"><label>Equipped flair <select id="${ids.profile.flairSelect}" name="equippedFlair"></select></label><button type="submit">Equip</button></form>
 ${resultSlot(ids.profile.flairResult)}
+<h3 id="picture-heading">Profile picture</h3>
 <form id="${ids.profile.pictureForm}" class="stack"><label>New profile picture <small>${ACCEPTED_FORMATS}, at most 8 MB (an AVIF at most 1 MB)</small> <input type="file" id="${ids.profile.pictureFile}" name="file" accept="${ACCEPTED_TYPES}" required></label>
 <div class="button-row"><button type="submit">Upload</button> <button type="button" id="${ids.profile.removePicture}" class="secondary" hidden>Remove picture</button></div></form>
 ${resultSlot(ids.profile.pictureResult)}

@@ -4,9 +4,9 @@
  * - the "Sign in with ..." buttons of the sign-in and sign-up pages: a list without bullets, the
  *   buttons apart (they touched);
  * - the apps page's checkboxes beside their words (they sat alone above them once the words wrapped);
- * - the account page: "Bio" said once (a heading "Bio" stood above the field labelled "Bio"), the
- *   picture hint names the formats the service takes (src/pictures/images.ts), and on a desktop the
- *   page is compact (its sections in two columns).
+ * - the account page: "Bio" said once (a heading "Bio" stood above the field labelled "Bio"; the
+ *   heading now names the field), the picture hint names the formats the service takes
+ *   (src/pictures/images.ts), and on a desktop the page is compact (its sections in two columns).
  */
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -119,11 +119,12 @@ describe.skipIf(!hasChromium)('the sign-in buttons, the apps checkboxes and the 
     it(`at ${size} the account page says "Bio" once and which pictures it takes${viewport.width > 1000 ? `, in under ${ACCOUNT_PAGE_MAX_HEIGHT} px` : ''}`, async () => {
       const page = await signedInPage(browser, t.baseUrl, user.name, viewport);
       await page.waitForSelector('#sessions li.session');
-      // Every element whose own words are "Bio": the field's label alone.
+      // Every element whose own words are "Bio": the heading alone, which names the field too.
       const bios = await page.evaluate(() =>
-        [...document.querySelectorAll('main *')].filter((node) => [...node.childNodes].some((child) => child.nodeType === Node.TEXT_NODE && child.textContent!.trim() === 'Bio')).map((node) => node.tagName),
+        [...document.querySelectorAll('main *')].filter((node) => [...node.childNodes].some((child) => child.nodeType === Node.TEXT_NODE && child.textContent!.trim() === 'Bio')).map((node) => node.id),
       );
-      expect(bios).toEqual(['LABEL']);
+      expect(bios).toEqual(['bio-heading']);
+      expect(await page.getAttribute('#bio', 'aria-labelledby')).toBe('bio-heading');
       expect(await page.getAttribute('#bio', 'aria-describedby')).toBe('bio-removed');
       expect(await page.locator('label:has(#picture-file) small').textContent()).toBe('JPEG, PNG, WebP, GIF or AVIF, at most 8 MB (an AVIF at most 1 MB)');
       expect(await page.getAttribute('#picture-file', 'accept')).toBe('image/jpeg,image/png,image/webp,image/gif,image/avif');
