@@ -84,7 +84,7 @@ describe.skipIf(!hasChromium)('the API reference page in Chromium', () => {
     expect(csp).toEqual([]);
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'docs.png'), fullPage: false });
     await context.close();
-  });
+  }, 180_000);
 
   for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
     const size = `${viewport.width}x${viewport.height}`;
