@@ -6522,7 +6522,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "uri": "otpauth://totp/localhost%3A3000:ada_l?issuer=localhost%3A3000&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30",
+                     *       "uri": "otpauth://totp/Identity:ada_l?issuer=Identity&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30",
                      *       "qr_image": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4="
                      *     }
                      */

@@ -17,9 +17,24 @@ export interface PublishedContract {
   json: string;
 }
 
-/** The contract as clients should see it: identical to openapi.yaml but for `servers`. */
+/** The address the source document's `servers` and examples name: the development default. */
+const SOURCE_SERVER = 'http://localhost:3000';
+
+/**
+ * `value` with every string that starts with SOURCE_SERVER starting with `publicUrl` instead: the
+ * examples' addresses (the metadata's endpoints, a device's verification_uri, a profile's picture)
+ * are this server's, whatever port or host it runs on. Prose never starts with an address.
+ */
+function atServer(value: unknown, publicUrl: string): unknown {
+  if (typeof value === 'string') return value.startsWith(SOURCE_SERVER) ? publicUrl + value.slice(SOURCE_SERVER.length) : value;
+  if (Array.isArray(value)) return value.map((item) => atServer(item, publicUrl));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, atServer(item, publicUrl)]));
+  return value;
+}
+
+/** The contract as clients should see it: openapi.yaml with `servers` and the examples' addresses at PUBLIC_URL. */
 function publishContract(contractPath: string, publicUrl: string): PublishedContract {
-  const document = yaml.load(fs.readFileSync(contractPath, 'utf8')) as Record<string, unknown>;
+  const document = atServer(yaml.load(fs.readFileSync(contractPath, 'utf8')), publicUrl) as Record<string, unknown>;
   const published = { ...document, servers: [{ url: publicUrl, description: 'This server' }] };
   const info = document.info as { title?: string } | undefined;
   return {

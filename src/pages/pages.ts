@@ -8,6 +8,7 @@ import { upstreamButtons } from './upstreams.js';
 import { resultSlot } from './result-slot.js';
 import { signInsSection } from './sign-ins.js';
 import { ids } from './ids.js';
+import { ACCEPTED_FORMATS, ACCEPTED_TYPES } from '../pictures/images.js';
 import type { LocalPath } from '../security/return-paths.js';
 
 interface Common {
@@ -20,7 +21,7 @@ const ERROR_HEADINGS: Record<number, string> = {
   400: 'This request cannot be used',
   401: 'Sign in to continue',
   403: 'You are not allowed to do this',
-  404: 'Not found',
+  404: 'Page not found',
   405: 'This address does not take that kind of request',
   409: 'This cannot be done as things are now',
   413: 'That is too large',
@@ -35,6 +36,7 @@ function errorHeading(status: number): string {
 }
 
 export function errorPage(o: Common & { status: number; message: string }): string {
+  if (o.status === 404) return notFound(o, o.message);
   const heading = errorHeading(o.status);
   return layout({
     ...o,
@@ -45,15 +47,23 @@ ${o.status === 401 && !o.user ? html`<p><a href="/signin">Sign in</a></p>\n` : '
   });
 }
 
-/** The page for an address no page has (a browser's GET; programs get `{message}`). */
-export function notFoundPage(o: Common & { path: string }): string {
+/**
+ * A 404, whether no page has the address or the page's thing is gone (a game, a user): an ordinary
+ * miss, said calmly (no error styling), with the ways on: the home page and the games.
+ */
+function notFound(o: Common, message: string): string {
   return layout({
     ...o,
     title: 'Page not found',
     body: html`<h1>Page not found</h1>
-<p class="error" id="error-message">There is no page at ${o.path}. The link may be mistyped, or the page may have moved.</p>
-<p><a href="/">Back to the home page</a></p>`,
+<p id="error-message">${message}</p>
+<ul class="plain" id="ways-on"><li><a href="/">Back to the home page</a></li><li><a href="/games">Browse the games</a></li></ul>`,
   });
+}
+
+/** The page for an address no page has (a browser's GET; programs get `{message}`). */
+export function notFoundPage(o: Common & { path: string }): string {
+  return notFound(o, `There is no page at ${o.path}. The link may be mistyped, or the page may have moved.`);
 }
 
 /**
@@ -233,13 +243,13 @@ ${resultSlot(ids.profile.result)}
 <p><a href="/users/${o.user.id}" id="public-profile-link">See your public profile</a></p>
 <h3 id="bio-heading">Bio</h3>
 <p id="${ids.profile.bioRemoved}" class="notice" hidden></p>
-<form id="${ids.profile.bioForm}" class="stack"><label>Bio <textarea name="bio" id="${ids.profile.bio}" maxlength="1024" rows="4" aria-describedby="bio-removed"></textarea></label><button type="submit">Save bio</button></form>
+<form id="${ids.profile.bioForm}" class="stack"><textarea name="bio" id="${ids.profile.bio}" maxlength="1024" rows="4" aria-labelledby="bio-heading" aria-describedby="bio-removed"></textarea><button type="submit">Save bio</button></form>
 ${resultSlot(ids.profile.bioResult)}
 <h3 id="flair-heading">Flair</h3>
 <form id="${ids.profile.flairForm}" class="stack"><label>Equipped flair <select id="${ids.profile.flairSelect}" name="equippedFlair"></select></label><button type="submit">Equip</button></form>
 ${resultSlot(ids.profile.flairResult)}
 <h3 id="picture-heading">Profile picture</h3>
-<form id="${ids.profile.pictureForm}" class="stack"><label>New profile picture <small>any image, at most 8 MB</small> <input type="file" id="${ids.profile.pictureFile}" name="file" accept="image/*" required></label>
+<form id="${ids.profile.pictureForm}" class="stack"><label>New profile picture <small>${ACCEPTED_FORMATS}, at most 8 MB (an AVIF at most 1 MB)</small> <input type="file" id="${ids.profile.pictureFile}" name="file" accept="${ACCEPTED_TYPES}" required></label>
 <div class="button-row"><button type="submit">Upload</button> <button type="button" id="${ids.profile.removePicture}" class="secondary" hidden>Remove picture</button></div></form>
 ${resultSlot(ids.profile.pictureResult)}
 </section>
@@ -264,9 +274,9 @@ ${resultSlot(ids.apps.result)}
 <label>Name <input name="name" id="${ids.apps.name}" required maxlength="64"></label>
 <label>Redirect URIs <small>one per line, 1 to 10, matched exactly; https, or http on localhost</small><textarea id="${ids.apps.redirectUris}" name="redirect_uris" rows="3" required></textarea></label>
 <label>Post-logout redirect URIs <small>optional; one per line, up to 10, matched exactly: where signing out may return to</small><textarea id="${ids.apps.postLogoutRedirectUris}" name="post_logout_redirect_uris" rows="2"></textarea></label>
-<label><input type="checkbox" id="${ids.apps.public}" name="public"> Public client (no secret; PKCE required) <small>for a browser or native app that cannot keep a secret</small></label>
-<label><input type="checkbox" id="${ids.apps.refreshTokens}" name="refresh_tokens"> Refresh tokens: let this app keep people signed in (offline_access) <small>it gets a refresh token when a person consents to <code>offline_access</code></small></label>
-<label><input type="checkbox" id="${ids.apps.deviceGrant}" name="device_grant"> Devices without a browser: let this app sign people in from a console, a TV or a terminal <small>the device flow: people type a code on <code>/device</code></small></label>
+<label><input type="checkbox" id="${ids.apps.public}" name="public"> <span>Public client (no secret; PKCE required) <small>for a browser or native app that cannot keep a secret</small></span></label>
+<label><input type="checkbox" id="${ids.apps.refreshTokens}" name="refresh_tokens"> <span>Refresh tokens: let this app keep people signed in (offline_access) <small>it gets a refresh token when a person consents to <code>offline_access</code></small></span></label>
+<label><input type="checkbox" id="${ids.apps.deviceGrant}" name="device_grant"> <span>Devices without a browser: let this app sign people in from a console, a TV or a terminal <small>the device flow: people type a code on <code>/device</code></small></span></label>
 <button type="submit" id="register">Register</button>
 </form>
 <h2>Registered apps</h2>

@@ -8,7 +8,10 @@ export const SIZE_NAMES = Object.keys(SIZES) as Size[];
 
 export const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 
-const ACCEPTED_FORMATS = 'JPEG, PNG, WebP, GIF or AVIF';
+/** The formats taken (judged by content, sniff below), as the account page's hint and a refusal say them. */
+export const ACCEPTED_FORMATS = 'JPEG, PNG, WebP, GIF or AVIF';
+/** The same formats as the media types of a file input's `accept`, so a picker offers only these. */
+export const ACCEPTED_TYPES = 'image/jpeg,image/png,image/webp,image/gif,image/avif';
 const NOT_ACCEPTED = `The picture must be a ${ACCEPTED_FORMATS} image`;
 
 export type Encoded = Record<Size, Buffer>;

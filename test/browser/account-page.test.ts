@@ -273,15 +273,17 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
       ['Your data', '#your-data'],
       ['Delete account', '#delete-account'],
     ]);
-    // Each link's section exists, in the page's order, and starts with its heading.
-    const tops: number[] = [];
+    // Each link's section exists, in the page's order, and starts with its heading. On a desktop
+    // the sections stand in two columns: the page's order is down the first, then the second.
+    const tops: [number, number][] = [];
     for (const [, href] of links) {
       const section = page.locator(`section${href!}`);
       expect(await section.count(), href!).toBe(1);
       expect(await section.locator('h2').first().isVisible(), href!).toBe(true);
-      tops.push((await section.boundingBox())!.y);
+      const box = (await section.boundingBox())!;
+      tops.push([box.x, box.y]);
     }
-    expect(tops).toEqual([...tops].sort((a, b) => a - b));
+    expect(tops).toEqual([...tops].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
     expect(await page.locator('#profile-settings h3').allTextContents()).toEqual(['Bio', 'Flair', 'Profile picture']);
 
     // Following a link brings its section's heading into view.

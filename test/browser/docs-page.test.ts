@@ -12,6 +12,7 @@ import { expectNoAxeViolations } from './axe.js';
 import { hasChromium, launchChromium, SCREENSHOTS_DIR } from './chromium.js';
 
 interface Contract {
+  tags?: { name: string; 'x-displayName'?: string }[];
   paths: Record<string, Record<string, { operationId: string; summary: string; tags?: string[] }>>;
 }
 const contract = yaml.load(fs.readFileSync(path.resolve(import.meta.dirname, '../../openapi.yaml'), 'utf8')) as Contract;
@@ -67,8 +68,15 @@ describe.skipIf(!hasChromium)('the API reference page in Chromium', () => {
       await expect.poll(() => section.count(), { message: op.operationId }).toBe(op.tags?.length ?? 1);
       await expect.poll(() => section.locator('h2').first().innerText(), { message: op.operationId }).toBe(op.summary);
     }
-    // The server address in the rendered contract is the configured PUBLIC_URL.
+    // The server address in the rendered contract is the configured PUBLIC_URL, and so is every
+    // address its examples show (issue 51: they named localhost:3000 on any port).
     expect(await page.content()).toContain('https://id.example.com');
+    expect(await page.content()).not.toContain('localhost:3000');
+    await expect.poll(() => page.locator('[data-section-id="operation/getOpenIdConfiguration"]').innerText()).toContain('"issuer": "https://id.example.com"');
+    // The menu names each group of operations in one case: its tag's display name.
+    const tags = (contract.tags ?? []).map((tag) => tag['x-displayName'] ?? tag.name);
+    const groups = await page.locator('.menu-content li[data-item-id^="tag/"]:not([data-item-id*="/operation/"]) > label').allInnerTexts();
+    expect(groups).toEqual(tags);
 
     expect(local).toEqual(expect.arrayContaining(['/docs', '/docs/assets/redoc.standalone.js', '/openapi.json']));
     expect(foreign).toEqual([]);
@@ -76,7 +84,7 @@ describe.skipIf(!hasChromium)('the API reference page in Chromium', () => {
     expect(csp).toEqual([]);
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'docs.png'), fullPage: false });
     await context.close();
-  });
+  }, 180_000);
 
   for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
     const size = `${viewport.width}x${viewport.height}`;

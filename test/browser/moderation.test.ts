@@ -90,7 +90,7 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
 
     const missing = await fetch(`${t.baseUrl}/users/999999`);
     expect(missing.status).toBe(404);
-    expect(await missing.text()).toContain('<p class="error" id="error-message">User not found</p>');
+    expect(await missing.text()).toContain('<p id="error-message">User not found</p>');
     const bad = await fetch(`${t.baseUrl}/users/abc`);
     expect(bad.status).toBe(400);
     expect(bad.headers.get('content-type')).toBe('text/html; charset=utf-8');

@@ -1,7 +1,8 @@
 /**
- * The layout at a phone's width (390x844) and a desktop's (1280x800): the header stays one row
- * with every link reachable (on a phone they scroll sideways), and the play page's game frame
- * takes the screen's height below the title instead of a fixed box that clips the game.
+ * The layout at a phone's width (390x844) and a desktop's (1280x800): the header is one row on a
+ * desktop and two on a phone (the links, then who is signed in), every link whole in it (each page
+ * is measured in header-links.test.ts), and the play page's game frame takes the screen's height
+ * below the title instead of a fixed box that clips the game.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,22 +38,19 @@ describe.skipIf(!hasChromium)('the layout on a phone and a desktop', () => {
     [390, 844],
     [1280, 800],
   ] as const) {
-    it(`at ${width}x${height} the header is one row and every link in it can be reached`, async () => {
+    it(`at ${width}x${height} the header is ${width < 640 ? 'two rows' : 'one row'} with every link in it whole`, async () => {
       const page = await signedIn(width, height);
       const header = await box(page, 'header');
-      // One row: the height of one 24px-target line and its padding, not two or three rows.
-      expect(header.height).toBeLessThanOrEqual(56);
+      // A row is one 24px-target line and its padding: one on a desktop, two on a phone (the links
+      // wrap instead of scrolling sideways out of sight, issue 51), never three.
+      expect(header.height).toBeLessThanOrEqual(width < 640 ? 80 : 56);
       // Nothing sticks out of the screen sideways: the page does not scroll horizontally.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(width);
-      // Each link is reachable: scrolled into view (on a phone the links scroll sideways), it is
-      // whole inside the header's list of links and on the screen, not under the session part.
+      // Each link is whole inside the header's list of links and on the screen, without scrolling.
       const nav = await box(page, 'header nav');
-      expect(nav.width).toBeGreaterThanOrEqual(width < 640 ? 150 : 400);
       for (const name of ['Identity', 'Games', 'Apps', 'Account', 'Moderation']) {
-        const link = page.locator('header nav a', { hasText: name });
-        await link.scrollIntoViewIfNeeded();
-        const at = await link.evaluate((node) => node.getBoundingClientRect().toJSON() as DOMRect);
-        expect([name, at.left >= nav.left - 0.5 && at.right <= nav.right + 0.5 && at.right <= width]).toEqual([name, true]);
+        const at = await page.locator('header nav a', { hasText: name }).evaluate((node) => ({ ...(node.getBoundingClientRect().toJSON() as DOMRect), whole: node.scrollWidth <= node.clientWidth }));
+        expect([name, at.whole && at.left >= nav.left - 0.5 && at.right <= nav.right + 0.5 && at.left >= 0 && at.right <= width]).toEqual([name, true]);
       }
       // Who is signed in is said in full to screen readers; on a phone the words "Signed in as" are
       // visually hidden and a long name cut short, on a desktop both are shown whole.

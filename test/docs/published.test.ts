@@ -5,6 +5,9 @@ import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers.js';
 
+interface Contract {
+  paths: Record<string, Record<string, { tags?: string[]; responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
+}
 const source = yaml.load(fs.readFileSync(path.resolve(import.meta.dirname, '../../openapi.yaml'), 'utf8')) as Record<string, unknown>;
 
 let t: TestServer;
@@ -14,14 +17,49 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 describe('the published contract', () => {
-  it('serves openapi.yaml: the source document with servers set to PUBLIC_URL', async () => {
+  it('serves openapi.yaml: the source document with servers, and the addresses of its examples, at PUBLIC_URL', async () => {
     const res = await fetch(`${t.baseUrl}/openapi.yaml`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/yaml; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('no-cache');
     const doc = yaml.load(await res.text()) as Record<string, unknown>;
     expect(doc.servers).toEqual([{ url: 'https://id.example.com', description: 'This server' }]);
-    expect({ ...doc, servers: undefined }).toEqual({ ...source, servers: undefined });
+    const atPublicUrl = JSON.parse(JSON.stringify(source).replaceAll('"http://localhost:3000', '"https://id.example.com')) as Record<string, unknown>;
+    expect({ ...doc, servers: undefined }).toEqual({ ...atPublicUrl, servers: undefined });
+  });
+
+  it("names this server in every example (issue 51: they named localhost:3000 whatever the service's address)", async () => {
+    const doc = (await (await fetch(`${t.baseUrl}/openapi.json`)).json()) as Contract;
+    expect(JSON.stringify(doc)).not.toContain('localhost:3000');
+    const example = (path: string, method: string, status: string) => doc.paths[path]![method]!.responses[status]!.content!['application/json']!.example as Record<string, string>;
+    const metadata = example('/.well-known/openid-configuration', 'get', '200');
+    expect([metadata.issuer, metadata.token_endpoint, metadata.service_documentation]).toEqual([
+      'https://id.example.com',
+      'https://id.example.com/api/oauth/token',
+      'https://id.example.com/docs',
+    ]);
+    expect(example('/api/oauth/device_authorization', 'post', '200').verification_uri).toBe('https://id.example.com/device');
+    // The authenticator app's example names the issuer the service gives it (its PRODUCT_NAME), as the code does.
+    expect(example('/api/account/totp', 'post', '200').uri).toMatch(/^otpauth:\/\/totp\/Identity:ada_l\?issuer=Identity&/);
+  });
+
+  it("opens with how a client keeps a person signed in: refresh tokens, not re-reading public profiles", () => {
+    const intro = (source.info as { description: string }).description;
+    expect(intro).not.toContain('without authentication');
+    expect(intro).toContain(
+      '4. A token lives 600 seconds. To keep a person signed in longer, an app registered with the\n' +
+        '   refresh grant asks for `offline_access`, and exchanges the **refresh token** it gets for a\n' +
+        '   new access token (`grant_type=refresh_token` at `POST /api/oauth/token`; each use replaces\n' +
+        '   it). A user\'s public profile (name, picture, flair) needs no token at all\n' +
+        '   (`GET /api/users/info?id=N`).\n',
+    );
+  });
+
+  it('names every tag in one case: each declared, with a capitalised display name', () => {
+    const tags = source.tags as { name: string; 'x-displayName'?: string }[];
+    expect(tags.map((tag) => [tag.name, /^[A-Z][a-z]*( [a-z]+)*$|^OAuth$/.test(tag['x-displayName'] ?? '')])).toEqual(tags.map((tag) => [tag.name, true]));
+    const used = new Set(Object.values((source as unknown as Contract).paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags ?? [])));
+    expect([...used].filter((name) => !tags.some((tag) => tag.name === name))).toEqual([]);
   });
 
   it('serves openapi.json: the same document as JSON', async () => {

@@ -300,7 +300,7 @@ describe('getPlayPage', () => {
       const res = await fetch(`${t.baseUrl}/play/${id}`);
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-      expect(await res.text()).toContain('<p class="error" id="error-message">Game not found</p>');
+      expect(await res.text()).toContain('<p id="error-message">Game not found</p>');
     }
   });
 });
