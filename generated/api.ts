@@ -831,7 +831,10 @@ export interface paths {
         put?: never;
         /**
          * Ask to change the account's email address
-         * @description Needs the current password. Sends a verification link to the NEW address and a notice to
+         * @description Needs the current password (missing: 400); an account without a password (made through an
+         *     upstream) needs instead a confirmation of this session in the last 5 minutes, through a
+         *     linked upstream or with a passkey (400 without one;
+         *     docs/account.md#confirming-through-a-linked-account). Sends a verification link to the NEW address and a notice to
          *     the current one; the address changes only when the link is followed (`/verify-email`),
          *     and until then the current address stays in place with its verified state. Rate-limited
          *     per account. A wrong password is 403, the current or an invalid address 400, an address in
@@ -5404,8 +5407,8 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description The new email address, at most 254 characters (kept trimmed and in lower case). */
                     email: string;
-                    /** @description The account's current password. */
-                    password: string;
+                    /** @description The account's current password (an account without one leaves it out and confirms instead). */
+                    password?: string;
                     /** @description The CSRF token of the form. */
                     _csrf?: string;
                 };

@@ -19,12 +19,12 @@ import { offerUpstreams } from './upstream-sign-in.js';
 export async function renderAccountPage(ctx: Koa.Context, deps: AppDeps, record: UserRecord, emailRefusal?: EmailChangeRefusal): Promise<string> {
   const page = await pageContext(ctx, deps);
   const user = { id: record.id, name: record.name, modLevel: record.modLevel };
-  const emailSection = accountEmailSection({ csrfToken: page.csrfToken, email: record.email, verified: record.emailVerifiedAt !== null, refusal: emailRefusal });
-  const signIns = await recentSignIns(deps.store, record.id);
   const linked = new Set((await deps.store.listUpstreamIdentities(record.id)).map((i) => i.upstreamSlug));
   // Its "Link <name>" and "Confirm with <name>" forms end at the upstreams: offerUpstreams widens this page's form-action for them.
   const offered = await offerUpstreams(ctx, deps);
   const confirmations = await pageConfirmations(ctx, deps, record, offered.filter((u) => linked.has(u.slug)), page.csrfToken);
+  const emailSection = accountEmailSection({ csrfToken: page.csrfToken, email: record.email, verified: record.emailVerifiedAt !== null, refusal: emailRefusal, confirmations });
+  const signIns = await recentSignIns(deps.store, record.id);
   const securitySections = authenticatorSection({ ...(await authenticatorAppStatus(deps.store, record.id)), confirmations });
   const upstreams = offered.map(({ slug, name }) => ({ slug, name, linked: linked.has(slug) }));
   const linkedAccounts = linkedAccountsSection({ upstreams, linkedCount: linked.size, csrfToken: page.csrfToken, confirmations });

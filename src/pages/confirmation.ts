@@ -25,8 +25,13 @@ export interface PageConfirmations {
  * the card where it confirms instead.
  */
 export function passwordField(c: PageConfirmations, label: string, id: string): SafeHtml {
-  if (!c.password) return html`<p>Confirm it is you first, in <a href="#${ids.confirmation.section}">Confirm it is you</a>.</p>`;
+  if (!c.password) return confirmFirstNote();
   return html`<label>${label} <input type="password" id="${id}" name="password" autocomplete="current-password" required maxlength="256"></label>`;
+}
+
+/** Where a change of an account without a password says how it is confirmed. */
+export function confirmFirstNote(): SafeHtml {
+  return html`<p>Confirm it is you first, in <a href="#${ids.confirmation.section}">Confirm it is you</a>.</p>`;
 }
 
 /** The "Confirm it is you" card, for an account without a password; nothing for one with a password. */

@@ -242,11 +242,6 @@ export function suspendedSessionUserId(ctx: Koa.Context): number | undefined {
   return sessionOf(ctx).suspendedUserId;
 }
 
-/** When this session last confirmed with a passkey, if it did. */
-export function passkeyConfirmedAt(ctx: Koa.Context): number | undefined {
-  return sessionOf(ctx).passkeyConfirmedAt;
-}
-
 /** Notes that the signed-in person `userId` just confirmed by a new sign-in at `upstream` (its slug), made at `at`. */
 export function noteUpstreamConfirmation(ctx: Koa.Context, confirmation: { at: number; userId: number; upstream: string }): void {
   sessionOf(ctx).upstreamConfirmation = { ...confirmation };

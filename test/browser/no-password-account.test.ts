@@ -69,10 +69,9 @@ describe.runIf(hasChromium)('an account without a password on its account page, 
       const page = await upstreamAccount(login, name, viewport);
       await page.waitForSelector('#upstream-identity-list li.upstream-identity');
 
-      // Only the confirmations it has: no password field asked for a change (the new password aside;
-      // the change of address, a form of its own, still asks for one: docs/account.md); the card,
-      // and its upstream's button.
-      const asked = page.locator('input[type=password]:not(#change-email-form input)');
+      // Only the confirmations it has: no password field anywhere (but the new password's); the
+      // card, and its upstream's button.
+      const asked = page.locator('input[type=password]');
       expect(await asked.count()).toBe(1);
       expect(await asked.getAttribute('id')).toBe('first-password');
       expect(await page.textContent('#password h2')).toBe('Set a password');

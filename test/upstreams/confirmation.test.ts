@@ -81,7 +81,7 @@ describe('confirming through a linked upstream, for an account without a passwor
     t.config.publicUrl = t.baseUrl;
     const audit = t.app.deps.audit;
     t.app.deps.audit = (event, fields) => {
-      events.push({ event, fields } as { event: AuditEvent; fields: AuditFields });
+      events.push({ event, fields });
       audit(event, fields);
     };
     const callback = (slug: string) => [`${t.baseUrl}/signin/upstream/${slug}/callback`];
@@ -145,7 +145,7 @@ describe('confirming through a linked upstream, for an account without a passwor
     expect(await body(await ada.agent.json('POST', '/api/account/password', { current_password: 'my first password', new_password: 'my second password' }))).toEqual([204, '']);
   });
 
-  it('a stolen session alone (no new sign-in there) sets no password, adds no passkey or app, and deletes nothing', async () => {
+  it('a stolen session alone (no new sign-in there) sets no password, adds no passkey or app, moves no address and deletes nothing', async () => {
     const bob = await upstreamAccount('bob', 'bob_here');
     expect(await body(await firstPassword(bob))).toEqual([400, CONFIRM_FIRST]);
     expect(await body(await bob.agent.json('POST', '/api/account/passkeys/options', {}))).toEqual([400, CONFIRM_FIRST]);
@@ -153,15 +153,19 @@ describe('confirming through a linked upstream, for an account without a passwor
     expect(await body(await bob.agent.json('POST', '/api/account/deletion', { confirm: bob.user.name }))).toEqual([400, CONFIRM_FIRST]);
     // A password guessed is a wrong one (there is none), counted as ever.
     expect(await body(await bob.agent.json('POST', '/api/account/deletion', { confirm: bob.user.name, password: 'a guess' }))).toEqual([403, { message: 'The password is wrong' }]);
+    const moved = await bob.agent.form('/account/email', { email: 'thief@mail.example' });
+    expect([moved.status, /id="change-email-result-error">([^<]*)</.exec(await moved.text())?.[1]]).toEqual([400, `Changing the address failed: ${CONFIRM_FIRST.message}`]);
     const link = await bob.agent.form('/signin/upstream/deaf-op', { link: 'true' });
     expect([link.status, await reasonOf(link)]).toEqual([400, CONFIRM_FIRST.message]);
     expect((await t.store.getUser(bob.user.id))!.passwordHash).toBe(NO_PASSWORD);
     expect([of('password_set'), of('account_deleted')]).toEqual([[], []]);
   });
 
-  it('after confirming there: adds a passkey, links and unlinks, then deletes itself', async () => {
+  it('after confirming there: asks to change its address, adds a passkey, links and unlinks, then deletes itself', async () => {
     const cy = await upstreamAccount('cy', 'cy_here');
     expect((await confirmThrough(cy, 'test-op', 'cy')).answer.headers.get('location')).toBe('/account#password');
+    const moved = await cy.agent.form('/account/email', { email: 'cy@new.example' });
+    expect([moved.status, await moved.text()]).toEqual([200, expect.stringContaining('cy@new.example')]);
     const url = new URL(t.config.publicUrl);
     const key = new SoftAuthenticator({ rpId: url.hostname, origin: url.origin });
     const options = await cy.agent.json('POST', '/api/account/passkeys/options', {});
