@@ -600,6 +600,17 @@ export interface paths {
          *     linked to the signed-in account instead (401 signed out), once the person confirms who they
          *     are with the account's password (400 missing, 403 wrong, counted like sign-in) or a passkey
          *     confirmation of this session in the last 5 minutes: a stolen session alone cannot add a way in.
+         *     An account without a password confirms with a passkey, or with a confirmation through one of
+         *     its linked upstreams (`confirm`, below), in the last 5 minutes (400 without either).
+         *
+         *     With `confirm=true` (the account page's "Confirm with <name>", for an account without a
+         *     password: docs/account.md#confirming-through-a-linked-account), the signed-in person (401
+         *     signed out) confirms who they are by signing in again at this upstream, where their account
+         *     here is linked (403 when it is not; 409 for an account with a password, which confirms with
+         *     it; 401 for a plain OAuth 2.0 upstream, which cannot prove a new sign-in): the upstream is asked for a new sign-in (`prompt=login`, `max_age=0`), and the
+         *     callback comes back to `return_to` (or `/account`) with this session confirmed for 5 minutes,
+         *     once the upstream's ID token proves that sign-in by its `auth_time` and names the identity
+         *     linked to this account. `link` and `confirm` together are 400.
          */
         post: operations["startUpstreamSignIn"];
         delete?: never;
@@ -632,7 +643,11 @@ export interface paths {
          *       303 to `/signup/upstream` to choose a public name;
          *     - a new identity whose address an account here has: 303 to `/signin/link` (that account
          *       signs in first, with its own factors, then confirms the link: nothing is linked silently);
-         *     - with a link started from the account page: linked to the signed-in account.
+         *     - with a link started from the account page: linked to the signed-in account;
+         *     - with a confirmation started from the account page (`confirm`): 303 to its `return_to` (or
+         *       `/account`) with the session confirmed for 5 minutes from the upstream's `auth_time`
+         *       (audited `upstream_confirmed`), when the identity is the one linked to the signed-in
+         *       account (403 otherwise, nothing confirmed) and its `auth_time` proves the new sign-in.
          *     Failures end on the sign-in page with the reason: the person cancelled at the upstream or
          *     the callback does not match this browser's sign-in (400), the upstream's answer is not
          *     valid (502), the upstream cannot be reached (503), the address is not verified there (403),
@@ -816,7 +831,10 @@ export interface paths {
         put?: never;
         /**
          * Ask to change the account's email address
-         * @description Needs the current password. Sends a verification link to the NEW address and a notice to
+         * @description Needs the current password (missing: 400); an account without a password (made through an
+         *     upstream) needs instead a confirmation of this session in the last 5 minutes, through a
+         *     linked upstream or with a passkey (400 without one;
+         *     docs/account.md#confirming-through-a-linked-account). Sends a verification link to the NEW address and a notice to
          *     the current one; the address changes only when the link is followed (`/verify-email`),
          *     and until then the current address stays in place with its verified state. Rate-limited
          *     per account. A wrong password is 403, the current or an invalid address 400, an address in
@@ -1481,9 +1499,40 @@ export interface paths {
          * Change the password
          * @description Requires the current password (wrong: 403; attempts are rate-limited like sign-in: 429
          *     with Retry-After). The new password must be 8 to 256 characters. Every other session of
-         *     the user ends; this one stays signed in. Requires the session cookie and the CSRF token.
+         *     the user ends; this one stays signed in. An account without a password (made through an
+         *     upstream) has none to change: 409, it sets a first one (`setFirstPassword`). Requires the
+         *     session cookie and the CSRF token.
          */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/first-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a first password
+         * @description Gives an account without a password (one made through an upstream) its first password, so
+         *     that its name and that password sign in too (docs/account.md#a-first-password). No current
+         *     password is asked (there is none): a confirmation of this session in the last 5 minutes is,
+         *     through one of the account's linked upstreams (`POST /signin/upstream/{slug}` with
+         *     `confirm`) or with one of its passkeys (`POST /api/account/reauth/passkey`); without one,
+         *     400. The new password follows the sign-up rule (8 to 256 characters; 400 otherwise). An
+         *     account that has a password already is 409, checked again as the password is written, so of
+         *     two requests racing only one sets it. It ends no session, token or code (a way in added, as a
+         *     passkey added). Audited (`password_set`) and mailed to the owner. Requires the session
+         *     cookie and the CSRF token.
+         */
+        post: operations["setFirstPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1717,8 +1766,8 @@ export interface paths {
          *     rate-limited like sign-in: 429) or a passkey confirmation of this session in the last 5
          *     minutes (`POST /api/account/reauth/passkey`), as every change of a way in does: a stolen
          *     session alone cannot take a way in from its owner. An account without a password (made
-         *     through an upstream) confirms with one of its passkeys, or sets a password through "Forgot
-         *     your password?" first. Audited (`upstream_identity_unlinked`) and mailed to the owner.
+         *     through an upstream) confirms with one of its passkeys or through one of its linked
+         *     upstreams (`POST /signin/upstream/{slug}` with `confirm`). Audited (`upstream_identity_unlinked`) and mailed to the owner.
          *     Requires the session cookie and the CSRF token.
          */
         delete: operations["unlinkUpstreamIdentity"];
@@ -1858,8 +1907,11 @@ export interface paths {
          *     files, and the apps and games they own (with those apps' codes and tokens). Afterwards
          *     `users/info` answers 404, every picture address 404 and whois 401 for the user's old
          *     tokens; the id is never given to anyone else and neither is the name. Requires the
-         *     password (wrong: 403, rate-limited like sign-in) and `confirm` set to the user's name
-         *     exactly (400 otherwise), the session cookie and the CSRF token. This session ends.
+         *     password (missing: 400; wrong: 403, rate-limited like sign-in: 429) or a passkey
+         *     confirmation of this session in the last 5 minutes, and `confirm` set to the user's name
+         *     exactly (400 otherwise), the session cookie and the CSRF token. An account without a
+         *     password confirms with a passkey or through one of its linked upstreams
+         *     (docs/account.md#confirming-through-a-linked-account). This session ends.
          */
         post: operations["deleteAccount"];
         delete?: never;
@@ -3067,7 +3119,7 @@ export interface components {
         RecoveryCodes: {
             recovery_codes: components["schemas"]["RecoveryCodeList"];
         };
-        /** @description The password asked again before a factor change; it may be left out while a passkey confirmation of this session (`POST /api/account/reauth/passkey`, 5 minutes) stands in for it. */
+        /** @description The password asked again before a factor change; it may be left out while a passkey confirmation of this session (`POST /api/account/reauth/passkey`, 5 minutes) stands in for it, or, for an account without a password, a confirmation through one of its linked upstreams (`POST /signin/upstream/{slug}` with `confirm`, 5 minutes). */
         PasswordConfirmation: {
             /** @description The user's password, asked again. */
             password?: string;
@@ -5053,7 +5105,12 @@ export interface operations {
                      * @enum {string}
                      */
                     link?: "true";
-                    /** @description With `link`, the account's password (unless a passkey confirmed this session in the last 5 minutes). */
+                    /**
+                     * @description Confirm who the signed-in person is by a new sign-in at this upstream, where their account is linked, rather than sign in with it.
+                     * @enum {string}
+                     */
+                    confirm?: "true";
+                    /** @description With `link`, the account's password (unless a passkey, or for an account without a password a linked upstream, confirmed this session in the last 5 minutes). */
                     password?: string;
                     /** @description A path on this service to go to after signing in; anything else is ignored (`/account`). Optional. */
                     return_to?: string;
@@ -5068,6 +5125,7 @@ export interface operations {
             401: components["responses"]["HtmlError"];
             403: components["responses"]["HtmlError"];
             404: components["responses"]["HtmlError"];
+            409: components["responses"]["HtmlError"];
             413: components["responses"]["HtmlError"];
             415: components["responses"]["HtmlError"];
             429: components["responses"]["HtmlError"];
@@ -5349,8 +5407,8 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description The new email address, at most 254 characters (kept trimmed and in lower case). */
                     email: string;
-                    /** @description The account's current password. */
-                    password: string;
+                    /** @description The account's current password (an account without one leaves it out and confirms instead). */
+                    password?: string;
                     /** @description The CSRF token of the form. */
                     _csrf?: string;
                 };
@@ -6464,9 +6522,80 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The account has no password to change (it was made through an upstream); it sets a first one instead. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Your account has no password yet: set one"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    setFirstPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "new_password": "staple battery horse correct"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The password, 8 to 256 characters. */
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Set; the account's name and this password now sign in. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The password is too short or too long, or no recent confirmation stands in for the password the account does not have. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["SignInRequired"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description The account has a password already (change it with the current one). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Your account has a password already: change it with the current one"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getSecondFactor: {
@@ -6529,17 +6658,12 @@ export interface operations {
                     "application/json": components["schemas"]["TotpSetup"];
                 };
             };
-            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string; for an account without a password, no recent confirmation with a passkey or a linked upstream. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Body field password is required"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6589,17 +6713,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string; for an account without a password, no recent confirmation with a passkey or a linked upstream. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Body field password is required"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6749,17 +6868,12 @@ export interface operations {
                     "application/json": components["schemas"]["RecoveryCodes"];
                 };
             };
-            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string; for an account without a password, no recent confirmation with a passkey or a linked upstream. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Body field password is required"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6853,17 +6967,12 @@ export interface operations {
                     "application/json": components["schemas"]["PasskeyCreationOptions"];
                 };
             };
-            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string; for an account without a password, no recent confirmation with a passkey or a linked upstream. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Body field password is required"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7033,17 +7142,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string; for an account without a password, no recent confirmation with a passkey or a linked upstream. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Body field password is required"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7213,17 +7317,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string. */
+            /** @description The password is missing (and no recent passkey confirmation stands in for it) or not a string; for an account without a password, no recent confirmation with a passkey or a linked upstream. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Body field password is required"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7509,8 +7608,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The user's password. */
-                    password: string;
+                    /** @description The user's password (left out while a recent confirmation stands in for it). */
+                    password?: string;
                     /** @description The user's name, typed again to confirm. */
                     confirm: string;
                 };
@@ -7524,17 +7623,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `confirm` is not the user's name. */
+            /** @description `confirm` is not the user's name, or the password is missing (and no recent confirmation stands in for it). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "message": "Type your name exactly to confirm"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

@@ -29,9 +29,19 @@ export interface AuditEvents {
    * not be unsealed with SESSION_SECRET (`secret_unreadable`), it did not say the address is
    * verified (`email_not_verified`), or an account here has the address without ever having
    * proven it (`address_unproven`), or it did not prove the fresh sign-in an app asked for
-   * (`not_fresh`). Each is also a warning in the log, with what went wrong.
+   * (`not_fresh`), or a confirmation from the account page brought back an identity not linked to
+   * the account that asked (`not_linked`). Each is also a warning in the log, with what went wrong.
    */
-  upstream_sign_in_failed: { upstream: string; ip: string; reason: 'cancelled' | 'refused' | 'not_started' | 'unreachable' | 'upstream_error' | 'secret_unreadable' | 'email_not_verified' | 'address_unproven' | 'not_fresh' };
+  upstream_sign_in_failed: {
+    upstream: string;
+    ip: string;
+    reason: 'cancelled' | 'refused' | 'not_started' | 'unreachable' | 'upstream_error' | 'secret_unreadable' | 'email_not_verified' | 'address_unproven' | 'not_fresh' | 'not_linked';
+  };
+  /**
+   * The signed-in person (of an account without a password) confirmed who they are by a new sign-in
+   * at an upstream where their account is linked: for 5 minutes it stands in for the password.
+   */
+  upstream_confirmed: { userId: number; upstream: string; ip: string };
   /** An upstream identity was linked to the account: signing in there now signs in here. */
   upstream_identity_linked: { userId: number; upstream: string; ip: string };
   /** A linked upstream identity was unlinked from the account (`unlinkUpstreamIdentity`): signing in there no longer signs in here. */
@@ -50,6 +60,8 @@ export interface AuditEvents {
   passkey_added: { userId: number; passkeyId: number; ip: string };
   passkey_removed: { userId: number; passkeyId: number; ip: string };
   password_changed: { userId: number; endedSessions: number };
+  /** An account without a password (made through an upstream) set its first one (`setFirstPassword`). */
+  password_set: { userId: number; ip: string };
   /** The authenticator app switched on or off, or its recovery codes replaced (the public name says "second factor"). */
   second_factor_changed:
     | { userId: number; change: 'totp_enabled'; endedSessions: number }

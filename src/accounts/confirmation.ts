@@ -8,7 +8,7 @@
  */
 import { Forbidden, InvalidInput } from '../domain/errors.js';
 import { accountKey, attempt } from '../security/rate-limit.js';
-import type { UserRecord } from '../domain/users.js';
+import { hasPassword, type UserRecord } from '../domain/users.js';
 import type { AccountDeps } from './accounts.js';
 import { verifyPassword } from './passwords.js';
 import { countSignInAttempt } from './sign-in-attempts.js';
@@ -24,23 +24,39 @@ export async function confirmPassword(deps: AccountDeps, user: UserRecord, passw
 
 
 /**
- * What a signed-in person offers to confirm a factor change: the password, and/or when this
- * session last confirmed with one of the account's passkeys.
+ * What a signed-in person offers to confirm a sensitive change: the password, and/or when this
+ * session last confirmed with one of the account's passkeys, or (an account without a password)
+ * by a new sign-in at an upstream where the account is linked.
  */
 export interface Confirmation {
   password?: string | undefined;
   passkeyConfirmedAt?: number | undefined;
+  upstreamConfirmedAt?: number | undefined;
 }
 
 const PASSWORD_REQUIRED = 'Body field password is required';
+/** What an account without a password is told when no confirmation stands in for the password it does not have. */
+export const CONFIRM_FIRST = 'Confirm it is you first, through an account linked to yours or with a passkey';
 
 /**
- * The password again, or a passkey confirmation of this session within LIFETIMES.confirmation: 400
- * when neither is given, 403 for a wrong password (counted as confirmPassword counts).
+ * Whether a confirmation of this session stands in for the password at `now`: one with a passkey
+ * within LIFETIMES.confirmation, or, for an account without a password only, one through a linked
+ * upstream within it.
+ */
+export function confirmationStands(now: number, user: UserRecord, proof: Omit<Confirmation, 'password'>): boolean {
+  const recent = (at: number | undefined) => at !== undefined && now >= at && now - at < LIFETIMES.confirmation;
+  return recent(proof.passkeyConfirmedAt) || (!hasPassword(user) && recent(proof.upstreamConfirmedAt));
+}
+
+/**
+ * The password again, or a confirmation of this session within LIFETIMES.confirmation: with a
+ * passkey, or, for an account without a password only, through a linked upstream. An account
+ * with a password keeps asking for it (or a passkey): an upstream's sign-in is a way in, not a
+ * proof that the password's holder is here (docs/account.md#confirming-through-a-linked-account).
+ * 400 when nothing is given, 403 for a wrong password (counted as confirmPassword counts).
  */
 export async function confirmPasswordOrPasskey(deps: AccountDeps, user: UserRecord, proof: Confirmation, ip: string): Promise<void> {
-  const at = proof.passkeyConfirmedAt;
-  if (at !== undefined && deps.now() >= at && deps.now() - at < LIFETIMES.confirmation) return;
-  if (proof.password === undefined) throw new InvalidInput(PASSWORD_REQUIRED);
+  if (confirmationStands(deps.now(), user, proof)) return;
+  if (proof.password === undefined) throw new InvalidInput(hasPassword(user) ? PASSWORD_REQUIRED : CONFIRM_FIRST);
   await confirmPassword(deps, user, proof.password, ip, 'The password is wrong');
 }

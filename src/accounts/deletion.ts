@@ -9,7 +9,7 @@ import { InvalidInput, NotFound, SIGN_IN_FIRST, Unauthenticated } from '../domai
 import type { PictureStore } from '../pictures/pictures.js';
 import type { Store } from '../store/types.js';
 import type { AccountDeps } from './accounts.js';
-import { confirmPassword } from './confirmation.js';
+import { confirmPasswordOrPasskey, type Confirmation } from './confirmation.js';
 
 interface DeletionDeps {
   store: Store;
@@ -26,15 +26,18 @@ export async function deleteUser(deps: DeletionDeps, id: number, by: 'user' | 'o
   deps.audit('account_deleted', { userId: id, name: deleted.name, by });
 }
 
-/** The signed-in user deletes their own account: `confirm` must be their name, exactly. */
+/**
+ * The signed-in user deletes their own account: `confirm` must be their name, exactly, and they
+ * confirm who they are as for a change of factors (the password, or a recent confirmation).
+ */
 export async function deleteOwnAccount(
   deps: DeletionDeps & AccountDeps,
-  input: { userId: number; password: string; confirm: string },
+  input: { userId: number; proof: Confirmation; confirm: string },
   ip: string,
 ): Promise<void> {
   const user = await deps.store.getUser(input.userId);
   if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   if (input.confirm !== user.name) throw new InvalidInput('Type your name exactly to confirm');
-  await confirmPassword(deps, user, input.password, ip, 'The password is wrong');
+  await confirmPasswordOrPasskey(deps, user, input.proof, ip);
   await deleteUser(deps, user.id, 'user');
 }

@@ -42,6 +42,7 @@ interface Notice {
 const NOTICES: { [Event in keyof AuditEvents]?: (fields: AuditEvents[Event]) => Notice | undefined } = {
   password_changed: ({ userId }) => ({ userId, change: 'password_changed' }),
   password_reset: ({ userId }) => ({ userId, change: 'password_changed' }),
+  password_set: ({ userId }) => ({ userId, change: 'password_set' }),
   passkey_added: ({ userId }) => ({ userId, change: 'passkey_added' }),
   passkey_removed: ({ userId }) => ({ userId, change: 'passkey_removed' }),
   second_factor_changed: ({ userId, change }) => ({ userId, change }),

@@ -18,6 +18,12 @@ export interface UpstreamSignInStart {
   /** Started from the account page to link another identity to this signed-in user. */
   linkTo?: number;
   /**
+   * Started from the account page by this signed-in user (an account without a password) to
+   * confirm who they are by a new sign-in at an upstream where their account is linked
+   * (docs/account.md#confirming-through-a-linked-account): `freshSince` is then the start.
+   */
+  confirmFor?: number;
+  /**
    * Set when the app this sign-in is for asked for a fresh one (`prompt=login`: `at`; `max_age`:
    * `at` less that many seconds): the upstream's ID token must prove, by its `auth_time`, a sign-in
    * there no older than this (ms, give or take UPSTREAM_CLOCK_SKEW), or none is made here

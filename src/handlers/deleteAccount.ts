@@ -1,10 +1,12 @@
 import { deleteOwnAccount } from '../accounts/deletion.js';
-import { endSession } from '../sessions/session.js';
+import { endSession, sessionConfirmations } from '../sessions/session.js';
 import type { Handler } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
 
 export const deleteAccount: Handler<'deleteAccount'> = async (input, ctx, deps) => {
-  await deleteOwnAccount(deps, { userId: signedInUser(ctx).id, password: input.body.password, confirm: input.body.confirm }, ctx.ip);
+  const userId = signedInUser(ctx).id;
+  const proof = { password: input.body.password, ...sessionConfirmations(ctx, userId) };
+  await deleteOwnAccount(deps, { userId, proof, confirm: input.body.confirm }, ctx.ip);
   endSession(ctx);
   ctx.status = 204;
 };

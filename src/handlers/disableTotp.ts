@@ -2,10 +2,10 @@
 import { disableTotp as disable, secondFactorDeps } from '../accounts/second-factor.js';
 import type { Handler } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
-import { passkeyConfirmedAt } from '../sessions/session.js';
+import { sessionConfirmations } from '../sessions/session.js';
 
 export const disableTotp: Handler<'disableTotp'> = async (input, ctx, deps) => {
   const user = signedInUser(ctx);
-  await disable(secondFactorDeps(deps), user, { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) }, ctx.ip);
+  await disable(secondFactorDeps(deps), user, { password: input.body?.password, ...sessionConfirmations(ctx, signedInUser(ctx).id) }, ctx.ip);
   ctx.status = 204;
 };

@@ -72,6 +72,7 @@ import { issueGameCode } from './issueGameCode.js';
 import { listGrants } from './listGrants.js';
 import { revokeGrant } from './revokeGrant.js';
 import { changePassword } from './changePassword.js';
+import { setFirstPassword } from './setFirstPassword.js';
 import { getSecondFactor } from './getSecondFactor.js';
 import { startTotpSetup } from './startTotpSetup.js';
 import { confirmTotpSetup } from './confirmTotpSetup.js';
@@ -182,6 +183,7 @@ export const operationHandlers: { [Op in keyof operations]: Handler<Op> } = {
   listGrants,
   revokeGrant,
   changePassword,
+  setFirstPassword,
   getSecondFactor,
   startTotpSetup,
   confirmTotpSetup,

@@ -2,10 +2,10 @@
 import { registrationOptions } from '../accounts/passkeys.js';
 import type { Handler } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
-import { passkeyConfirmedAt, putPasskeyChallenge } from '../sessions/session.js';
+import { sessionConfirmations, putPasskeyChallenge } from '../sessions/session.js';
 
 export const passkeyRegistrationOptions: Handler<'passkeyRegistrationOptions'> = async (input, ctx, deps) => {
-  const proof = { password: input.body?.password, passkeyConfirmedAt: passkeyConfirmedAt(ctx) };
+  const proof = { password: input.body?.password, ...sessionConfirmations(ctx, signedInUser(ctx).id) };
   const options = await registrationOptions(deps, signedInUser(ctx), proof, ctx.ip);
   putPasskeyChallenge(ctx, 'register', options.challenge, deps.now());
   ctx.set('Cache-Control', 'no-store');

@@ -5,7 +5,7 @@
  */
 import type Koa from 'koa';
 import { Unavailable } from '../domain/errors.js';
-import { pendingUpstreamIdentity, putPendingUpstreamIdentity } from '../sessions/session.js';
+import { noteUpstreamConfirmation, pendingUpstreamIdentity, putPendingUpstreamIdentity } from '../sessions/session.js';
 import { signInPage } from '../pages/pages.js';
 import { allowPageSources } from '../security/headers.js';
 import type { LocalPath } from '../security/return-paths.js';
@@ -52,7 +52,7 @@ export async function upstreamStep(ctx: Koa.Context, deps: AppDeps, returnTo: Lo
   }
 }
 
-/** Where a callback's outcome takes this browser: signed in, a second step, a name to pick, a link to confirm. */
+/** Where a callback's outcome takes this browser: signed in, a second step, a name to pick, a link to confirm, or back confirmed. */
 export async function followUpstreamOutcome(ctx: Koa.Context, deps: AppDeps, outcome: UpstreamOutcome, returnTo: LocalPath | undefined): Promise<void> {
   if ('signedIn' in outcome) {
     await beginSignedInSession(ctx, deps, outcome.signedIn, returnTo);
@@ -63,6 +63,11 @@ export async function followUpstreamOutcome(ctx: Koa.Context, deps: AppDeps, out
     return redirect(ctx, '/signin/otp', 303);
   }
   if ('linked' in outcome) return redirect(ctx, '/account', 303);
+  if ('confirmed' in outcome) {
+    const { userId, upstream, at } = outcome.confirmed;
+    noteUpstreamConfirmation(ctx, { at, userId, upstream: upstream.slug });
+    return redirect(ctx, returnTo ?? '/account', 303);
+  }
   putPendingUpstreamIdentity(ctx, outcome.pending);
   redirect(ctx, outcome.pending.next === 'sign_up' ? '/signup/upstream' : '/signin/link', 303);
 }

@@ -98,6 +98,7 @@ export type SecurityChange =
   | 'recovery_codes_replaced'
   | 'recovery_code_used'
   | 'password_changed'
+  | 'password_set'
   | 'factors_reset'
   | 'upstream_linked'
   | 'upstream_unlinked';
@@ -110,6 +111,7 @@ const SECURITY_CHANGES: Record<SecurityChange, { subject: string; what: string }
   recovery_codes_replaced: { subject: 'New recovery codes were made', what: 'a new set of recovery codes was made for your account; the earlier codes no longer work' },
   recovery_code_used: { subject: 'A recovery code was used to sign in', what: 'one of your recovery codes was used to sign in to your account; it does not work again' },
   password_changed: { subject: 'Your password was changed', what: 'the password of your account was changed' },
+  password_set: { subject: 'A password was set for your account', what: 'a password was set for your account: your name and that password now sign in too' },
   upstream_linked: {
     subject: 'Another account was linked to yours',
     what: 'an account at another identity provider was linked to your account: signing in there now signs in to your account here',

@@ -5,15 +5,20 @@
 import { html, type SafeHtml } from '../domain/html.js';
 import { layout, type PageUser } from './html.js';
 import { ids } from './ids.js';
+import { passwordField, type PageConfirmations } from './confirmation.js';
 import { resultSlot } from './result-slot.js';
 
-/** The account page's "Authenticator app" section; `enabled` as the page is served (the script takes it from there). */
-export function authenticatorSection(o: { enabled: boolean; recoveryCodesLeft: number }): SafeHtml {
+/**
+ * The account page's "Authenticator app" section; `enabled` as the page is served (the script takes
+ * it from there); `confirmations`: an account without a password is asked for none.
+ */
+export function authenticatorSection(o: { enabled: boolean; recoveryCodesLeft: number; confirmations: PageConfirmations }): SafeHtml {
+  const c = o.confirmations;
   return html`<section id="authenticator" class="card"><h2>Authenticator app</h2>
 <div id="${ids.authenticator.off}"${o.enabled ? html` hidden` : ''}>
 <p>An authenticator app on your phone makes a new 6-digit code every 30 seconds. Once it is switched on, signing in asks for a code after your password, so a stolen password alone is not enough.</p>
 <form id="${ids.authenticator.startForm}" class="stack">
-<label>Your password, to set it up <input type="password" id="${ids.authenticator.startPassword}" name="password" autocomplete="current-password" required maxlength="256"></label>
+${passwordField(c, 'Your password, to set it up', ids.authenticator.startPassword)}
 <button type="submit" id="totp-start">Set up an authenticator app</button>
 <small>Switching it on signs you out on every other device and browser: they were signed in without a code.</small>
 </form>
@@ -39,19 +44,23 @@ ${resultSlot(ids.authenticator.confirmResult)}
 <div class="button-row"><button type="button" id="${ids.authenticator.copyRecoveryCodes}" class="secondary">Copy the codes</button> <a class="button secondary" id="${ids.authenticator.downloadRecoveryCodes}" download="recovery-codes.txt" href="#">Download the codes</a></div>
 </div>
 <form id="${ids.authenticator.recoveryForm}" class="stack">
-<label>Your password, to make new recovery codes <input type="password" id="${ids.authenticator.recoveryPassword}" name="password" autocomplete="current-password" required maxlength="256"></label>
+${passwordField(c, 'Your password, to make new recovery codes', ids.authenticator.recoveryPassword)}
 <button type="submit" id="recovery-new" class="secondary">Make new recovery codes</button>
 <small>The codes you have now stop working.</small>
 </form>
 ${resultSlot(ids.authenticator.recoveryResult)}
 <form id="${ids.authenticator.offForm}" class="stack">
-<label>Your password, to switch the app off <input type="password" id="${ids.authenticator.offPassword}" name="password" autocomplete="current-password" required maxlength="256"></label>
+${passwordField(c, 'Your password, to switch the app off', ids.authenticator.offPassword)}
 <button type="submit" id="totp-disable" class="danger">Switch the authenticator app off</button>
 </form>
 ${resultSlot(ids.authenticator.offResult)}
 </div>
-<p><button type="button" id="${ids.authenticator.passkeyConfirm}" class="secondary" hidden>Confirm with a passkey instead of your password</button></p>
-${resultSlot(ids.authenticator.passkeyResult)}
+${
+    c.password
+      ? html`<p><button type="button" id="${ids.authenticator.passkeyConfirm}" class="secondary" hidden>Confirm with a passkey instead of your password</button></p>
+${resultSlot(ids.authenticator.passkeyResult)}`
+      : ''
+  }
 </section>`;
 }
 

@@ -4,6 +4,7 @@
  */
 import { html, type SafeHtml } from '../domain/html.js';
 import { layout, type PageUser } from './html.js';
+import { confirmFirstNote, type PageConfirmations } from './confirmation.js';
 import { resultSlot } from './result-slot.js';
 import type { LocalPath } from '../security/return-paths.js';
 
@@ -153,7 +154,7 @@ export interface EmailChangeRefusal {
  * refused change shows its reason right after the form (resultSlot's alert region, which the
  * wrong field names in aria-describedby and focuses), with the typed address kept.
  */
-export function accountEmailSection(o: { csrfToken: string; email: string; verified: boolean; refusal?: EmailChangeRefusal }): SafeHtml {
+export function accountEmailSection(o: { csrfToken: string; email: string; verified: boolean; refusal?: EmailChangeRefusal; confirmations: PageConfirmations }): SafeHtml {
   const wrong = (field: 'email' | 'password') =>
     o.refusal?.field === field ? html` aria-invalid="true" aria-describedby="change-email-result-error" autofocus` : '';
   return html`<section id="email-section" class="card">
@@ -169,7 +170,11 @@ ${
 <h3>Change your address</h3>
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
 <label>New email address <input name="email" type="email" id="new-email" autocomplete="email" required maxlength="254" value="${o.refusal?.email ?? ''}"${wrong('email')}></label>
-<label>Your password, to change the address <input name="password" type="password" id="change-email-password" autocomplete="current-password" required maxlength="256"${wrong('password')}></label>
+${
+  o.confirmations.password
+    ? html`<label>Your password, to change the address <input name="password" type="password" id="change-email-password" autocomplete="current-password" required maxlength="256"${wrong('password')}></label>`
+    : confirmFirstNote()
+}
 <button type="submit" id="change-email">Send a link to the new address</button>
 </form>
 ${resultSlot('change-email-result', o.refusal && `Changing the address failed: ${o.refusal.message}`)}

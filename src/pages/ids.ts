@@ -40,6 +40,9 @@ export const ids = {
     currentPassword: 'current-password',
     newPassword: 'new-password',
     passwordResult: 'password-result',
+    firstPasswordForm: 'first-password-form',
+    firstPassword: 'first-password',
+    firstPasswordResult: 'first-password-result',
     sessions: 'sessions',
     signOutEverywhere: 'signout-everywhere',
     sessionsResult: 'sessions-result',
@@ -62,6 +65,18 @@ export const ids = {
    * listed and unlinked by scripts/account-upstream-identities.ts; one plain form per enabled
    * upstream to link (each form `data-upstream="<slug>"`, shown while that upstream is not linked).
    */
+  /**
+   * The account page's "Confirm it is you" card (src/pages/confirmation.ts), for an account without
+   * a password: one form per linked upstream that can confirm, and a passkey button.
+   */
+  confirmation: {
+    section: 'confirm-identity',
+    status: 'confirm-identity-status',
+    passkey: 'confirm-with-passkey',
+    result: 'confirm-identity-result',
+    /** An upstream's "Confirm with <name>" button. */
+    upstreamButton: (slug: string) => `confirm-upstream-${slug}`,
+  },
   linkedAccounts: {
     section: 'upstream-identities',
     list: 'upstream-identity-list',

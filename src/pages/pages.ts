@@ -2,6 +2,7 @@
 import { SCOPE_DESCRIPTIONS, SCOPES, type Scope } from '../oauth/scopes.js';
 import type { SignInRecord } from '../domain/sign-ins.js';
 import { accountControlSections } from './account-control.js';
+import type { PageConfirmations } from './confirmation.js';
 import { html, type SafeHtml } from '../domain/html.js';
 import { hiddenReturnTo, layout, withReturnTo, type PageUser } from './html.js';
 import { upstreamButtons } from './upstreams.js';
@@ -229,7 +230,14 @@ function accountNav(o: { email: boolean; signIns: boolean; authenticator: boolea
 }
 
 export function accountPage(
-  o: Common & { user: PageUser; emailSection?: SafeHtml; signIns?: readonly SignInRecord[]; securitySections?: SafeHtml; linkedAccounts?: SafeHtml | undefined },
+  o: Common & {
+    user: PageUser;
+    emailSection?: SafeHtml;
+    signIns?: readonly SignInRecord[];
+    securitySections?: SafeHtml;
+    linkedAccounts?: SafeHtml | undefined;
+    confirmations: PageConfirmations;
+  },
 ): string {
   return layout({
     ...o,
@@ -255,7 +263,7 @@ ${resultSlot(ids.profile.pictureResult)}
 </section>
 ${o.emailSection ?? ''}
 ${o.signIns ? signInsSection(o.signIns) : ''}
-${accountControlSections({ userName: o.user.name, afterPassword: html`${o.securitySections ?? ''}${o.linkedAccounts ?? ''}` })}`,
+${accountControlSections({ userName: o.user.name, afterPassword: html`${o.securitySections ?? ''}${o.linkedAccounts ?? ''}`, confirmations: o.confirmations })}`,
   });
 }
 

@@ -63,6 +63,12 @@ interface SessionData {
    */
   passkeyConfirmedAt?: number;
   /**
+   * When the signed-in person of an account without a password last confirmed who they are by a
+   * new sign-in at an upstream where the account is linked (src/upstreams/sign-in.ts, `confirm`):
+   * the upstream's auth_time, and the account it confirmed (a confirmation counts for it alone).
+   */
+  upstreamConfirmation?: { at: number; userId: number; upstream: string };
+  /**
    * Left in place of a signed-in session by the suspension of its account (the store writes it,
    * src/store/moderation/queries.ts): whose session it was, so its next page can say why it was
    * signed out. A sign-in replaces it.
@@ -193,6 +199,9 @@ export async function startUserSession(
   const session = sessionOf(ctx);
   delete session.secondStep;
   delete session.suspendedUserId;
+  // A confirmation is of the sign-in it was made in: a new sign-in starts without one.
+  delete session.passkeyConfirmedAt;
+  delete session.upstreamConfirmation;
   session.userId = userId;
   session.amr = [...amr];
   if (authTime === undefined) delete session.authTime;
@@ -233,9 +242,23 @@ export function suspendedSessionUserId(ctx: Koa.Context): number | undefined {
   return sessionOf(ctx).suspendedUserId;
 }
 
-/** When this session last confirmed with a passkey, if it did. */
-export function passkeyConfirmedAt(ctx: Koa.Context): number | undefined {
-  return sessionOf(ctx).passkeyConfirmedAt;
+/** Notes that the signed-in person `userId` just confirmed by a new sign-in at `upstream` (its slug), made at `at`. */
+export function noteUpstreamConfirmation(ctx: Koa.Context, confirmation: { at: number; userId: number; upstream: string }): void {
+  sessionOf(ctx).upstreamConfirmation = { ...confirmation };
+}
+
+/**
+ * What this session offers, besides a password, to confirm who `userId` is before a sensitive
+ * change (src/accounts/confirmation.ts): when it last confirmed with a passkey, and when through a
+ * linked upstream, if that confirmation was made for this account.
+ */
+export function sessionConfirmations(ctx: Koa.Context, userId: number): { passkeyConfirmedAt?: number; upstreamConfirmedAt?: number } {
+  const session = sessionOf(ctx);
+  const upstream = session.upstreamConfirmation;
+  return {
+    ...(session.passkeyConfirmedAt === undefined ? {} : { passkeyConfirmedAt: session.passkeyConfirmedAt }),
+    ...(upstream?.userId === userId ? { upstreamConfirmedAt: upstream.at } : {}),
+  };
 }
 
 /**

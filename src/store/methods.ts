@@ -22,6 +22,7 @@ export const STORE_METHODS = [
   'getUserByName',
   'getUserByEmail',
   'updateUser',
+  'setFirstPassword',
   'recordHeartbeat',
   'swapPfpTimestamp',
   'deleteUser',

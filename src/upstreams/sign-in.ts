@@ -23,7 +23,7 @@ import type { SignedIn } from '../accounts/sign-in.js';
 import { BadGateway, Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated, Unavailable, UniqueViolation } from '../domain/errors.js';
 import type { PendingUpstreamIdentity, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
 import type { UpstreamRecord } from '../domain/upstreams.js';
-import type { UserRecord } from '../domain/users.js';
+import { hasPassword, type UserRecord } from '../domain/users.js';
 import { refuseSuspended } from '../moderation/suspensions.js';
 import { freshSignInAsked } from '../oauth/authorization-policy.js';
 import type { Limits } from '../security/rate-limit.js';
@@ -57,7 +57,12 @@ export type UpstreamOutcome =
   /** A new identity: a name to pick (`sign_up`) or an account to sign in to and confirm (`link`). */
   | { pending: PendingUpstreamIdentity }
   /** Linked to the signed-in account that started it from the account page. */
-  | { linked: { userId: number; upstream: Pick<UpstreamRecord, 'slug' | 'name'> } };
+  | { linked: { userId: number; upstream: Pick<UpstreamRecord, 'slug' | 'name'> } }
+  /**
+   * The signed-in account that started it from the account page signed in again at the upstream,
+   * as its linked identity, at `at` (the upstream's auth_time): a confirmation of who they are.
+   */
+  | { confirmed: { userId: number; upstream: Pick<UpstreamRecord, 'slug' | 'name'>; at: number } };
 
 /** What the callback request carried. */
 interface UpstreamCallback {
@@ -127,6 +132,7 @@ const FAILURE_REASONS: Record<FailureReason, string> = {
   email_not_verified: 'it did not say the address is verified',
   address_unproven: 'an account here has the address, never proven',
   not_fresh: 'it did not prove the fresh sign-in an app asked for',
+  not_linked: 'a confirmation brought back an identity not linked to the account that asked',
 };
 
 /**
@@ -166,14 +172,16 @@ export async function startUpstreamSignIn(
   deps: UpstreamSignInDeps,
   slug: string,
   ip: string,
-  options: { returnTo?: string | undefined; linkTo?: number },
+  options: { returnTo?: string | undefined; linkTo?: number; confirmFor?: number },
 ): Promise<{ url: string; start: UpstreamSignInStart }> {
   await deps.limits.upstreamIp.consume(ip);
   const upstream = await enabledUpstream(deps.store, slug);
   if (options.linkTo !== undefined) await linkableAccount(deps, options.linkTo);
+  if (options.confirmFor !== undefined) await confirmableThrough(deps, options.confirmFor, upstream);
   const now = deps.now();
-  // The app's prompt=login or max_age, passed on; a plain OAuth 2.0 upstream has no ID token to prove it with.
-  const fresh = options.linkTo === undefined ? freshSignInAsked(options.returnTo) : undefined;
+  // The app's prompt=login or max_age, passed on, or a confirmation's own new sign-in; a plain
+  // OAuth 2.0 upstream has no ID token to prove it with.
+  const fresh = options.confirmFor !== undefined ? { login: true as const } : options.linkTo === undefined ? freshSignInAsked(options.returnTo) : undefined;
   if (fresh !== undefined && upstream.kind !== 'oidc') {
     signInFailed(deps, upstream, ip, 'not_fresh');
     throw notConfirmed(upstream, 'cannot');
@@ -196,9 +204,24 @@ export async function startUpstreamSignIn(
       at: now,
       ...(options.returnTo === undefined ? {} : { returnTo: options.returnTo }),
       ...(options.linkTo === undefined ? {} : { linkTo: options.linkTo }),
+      ...(options.confirmFor === undefined ? {} : { confirmFor: options.confirmFor }),
       ...(fresh === undefined ? {} : { freshSince: 'login' in fresh ? now : now - fresh.maxAge * 1000 }),
     },
   };
+}
+
+/**
+ * Whether `userId` may confirm who they are through `upstream`: an account without a password
+ * (one with a password confirms with it: docs/account.md#confirming-through-a-linked-account)
+ * whose identity there is linked.
+ */
+async function confirmableThrough(deps: UpstreamSignInDeps, userId: number, upstream: UpstreamRecord): Promise<void> {
+  const user = await deps.store.getUser(userId);
+  if (!user) throw new Unauthenticated(START_AGAIN);
+  if (hasPassword(user)) throw new Conflict('Your account has a password: confirm with it, or with a passkey');
+  if (!(await deps.store.listUpstreamIdentities(userId)).some((l) => l.upstreamSlug === upstream.slug)) {
+    throw new Forbidden(`No ${upstream.name} account is linked to yours: confirm another way`);
+  }
 }
 
 const VERIFY_FIRST = 'Verify your email address before you link another account to this one';
@@ -237,7 +260,8 @@ export async function finishUpstreamSignIn(
     failed(callback.error === 'access_denied' ? 'cancelled' : 'refused');
     throw new InvalidInput(callback.error === 'access_denied' ? `You cancelled signing in with ${upstream.name}` : `${upstream.name} refused the sign-in (${errorCode(callback.error)})`);
   }
-  if (!start || callback.state !== start.state || (start.linkTo !== undefined && start.linkTo !== signedInUserId)) {
+  const startedFor = start?.linkTo ?? start?.confirmFor;
+  if (!start || callback.state !== start.state || (startedFor !== undefined && startedFor !== signedInUserId)) {
     failed('not_started');
     throw new InvalidInput(START_AGAIN);
   }
@@ -258,6 +282,20 @@ export async function finishUpstreamSignIn(
   }
   claims = { ...claims, amr: countedAmr(upstream, claims.amr) };
   const linked = await deps.store.findUpstreamIdentity(slug, claims.subject);
+
+  if (start.confirmFor !== undefined) {
+    // Only the identity linked to this very account confirms it: another account at the upstream
+    // (anyone's, or one linked to another account here) proves nothing about this one.
+    if (linked?.userId !== start.confirmFor) {
+      failed('not_linked');
+      throw new Forbidden(`This ${upstream.name} account is not the one linked to yours: nothing was confirmed`);
+    }
+    // Counted from when the person signed in there (never later than now), not from the callback.
+    const at = Math.min(claims.authTime ?? deps.now(), deps.now());
+    await deps.store.touchUpstreamIdentity(linked.id, deps.now());
+    deps.audit('upstream_confirmed', { userId: start.confirmFor, upstream: slug, ip });
+    return { confirmed: { userId: start.confirmFor, upstream: named, at } };
+  }
 
   if (start.linkTo !== undefined) {
     if (linked && linked.userId !== start.linkTo) throw new Conflict(`This ${upstream.name} account is linked to another account here`);

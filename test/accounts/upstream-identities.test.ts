@@ -153,7 +153,11 @@ describe('linked identities', () => {
   it('lets a password-less account confirm with a passkey; its passkey is then a way in, and never removed as the last (409)', async () => {
     const { agent, user, key, passkeyId } = await passwordlessAgent({ withPasskey: true });
     const [only] = await t.store.listUpstreamIdentities(user.id);
-    expect(await body(await agent.json('DELETE', `/api/account/upstream-identities/${only!.id}`))).toEqual([400, { message: 'Body field password is required' }]);
+    // It has no password to give: it is told to confirm.
+    expect(await body(await agent.json('DELETE', `/api/account/upstream-identities/${only!.id}`))).toEqual([
+      400,
+      { message: 'Confirm it is you first, through an account linked to yours or with a passkey' },
+    ]);
     await confirmWithPasskey(agent, key!);
     expect((await agent.json('DELETE', `/api/account/upstream-identities/${only!.id}`)).status).toBe(204);
     expect(await t.store.listUpstreamIdentities(user.id)).toEqual([]);
@@ -204,11 +208,11 @@ describe('the account page\'s linked accounts', () => {
       `<form method="post" action="/signin/upstream/${slug}" class="stack link-upstream" data-upstream="${slug}" aria-label="Link ${name}"${hidden ? ' hidden' : ''}>
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="link" value="true">
-<label>Your password <input type="password" name="password" autocomplete="current-password" maxlength="256"></label>
+<label>Your password, to link ${name} <input type="password" name="password" autocomplete="current-password" maxlength="256"></label>
 <button type="submit" class="secondary" id="link-upstream-${slug}">Link ${name}</button>
 </form>`;
     expect(html).toBe(`<section id="upstream-identities" class="card"><h2>Linked accounts</h2>
-<p>Accounts you have elsewhere that sign you in here. Linking or unlinking one asks for your password again, or a confirmation with a passkey; an account without a password confirms with a passkey, or sets a password through <a href="/forgot-password">Forgot your password?</a> first. The last way to sign in cannot be unlinked.</p>
+<p>Accounts you have elsewhere that sign you in here. Linking or unlinking one asks for your password beside its button (leave it empty for 5 minutes after confirming with a passkey). The last way to sign in cannot be unlinked.</p>
 <ul id="upstream-identity-list"><li>Loading…</li></ul>
 <div class="result" id="upstream-identities-result"><p role="status" class="ok" id="upstream-identities-result-status"></p><p role="alert" class="error" id="upstream-identities-result-error"></p></div>
 ${form('acme', 'Acme', true)}${form('globex', 'Globex', false)}

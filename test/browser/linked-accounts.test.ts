@@ -1,9 +1,9 @@
 /**
  * The account page's "Linked accounts" in Chromium (docs/account.md#linked-accounts): the linked
  * identities listed by the script, the "Link <name>" form shown only for an upstream not linked,
- * unlinking with the password asked the way removing a passkey asks it (a wrong one said beside
- * it), and the account's last way in refused in the section's result line; axe at a desktop's
- * and a phone's width. The upstreams are registered, never called; links are made in the store.
+ * unlinking asked as linking is, up front (issue 51, item 11): the password beside "Unlink", no
+ * dialog and no second question (a wrong one said beside it), and the account's last way in
+ * refused in the section's result line; axe at a desktop's and a phone's width. The upstreams are registered, never called; links are made in the store.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,11 +22,17 @@ const VIEWPORTS = [
   { width: 390, height: 844 },
 ];
 
+/** Every dialog a page opened (none should: the password is asked up front). */
+const dialogs: string[] = [];
+
 async function signedIn(who: UserRecord, password: string, viewport: { width: number; height: number }): Promise<Page> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  page.on('dialog', (dialog) => void dialog.accept());
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
   await page.goto(`${t.baseUrl}/signin`);
   await page.fill('input[name=name]', who.name);
   await page.fill('input[name=password]', password);
@@ -57,7 +63,7 @@ describe.skipIf(!hasChromium)('linked accounts on the account page', () => {
   });
 
   for (const viewport of VIEWPORTS) {
-    it(`lists a link, offers to link the other upstream, and unlinks with the password (${viewport.width}x${viewport.height})`, async () => {
+    it(`lists a link, offers to link the other upstream, and unlinks with the password asked up front, as Link asks it (${viewport.width}x${viewport.height})`, async () => {
       const size = `${viewport.width}x${viewport.height}`;
       const user = await makeUser(t);
       const acme = await link(user.id, 'acme', 'ada@acme.example');
@@ -76,18 +82,22 @@ describe.skipIf(!hasChromium)('linked accounts on the account page', () => {
       expect(await page.getAttribute('#account-nav a[href="#upstream-identities"]', 'href')).toBe('#upstream-identities');
       await expectNoAxeViolations(page, `linked accounts (${size})`);
 
-      // No passkey confirmation: the item asks for the password; a wrong one is said beside it.
-      await page.click('#upstream-identity-list .unlink-upstream');
-      await page.waitForSelector('#upstream-identity-list .upstream-unlink-confirm:not([hidden])');
+      // Both ask the same way, before their button: Link <name> and Unlink beside a password field.
+      expect(await page.isVisible('form.link-upstream[data-upstream="globex"] input[type=password]')).toBe(true);
+      expect(await page.textContent('form.link-upstream[data-upstream="globex"] label')).toBe('Your password, to link Globex ');
+      expect(await page.isVisible('#upstream-identity-list .upstream-unlink-password')).toBe(true);
+      expect(await page.textContent('#upstream-identity-list .upstream-unlink label')).toBe('Your password, to unlink Acme ');
+      // A wrong one is said beside it; no dialog was asked.
       await page.fill('#upstream-identity-list .upstream-unlink-password', 'not my password');
-      await page.click('#upstream-identity-list .unlink-upstream-confirmed');
+      await page.click('#upstream-identity-list .unlink-upstream');
       await expect.poll(() => page.textContent('#upstream-identity-list .upstream-unlink-error')).toBe('Unlinking Acme failed: The password is wrong');
       expect(await page.getAttribute('#upstream-identity-list .upstream-unlink-password', 'aria-invalid')).toBe('true');
       await expectNoAxeViolations(page, `linked accounts, wrong password (${size})`);
 
       await page.fill('#upstream-identity-list .upstream-unlink-password', TEST_PASSWORD);
-      await page.click('#upstream-identity-list .unlink-upstream-confirmed');
+      await page.click('#upstream-identity-list .unlink-upstream');
       await expect.poll(() => page.textContent('#upstream-identities-result-status')).toBe('Unlinked Acme');
+      expect(dialogs).toEqual([]);
       expect(await page.textContent('#upstream-identity-list')).toBe('No linked accounts.');
       expect(await page.isVisible('#link-upstream-acme')).toBe(true);
       expect(await t.store.listUpstreamIdentities(user.id)).toEqual([]);
@@ -105,12 +115,15 @@ describe.skipIf(!hasChromium)('linked accounts on the account page', () => {
     await t.store.knex('users').where({ id: user.id }).update({ password_hash: await hashPassword('for this sign-in only') });
     const page = await signedIn(user, 'for this sign-in only', VIEWPORTS[0]!);
     await t.store.knex('users').where({ id: user.id }).update({ password_hash: NO_PASSWORD });
+    await page.reload();
     await page.waitForSelector('#upstream-identity-list li.upstream-identity');
+    // It has no password: no field beside Unlink (it confirms in "Confirm it is you").
+    expect(await page.locator('#upstream-identity-list input').count()).toBe(0);
     await page.click('#upstream-identity-list .unlink-upstream');
     await expect
       .poll(() => page.textContent('#upstream-identities-result-error'))
       .toBe('Unlinking Globex failed: This is the last way to sign in to your account: set a password or add a passkey first');
-    expect(await page.isVisible('#upstream-identity-list .upstream-unlink-confirm')).toBe(false);
+    expect(dialogs).toEqual([]);
     expect((await t.store.listUpstreamIdentities(user.id)).map((i) => i.subject)).toEqual(['only-one']);
     await expectNoAxeViolations(page, 'linked accounts, the last way in');
     await page.context().close();

@@ -139,6 +139,15 @@ describe(`Store (${TEST_DATABASE})`, () => {
     alice = updated!;
   });
 
+  it('sets a first password only on an account without one, once', async () => {
+    await opened.knex('users').where({ id: bob.id }).update({ password_hash: NO_PASSWORD });
+    expect(await Promise.all([store.setFirstPassword(bob.id, bob.passwordHash), store.setFirstPassword(bob.id, 'scrypt$second')])).toEqual([true, false]);
+    expect((await store.getUser(bob.id))!.passwordHash).toBe(bob.passwordHash);
+    expect(await store.setFirstPassword(alice.id, 'scrypt$other')).toBe(false);
+    expect((await store.getUser(alice.id))!.passwordHash).toBe(alice.passwordHash);
+    expect(await store.setFirstPassword(bob.id + 100, 'scrypt$x')).toBe(false);
+  });
+
   it('records a heartbeat only while lastHeartbeat is what the caller read', async () => {
     const beat = await store.recordHeartbeat(alice.id, 0, NOW, 3);
     expect(beat).toMatchObject({ lastHeartbeat: NOW, playMinutes: 3 });

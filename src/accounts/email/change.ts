@@ -7,13 +7,21 @@ import { verifyPassword } from '../passwords.js';
 import { Conflict, Forbidden, InvalidInput } from '../../domain/errors.js';
 import { accountKey } from '../../security/rate-limit.js';
 import { changeNoticeMessage, changeVerificationMessage } from '../../mail/messages.js';
-import type { UserRecord } from '../../domain/users.js';
+import { hasPassword, type UserRecord } from '../../domain/users.js';
+import { CONFIRM_FIRST, confirmationStands, type Confirmation } from '../confirmation.js';
 import { normalizeEmail } from '../../users/users.js';
 import { mailNewLink, type EmailDeps } from './links.js';
 
-export async function requestEmailChange(deps: EmailDeps, user: UserRecord, input: { email: string; password: string }): Promise<string> {
+/**
+ * `proof`: the current password; an account without one (made through an upstream) confirms
+ * instead, through a linked upstream or with a passkey (docs/account.md#confirming-through-a-linked-account).
+ */
+export async function requestEmailChange(deps: EmailDeps, user: UserRecord, input: { email: string; proof: Confirmation }): Promise<string> {
   await deps.limits.emailChange.consume(accountKey(user.id));
-  if (!(await verifyPassword(input.password, user.passwordHash))) throw new Forbidden('The current password is wrong');
+  if (!hasPassword(user)) {
+    if (!confirmationStands(deps.now(), user, input.proof)) throw new InvalidInput(CONFIRM_FIRST);
+  } else if (input.proof.password === undefined) throw new InvalidInput('Body field password is required');
+  else if (!(await verifyPassword(input.proof.password, user.passwordHash))) throw new Forbidden('The current password is wrong');
   const email = normalizeEmail(input.email);
   if (email === user.email) throw new InvalidInput('This already is your email address');
   if (await deps.store.getUserByEmail(email)) throw new Conflict('Email address is already registered');

@@ -8,14 +8,16 @@ import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
 import { ids } from '../ids.js';
 import { api } from './api.js';
 import { copying } from './copy.js';
-import { byId, el } from './dom.js';
+import { proofOf } from './account-confirmation.js';
+import { byId, el, maybeById } from './dom.js';
 import { confirmWithPasskey } from './passkey-confirmation.js';
 import { acting, cleared, refused, said } from './result.js';
 
 const a = ids.authenticator;
-const passwords = [a.startPassword, a.recoveryPassword, a.offPassword].map((id) => byId(id, HTMLInputElement));
-// An empty field sends no password: a passkey confirmation of the session may stand in for it.
-const proof = (password: HTMLInputElement) => (password.value === '' ? {} : { password: password.value });
+// None for an account without a password (it confirms in the "Confirm it is you" card). An empty
+// field sends no password: a confirmation of the session may stand in for it.
+const passwords = [a.startPassword, a.recoveryPassword, a.offPassword].map((id) => maybeById(id, HTMLInputElement));
+const proof = proofOf;
 
 /** The otpauth address's secret, in groups of four as phone apps show a key typed by hand. */
 function setupKey(uri: string): string {
@@ -35,10 +37,10 @@ function showRecoveryCodes(codes: string[]): void {
 }
 
 async function start(): Promise<void> {
-  const password = byId(a.startPassword, HTMLInputElement);
+  const password = maybeById(a.startPassword, HTMLInputElement);
   const res = await api.POST('/api/account/totp', { body: proof(password) });
-  password.value = '';
-  if (!res.data) return refused(a.startResult, res, 'Starting the setup', password);
+  if (password) password.value = '';
+  if (!res.data) return refused(a.startResult, res, 'Starting the setup', password ?? false);
   cleared(a.startResult);
   byId(a.qr, HTMLImageElement).src = res.data.qr_image;
   byId(a.setupKey).textContent = setupKey(res.data.uri);
@@ -67,19 +69,19 @@ async function switchOn(): Promise<void> {
 }
 
 async function newRecoveryCodes(): Promise<void> {
-  const password = byId(a.recoveryPassword, HTMLInputElement);
+  const password = maybeById(a.recoveryPassword, HTMLInputElement);
   const res = await api.POST('/api/account/recovery-codes', { body: proof(password) });
-  password.value = '';
-  if (!res.data) return refused(a.recoveryResult, res, 'Making new recovery codes', password);
+  if (password) password.value = '';
+  if (!res.data) return refused(a.recoveryResult, res, 'Making new recovery codes', password ?? false);
   said(a.recoveryResult, 'New recovery codes made: the old ones no longer work');
   showRecoveryCodes(res.data.recovery_codes);
 }
 
 async function switchOff(): Promise<void> {
-  const password = byId(a.offPassword, HTMLInputElement);
+  const password = maybeById(a.offPassword, HTMLInputElement);
   const res = await api.DELETE('/api/account/totp', { body: proof(password) });
-  password.value = '';
-  if (!res.response.ok) return refused(a.offResult, res, 'Switching off', password);
+  if (password) password.value = '';
+  if (!res.response.ok) return refused(a.offResult, res, 'Switching off', password ?? false);
   cleared(a.offResult);
   byId(a.recoveryCodesBox).hidden = true;
   byId(a.recoveryCodes).replaceChildren();
@@ -94,12 +96,12 @@ async function confirmInstead(): Promise<void> {
   const failure = await confirmWithPasskey();
   if (failure) return refused(a.passkeyResult, failure);
   said(a.passkeyResult, 'Confirmed with a passkey: for 5 minutes, leave the password empty.');
-  for (const p of passwords) p.required = false;
+  for (const p of passwords) if (p) p.required = false;
 }
 
 export function startAuthenticator(): void {
-  const confirmButton = byId(a.passkeyConfirm, HTMLButtonElement);
-  if (browserSupportsWebAuthn()) {
+  const confirmButton = maybeById(a.passkeyConfirm, HTMLButtonElement);
+  if (confirmButton && browserSupportsWebAuthn()) {
     confirmButton.hidden = false;
     confirmButton.addEventListener('click', acting(a.passkeyResult, 'Confirming with a passkey', confirmInstead));
   }

@@ -5,7 +5,8 @@
 import type { components } from '../../../generated/api.js';
 import { ids } from '../ids.js';
 import { api, reasonOf, type Answer } from './api.js';
-import { all, byId, el } from './dom.js';
+import { proofOf } from './account-confirmation.js';
+import { all, byId, el, maybeById } from './dom.js';
 import { deviceName, formatDate as when } from './format.js';
 import { acting, loading, refused, said } from './result.js';
 
@@ -88,27 +89,45 @@ export function startControl(): void {
   );
 
   // A refusal keeps what was typed and marks the field to fix; the passwords go only once changed.
-  const current = byId(c.currentPassword, HTMLInputElement);
-  const next = byId(c.newPassword, HTMLInputElement);
-  byId(c.passwordForm, HTMLFormElement).addEventListener(
-    'submit',
-    acting(c.passwordResult, 'Changing the password', async () => {
-      const res = await api.POST('/api/account/password', { body: { current_password: current.value, new_password: next.value } });
-      if (!res.response.ok) return refused(c.passwordResult, res, 'Changing the password', res.response.status === 400 ? next : wrongPassword(res) && current);
-      current.value = '';
-      next.value = '';
-      said(c.passwordResult, 'Password changed; every other session was signed out');
-      await loadSessions();
-    }),
-  );
+  const passwordForm = maybeById(c.passwordForm, HTMLFormElement);
+  if (passwordForm) {
+    const current = byId(c.currentPassword, HTMLInputElement);
+    const next = byId(c.newPassword, HTMLInputElement);
+    passwordForm.addEventListener(
+      'submit',
+      acting(c.passwordResult, 'Changing the password', async () => {
+        const res = await api.POST('/api/account/password', { body: { current_password: current.value, new_password: next.value } });
+        if (!res.response.ok) return refused(c.passwordResult, res, 'Changing the password', res.response.status === 400 ? next : wrongPassword(res) && current);
+        current.value = '';
+        next.value = '';
+        said(c.passwordResult, 'Password changed; every other session was signed out');
+        await loadSessions();
+      }),
+    );
+  }
 
-  const password = byId(c.deletePassword, HTMLInputElement);
+  // An account without a password sets a first one, once it confirmed who it is; then the page asks for it everywhere.
+  const firstForm = maybeById(c.firstPasswordForm, HTMLFormElement);
+  if (firstForm) {
+    const first = byId(c.firstPassword, HTMLInputElement);
+    firstForm.addEventListener(
+      'submit',
+      acting(c.firstPasswordResult, 'Setting a password', async () => {
+        const res = await api.POST('/api/account/first-password', { body: { new_password: first.value } });
+        if (!res.response.ok) return refused(c.firstPasswordResult, res, 'Setting a password', /characters/.test(reasonOf(res)) && first);
+        // Every section asks for the password from now on: the page is made again with its fields.
+        location.reload();
+      }),
+    );
+  }
+
+  const password = maybeById(c.deletePassword, HTMLInputElement);
   const confirmation = byId(c.deleteConfirm, HTMLInputElement);
   byId(c.deleteForm, HTMLFormElement).addEventListener(
     'submit',
     acting(c.deleteResult, 'Deleting the account', async () => {
-      const res = await api.POST('/api/account/deletion', { body: { password: password.value, confirm: confirmation.value } });
-      if (!res.response.ok) return refused(c.deleteResult, res, 'Deleting the account', res.response.status === 400 ? confirmation : wrongPassword(res) && password);
+      const res = await api.POST('/api/account/deletion', { body: { ...proofOf(password), confirm: confirmation.value } });
+      if (!res.response.ok) return refused(c.deleteResult, res, 'Deleting the account', res.response.status === 400 ? /name/.test(reasonOf(res)) && confirmation : wrongPassword(res) && (password ?? false));
       location.assign('/?done=account-deleted');
     }),
   );

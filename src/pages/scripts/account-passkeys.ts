@@ -7,7 +7,8 @@ import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
 import type { components } from '../../../generated/api.js';
 import { ids } from '../ids.js';
 import { api } from './api.js';
-import { byId, el } from './dom.js';
+import { proofOf } from './account-confirmation.js';
+import { byId, el, maybeById } from './dom.js';
 import { formatDate as when } from './format.js';
 import { confirmWithPasskey } from './passkey-confirmation.js';
 import { acting, cleared, loading, refused, said } from './result.js';
@@ -19,13 +20,16 @@ type Passkey = components['schemas']['Passkey'];
 const k = ids.passkeys;
 const list = byId(k.list);
 const addForm = byId(k.addForm, HTMLFormElement);
-const addPassword = byId(k.addPassword, HTMLInputElement);
-const addWithPasskey = byId(k.addWithPasskey, HTMLButtonElement);
+// Neither for an account without a password: it confirms in the "Confirm it is you" card.
+const addPassword = maybeById(k.addPassword, HTMLInputElement);
+const addWithPasskey = maybeById(k.addWithPasskey, HTMLButtonElement);
+const confirmCard = maybeById(ids.confirmation.passkey, HTMLButtonElement);
 
 async function load(): Promise<void> {
   const res = await api.GET('/api/account/passkeys');
   if (!res.data) return refused(k.result, res, 'Loading the passkeys');
-  addWithPasskey.hidden = res.data.passkeys.length === 0;
+  if (addWithPasskey) addWithPasskey.hidden = res.data.passkeys.length === 0;
+  if (confirmCard) confirmCard.hidden = res.data.passkeys.length === 0 || !browserSupportsWebAuthn();
   if (res.data.passkeys.length === 0) list.replaceChildren(el('li', { text: 'No passkeys yet.' }));
   else list.replaceChildren(...res.data.passkeys.map(item));
 }
@@ -41,6 +45,7 @@ function item(p: Passkey): HTMLLIElement {
     question: `Remove the passkey "${p.name}"? It will no longer sign you in.`,
     done: `Removed ${p.name}`,
     names: { form: 'passkey-remove', button: 'remove-passkey' },
+    password: addPassword !== undefined,
     send: (body) => api.DELETE('/api/account/passkeys/{passkeyId}', { params: { path: { passkeyId: String(p.id) } }, body }),
     reload: load,
   });
@@ -68,9 +73,9 @@ async function rename(passkey: Passkey, input: HTMLInputElement): Promise<void> 
 // An empty password sends none: a passkey confirmation of the session may stand in for it.
 async function add(): Promise<void> {
   const what = 'Adding a passkey';
-  const options = await api.POST('/api/account/passkeys/options', { body: addPassword.value === '' ? {} : { password: addPassword.value } });
-  addPassword.value = '';
-  if (!options.data) return refused(k.addResult, options, what, addPassword);
+  const options = await api.POST('/api/account/passkeys/options', { body: proofOf(addPassword) });
+  if (addPassword) addPassword.value = '';
+  if (!options.data) return refused(k.addResult, options, what, addPassword ?? false);
   cleared(k.addResult);
   let credential;
   try {
@@ -88,7 +93,7 @@ async function confirmBeforeAdding(): Promise<void> {
   const failure = await confirmWithPasskey();
   if (failure) return refused(k.addResult, failure);
   cleared(k.addResult);
-  addPassword.required = false;
+  if (addPassword) addPassword.required = false;
   said(k.result, 'Confirmed with a passkey: for 5 minutes, leave the password empty.');
 }
 
@@ -98,6 +103,6 @@ export function startPasskeys(): void {
     byId(k.unsupported).hidden = false;
   }
   addForm.addEventListener('submit', acting(k.addResult, 'Adding a passkey', add));
-  addWithPasskey.addEventListener('click', acting(k.addResult, 'Confirming with a passkey', confirmBeforeAdding));
+  addWithPasskey?.addEventListener('click', acting(k.addResult, 'Confirming with a passkey', confirmBeforeAdding));
   loading(k.result, 'Loading the passkeys', load);
 }

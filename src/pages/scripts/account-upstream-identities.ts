@@ -1,21 +1,25 @@
 /**
  * The account page's linked accounts (src/pages/linked-accounts.ts): lists the linked identities
- * and unlinks one, as removing a passkey does (removal.ts): the password again, or a confirmation
- * with one of the account's passkeys; the account's last way in is refused (409), said in the
- * section's result slot. The "Link <name>" forms are plain forms: the script only shows those of
- * the upstreams not linked.
+ * and unlinks one. Unlinking asks as linking does, up front: the item's password field beside its
+ * "Unlink" button (left empty while a confirmation of the session stands in for it); an account
+ * without a password has none and confirms in the "Confirm it is you" card. No dialog, no second
+ * question. The account's last way in is refused (409), said in the section's result slot; a
+ * wrong password beside its field. The "Link <name>" forms are plain forms: the script only shows
+ * those of the upstreams not linked.
  */
 import type { components } from '../../../generated/api.js';
 import { ids } from '../ids.js';
-import { api } from './api.js';
+import { proofOf } from './account-confirmation.js';
+import { api, reasonOf } from './api.js';
 import { all, byId, el } from './dom.js';
 import { formatDate as when } from './format.js';
-import { removalControls } from './removal.js';
-import { loading, refused } from './result.js';
+import { acting, loading, refused, said } from './result.js';
 
 type UpstreamIdentity = components['schemas']['UpstreamIdentity'];
 
 const k = ids.linkedAccounts;
+// An account without a password has the "Confirm it is you" card, and no password to type here.
+const hasPassword = document.getElementById(ids.confirmation.section) === null;
 
 async function load(): Promise<void> {
   const res = await api.GET('/api/account/upstream-identities');
@@ -30,25 +34,49 @@ async function load(): Promise<void> {
 
 function item(i: UpstreamIdentity): HTMLLIElement {
   const used = i.last_used_at === undefined ? 'never used' : `last used ${when(i.last_used_at)}`;
-  const removal = removalControls({
-    slot: k.result,
-    id: i.id,
-    what: `Unlinking ${i.upstream_name}`,
-    verb: 'Unlink',
-    label: `Unlink ${i.upstream_name}${i.email === undefined ? '' : ` (${i.email})`}`,
-    question: `Unlink your ${i.upstream_name} account? Signing in with ${i.upstream_name} will no longer sign you in here.`,
-    done: `Unlinked ${i.upstream_name}`,
-    names: { form: 'upstream-unlink', button: 'unlink-upstream' },
-    send: (body) => api.DELETE('/api/account/upstream-identities/{identityId}', { params: { path: { identityId: String(i.id) } }, body }),
-    reload: load,
-  });
+  const what = `Unlinking ${i.upstream_name}`;
+  const errorId = `upstream-unlink-error-${i.id}`;
+  const password = hasPassword
+    ? el('input', { type: 'password', class: 'upstream-unlink-password', autocomplete: 'current-password', maxlength: '256', 'aria-describedby': errorId })
+    : undefined;
+  const error = el('p', { class: 'error upstream-unlink-error', id: errorId, role: 'alert' });
+
+  async function unlink(): Promise<void> {
+    const res = await api.DELETE('/api/account/upstream-identities/{identityId}', { params: { path: { identityId: String(i.id) } }, body: proofOf(password) });
+    if (password) password.value = '';
+    const status = res.response.status;
+    if (res.response.ok) {
+      await load();
+      return said(k.result, `Unlinked ${i.upstream_name}`);
+    }
+    if (status === 409 || status === 404 || !password) {
+      refused(k.result, res, what);
+      if (status === 404) await load();
+      return;
+    }
+    password.setAttribute('aria-invalid', 'true');
+    error.textContent = `${what} failed: ${reasonOf(res)}`;
+    password.focus();
+  }
+
   return el(
     'li',
     { class: 'upstream-identity', 'data-identity-id': i.id },
     el('strong', { class: 'upstream-name', text: i.upstream_name }),
     i.email === undefined ? null : el('span', { class: 'upstream-email', text: ` ${i.email}` }),
     el('div', { class: 'upstream-times', text: `Linked ${when(i.linked_at)}, ${used}` }),
-    ...removal,
+    el(
+      'form',
+      { class: 'stack upstream-unlink', onsubmit: acting(k.result, what, unlink) },
+      password ? el('label', {}, `Your password, to unlink ${i.upstream_name}`, ' ', password) : null,
+      error,
+      el('button', {
+        type: 'submit',
+        class: 'secondary unlink-upstream',
+        text: 'Unlink',
+        'aria-label': `Unlink ${i.upstream_name}${i.email === undefined ? '' : ` (${i.email})`}`,
+      }),
+    ),
   );
 }
 

@@ -30,3 +30,8 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string, kind?: new
 export function all<T extends Element = HTMLElement>(selector: string, root: ParentNode = document): T[] {
   return [...root.querySelectorAll<T>(selector)];
 }
+
+/** The element with this id, of this kind, when the page has it (a part shown to some accounts only). */
+export function maybeById<T extends HTMLElement = HTMLElement>(id: string, kind?: new () => T): T | undefined {
+  return document.getElementById(id) ? byId(id, kind) : undefined;
+}

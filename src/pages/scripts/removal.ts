@@ -32,6 +32,11 @@ interface Removal {
    * the prefix of the form's (`<button>-confirmed`, `<button>-with-passkey`).
    */
   names: { form: string; button: string };
+  /**
+   * Whether the account has a password to ask for: without one, a refusal for want of a
+   * confirmation is said in the section (the "Confirm it is you" card confirms), no form opens.
+   */
+  password: boolean;
   /** The DELETE: no body first, then `{password}`, or `{}` after a passkey confirmation. */
   send(body: { password?: string } | undefined): Promise<Answer>;
   /** Loads the section's list again. */
@@ -49,6 +54,7 @@ export function removalControls(r: Removal): [HTMLButtonElement, HTMLFormElement
     const res = await r.send(body);
     password.value = '';
     const status = res.response.status;
+    if (status === 400 && body === undefined && !r.password) return refused(r.slot, res, r.what);
     if (status === 400 && body === undefined) {
       form.hidden = false;
       password.focus();

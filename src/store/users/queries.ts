@@ -1,5 +1,5 @@
 import { UniqueViolation } from '../../domain/errors.js';
-import type { NewUser, PublicUserRecord, UserPatch, UserRecord } from '../../domain/users.js';
+import { NO_PASSWORD, type NewUser, type PublicUserRecord, type UserPatch, type UserRecord } from '../../domain/users.js';
 import { Queries } from '../queries.js';
 import { type Row, isRowId, isRowKey, num, uniqueField } from '../rows.js';
 import { toUser } from './rows.js';
@@ -98,6 +98,11 @@ export abstract class UsersQueries extends Queries {
     if (patch.modLevel !== undefined) row.mod_level = patch.modLevel;
     if (Object.keys(row).length > 0) await this.knex('users').where({ id }).update(row);
     return this.getUser(id);
+  }
+
+  async setFirstPassword(id: number, passwordHash: string): Promise<boolean> {
+    if (!isRowId(id)) return false;
+    return (await this.knex('users').where({ id, password_hash: NO_PASSWORD }).update({ password_hash: passwordHash })) === 1;
   }
 
   async swapPfpTimestamp(id: number, expected: number | null, next: number | null, at?: number): Promise<boolean> {

@@ -17,6 +17,12 @@ export interface UserStore {
   getUserByEmail(email: string): Promise<UserRecord | undefined>;
   updateUser(id: number, patch: UserPatch): Promise<UserRecord | undefined>;
   /**
+   * Sets the password hash of an account that has none (NO_PASSWORD) in one statement, so two
+   * requests racing cannot both set one. False, changing nothing, when the user has a password or
+   * does not exist.
+   */
+  setFirstPassword(id: number, passwordHash: string): Promise<boolean>;
+  /**
    * Records a play heartbeat only if lastHeartbeat is still `expected` (compare-and-set, so two
    * concurrent heartbeats cannot both add the same minutes): sets lastHeartbeat to `now` and adds
    * `addMinutes` to playMinutes. Returns the updated user, or undefined when it lost the race.
