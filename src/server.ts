@@ -3,19 +3,22 @@ import type { Server, ServerResponse } from 'node:http';
 import { upgradeRecoveryCodes } from './accounts/second-factor.js';
 import { createApp } from './http/app.js';
 import { listen } from './http/client-errors.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, sessionSecretRequired, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';
 import { startMetricsListener } from './metrics/listener.js';
 import { createMetrics } from './metrics/metrics.js';
 import { importPictureFiles, sweepOrphanPictures } from './pictures/pictures.js';
+import { keepSessionSecret } from './security/session-secret-file.js';
 import { openStoreAt } from './store/open.js';
 import { DEFAULT_PURGE_OPTIONS, startPurger } from './purge/purge.js';
 
 async function main(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig();
+    config = keepSessionSecret(loadConfig());
+    const missing = sessionSecretRequired(config);
+    if (missing) throw missing;
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${err.message}\n`);
@@ -25,8 +28,14 @@ async function main(): Promise<void> {
   }
   // A person at a terminal reads lines; anything else (a collector, a pipe, a test) gets JSON.
   const logger = createLogger(config.logLevel, config.logFormat ?? (process.stdout.isTTY ? 'text' : 'json'));
-  if (config.sessionSecretGenerated) {
-    logger.warn('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart and ID tokens get a new signing key at every start');
+  if (config.sessionSecretFile !== undefined) {
+    logger.warn(
+      `SESSION_SECRET is not set: using the key kept in ${config.sessionSecretFile}, which signs sessions and seals authenticator apps, upstreams' client secrets and ID token signing keys; keep it with the database (backups too)`,
+    );
+  } else if (config.sessionSecretGenerated) {
+    logger.warn(
+      "SESSION_SECRET is not set: using a random key for this process only, so sessions, authenticator apps, upstreams' client secrets and ID token signing keys made now do not survive a restart",
+    );
   }
   const store = openStoreAt(config.database);
   await store.migrate();

@@ -15,7 +15,7 @@ describe('server process', () => {
     expect(service.stdout()).toContain('client_id demo_client / client_secret demo-secret');
     const publicUrl = `http://localhost:${service.port}`;
     expect(service.stdout()).toContain(`client_id demo_tv_game, public, for devices without a browser: run \`PUBLIC_URL=${publicUrl} npm run example:device\` and enter its code at ${publicUrl}/device`);
-    expect(service.stdout()).toContain('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart');
+    expect(service.stdout()).toContain(`SESSION_SECRET is not set: using the key kept in ${path.join(dir, 'session-secret')}, which signs sessions`);
     expect(JSON.parse(await service.line('"msg":"listening"'))).toMatchObject({ port: service.port, host: '127.0.0.1' });
 
     const info = await fetch(`${service.url}/api/users/info?id=1`);
@@ -136,6 +136,8 @@ describe('loadConfig', () => {
       sessionSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       sessionSecrets: [expect.stringMatching(/^[A-Za-z0-9_-]{43}$/)],
       sessionSecretGenerated: true,
+      sessionSecretFile: path.resolve('./data/session-secret'),
+      production: false,
       smtpUrl: undefined,
       mailFrom: 'Identity <no-reply@localhost>',
       outboxDir: path.resolve('./data/outbox'),
@@ -155,9 +157,17 @@ describe('loadConfig', () => {
     expect(loadConfig({}).sessionSecret).not.toBe(loadConfig({}).sessionSecret);
   });
 
+  it('without SESSION_SECRET, keeps the key beside a SQLite file, and nowhere in production, on PostgreSQL or in memory', () => {
+    expect(loadConfig({ DATABASE_URL: '/srv/idp/db.sqlite' }).sessionSecretFile).toBe('/srv/idp/session-secret');
+    expect(loadConfig({ DATABASE_URL: '/srv/idp/db.sqlite', SESSION_SECRET: 's'.repeat(32) }).sessionSecretFile).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: '/srv/idp/db.sqlite', NODE_ENV: 'production' }).sessionSecretFile).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).sessionSecretFile).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: ':memory:' }).sessionSecretFile).toBeUndefined();
+  });
+
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', LOG_FORMAT: 'TEXT', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50', DATABASE_POOL_SIZE: '20', REFRESH_TOKEN_IDLE_SECONDS: '3600', REFRESH_TOKEN_ABSOLUTE_SECONDS: '86400' }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', LOG_FORMAT: 'TEXT', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', NODE_ENV: 'production', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50', DATABASE_POOL_SIZE: '20', REFRESH_TOKEN_IDLE_SECONDS: '3600', REFRESH_TOKEN_ABSOLUTE_SECONDS: '86400' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -172,6 +182,8 @@ describe('loadConfig', () => {
       sessionSecret: 'x'.repeat(40),
       sessionSecrets: ['x'.repeat(40), 'y'.repeat(32)],
       sessionSecretGenerated: false,
+      sessionSecretFile: undefined,
+      production: true,
       smtpUrl: 'smtp://u:p@mail.example:587',
       mailFrom: 'id@id.example',
       outboxDir: '/tmp/o',
