@@ -51,7 +51,8 @@ async function main(): Promise<void> {
   await deps.keys.signingKey();
   const upgraded = await upgradeRecoveryCodes(store);
   if (upgraded > 0) logger.info({ upgraded }, 'recovery codes re-hashed with scrypt');
-  const metricsServer = metrics && (await startMetricsListener(metrics, config.metricsPort!, config.metricsHost, logger));
+  const metricsServer =
+    metrics && (await startMetricsListener(metrics, config.metricsPort!, config.metricsHost, logger).catch((err: unknown) => Promise.reject(bindError(err, 'METRICS', config.metricsPort!, config.metricsHost))));
   if (metricsServer) {
     const bound = metricsServer.address();
     logger.info({ port: typeof bound === 'object' && bound ? bound.port : config.metricsPort, host: config.metricsHost }, 'metrics listening');
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
   const server: Server = listen(koa, config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', reject);
+    server.once('error', (err) => reject(bindError(err, '', config.port, config.host)));
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -124,6 +125,26 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/**
+ * A listener that cannot bind, said as the setting to change: `prefix` '' for PORT and HOST,
+ * 'METRICS' for METRICS_PORT and METRICS_HOST. Other errors pass unchanged.
+ */
+function bindError(err: unknown, prefix: '' | 'METRICS', port: number, host: string): Error {
+  const name = (variable: string) => (prefix ? `${prefix}_${variable}` : variable);
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new Error(
+        `${name('PORT')} ${port} is already in use on ${host}: ${prefix ? 'give each instance its own METRICS_PORT' : 'stop what listens there, or give this instance another PORT'}`,
+      );
+    case 'EACCES':
+      return new Error(`${name('PORT')} ${port} on ${host} needs privileges this process does not have: use a port above 1023`);
+    case 'EADDRNOTAVAIL':
+      return new Error(`${name('HOST')} ${host} is not an address of this machine: set ${name('HOST')} to one of its addresses, or leave it unset`);
+    default:
+      return err instanceof Error ? err : new Error(String(err));
+  }
 }
 
 /** The database kind and location, without any password a URL may carry. */

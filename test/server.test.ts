@@ -1,6 +1,7 @@
 /** The real entry point as a process: demo data on a fresh database, config errors, SIGTERM. */
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config.js';
@@ -110,6 +111,34 @@ describe('server process', () => {
     expect(fs.readdirSync(path.join(picturesDir, 'large'))).toContain(`1-${ts}.webp`);
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('a port another process holds stops the start with one line naming the variable, exit 1 and no stack: METRICS_PORT, then PORT', async () => {
+    // Something on the port that accepts connections and never answers HTTP (not a service to mistake for this one).
+    const holder = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const held = (holder.address() as net.AddressInfo).port;
+    const dir = tempDir();
+    const env = { DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false' };
+    try {
+      const started = (options: Parameters<typeof spawnService>[0]) =>
+        spawnService(options).then(
+          async (service) => {
+            await service.stop();
+            return undefined;
+          },
+          (err: unknown) => err,
+        );
+      const metrics = await started({ env: { ...env, METRICS_PORT: String(held) } });
+      expect(metrics).toBeInstanceOf(ServiceExited);
+      expect(metrics).toMatchObject({ code: 1, stderr: `Failed to start: METRICS_PORT ${held} is already in use on 127.0.0.1: give each instance its own METRICS_PORT\n` });
+      const port = await started({ env, port: held, readySeconds: 60 });
+      expect(port).toBeInstanceOf(ServiceExited);
+      expect(port).toMatchObject({ code: 1, stderr: `Failed to start: PORT ${held} is already in use on 127.0.0.1: stop what listens there, or give this instance another PORT\n` });
+    } finally {
+      holder.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('refuses to start on a bad configuration value with one clear line', async () => {
     const refused = await spawnService({ env: { PORT: 'eighty' } }).then(
