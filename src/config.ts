@@ -17,7 +17,11 @@ const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
 export interface Config {
   /** PORT: TCP port to listen on (default 3000; 0 picks a free port). */
   port: number;
-  /** HOST: interface to bind (default 0.0.0.0, all interfaces). */
+  /**
+   * HOST: interface to bind. Default 127.0.0.1 (this machine only: the demo data's passwords are
+   * public), or 0.0.0.0 (all interfaces) with NODE_ENV=production; HOST=0.0.0.0 opens a
+   * development instance to the network.
+   */
   host: string;
   /**
    * DATABASE_URL: SQLite file path, `file:<path>` or `:memory:` (default ./data/service.sqlite), or
@@ -52,7 +56,7 @@ export interface Config {
   demoData: boolean;
   /**
    * NODE_ENV: `production` means a real deployment: the server refuses to start without
-   * SESSION_SECRET. Any other value, or unset, is development.
+   * SESSION_SECRET, and HOST defaults to all interfaces. Any other value, or unset, is development.
    */
   production: boolean;
   /**
@@ -247,8 +251,9 @@ function parseBatchSize(raw: string | undefined): number {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production';
   const port = parsePort(env.PORT);
-  const host = env.HOST || '0.0.0.0';
+  const host = env.HOST || (production ? '0.0.0.0' : '127.0.0.1');
   const databaseUrl = env.DATABASE_URL || './data/service.sqlite';
   const parsed = parseDatabaseUrl(databaseUrl);
   const poolSize = parsePoolSize(env.DATABASE_POOL_SIZE);
@@ -265,7 +270,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const publicUrl = parseUrl('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port || 3000}`);
   const demoData = parseBool('DEMO_DATA', env.DEMO_DATA, true);
-  const production = env.NODE_ENV === 'production';
   const { secrets: sessionSecrets, generated: sessionSecretGenerated } = parseSessionSecrets(env.SESSION_SECRET);
   const keepsSessionSecret = sessionSecretGenerated && !production && database.dialect === 'sqlite' && database.file !== ':memory:';
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);

@@ -140,6 +140,38 @@ describe('server process', () => {
     }
   }, 90_000);
 
+  it('listens on 127.0.0.1 only by default, on every interface with NODE_ENV=production or HOST=0.0.0.0', async () => {
+    const dir = tempDir();
+    const accepts = (host: string, port: number) =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, host, () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      });
+    const base = { DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false' };
+    try {
+      for (const [env, host, elsewhere] of [
+        // HOST undefined: spawnService's own HOST=127.0.0.1 left out, as a plain `npm start` has none.
+        [{ HOST: undefined }, '127.0.0.1', false],
+        [{ HOST: undefined, NODE_ENV: 'production', SESSION_SECRET: 'host-test-session-secret-0123456789abcdef' }, '0.0.0.0', true],
+        [{ HOST: '0.0.0.0' }, '0.0.0.0', true],
+      ] as const) {
+        const service = await spawnService({ env: { ...base, ...env } });
+        try {
+          expect(JSON.parse(await service.line('"msg":"listening"'))).toMatchObject({ host });
+          // 127.0.0.2 is this machine as well, but not the address 127.0.0.1 binds.
+          expect([host, await accepts('127.0.0.2', service.port)]).toEqual([host, elsewhere]);
+        } finally {
+          await service.stop();
+        }
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('refuses to start on a bad configuration value with one clear line', async () => {
     const refused = await spawnService({ env: { PORT: 'eighty' } }).then(
       () => undefined,
@@ -154,7 +186,7 @@ describe('loadConfig', () => {
   it('has the documented defaults', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       databaseUrl: './data/service.sqlite',
       database: { dialect: 'sqlite', file: './data/service.sqlite' },
       picturesDir: path.resolve('./data/pictures'),
@@ -180,6 +212,15 @@ describe('loadConfig', () => {
       refreshTokenIdleSeconds: 1_209_600,
       refreshTokenAbsoluteSeconds: 7_776_000,
     });
+  });
+
+  it('binds 127.0.0.1 by default, 0.0.0.0 by default in production, and HOST when given', () => {
+    expect([loadConfig({}).host, loadConfig({ NODE_ENV: 'production' }).host, loadConfig({ HOST: '0.0.0.0' }).host, loadConfig({ NODE_ENV: 'production', HOST: '10.0.0.5' }).host]).toEqual([
+      '127.0.0.1',
+      '0.0.0.0',
+      '0.0.0.0',
+      '10.0.0.5',
+    ]);
   });
 
   it('generates a different session secret at each start when SESSION_SECRET is unset', () => {
