@@ -28,6 +28,7 @@ const SLOW = [
   'test/client/package.test.ts',
   'test/upstreams/upstream-provider.test.ts',
   'test/docs/backups.test.ts',
+  'test/session-secret-file.test.ts',
 ];
 
 /**

@@ -562,7 +562,9 @@ export interface paths {
          *     account (10 an hour, then even a right code is 429), and no right password resets either
          *     count (docs/decisions.md#rate-limits). When
          *     the app's stored secret cannot be opened (SESSION_SECRET lost the key that sealed it), a
-         *     6-digit code cannot be checked: 503, asking for a recovery code instead.
+         *     6-digit code cannot be checked: 503, the page saying what is lost (the app's secret; the
+         *     recovery codes still work, and the app is set up again once signed in) with the same form,
+         *     which then asks for a recovery code.
          */
         post: operations["postSignInSecondStep"];
         delete?: never;

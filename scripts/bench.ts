@@ -353,7 +353,7 @@ async function main() {
       })
     : undefined;
 
-  const serviceEnv = (d: { db: string; pics: string }) => ({ DATABASE_URL: d.db, PICTURES_DIR: d.pics, LOG_LEVEL: 'warn', DEMO_DATA: 'false', NODE_ENV: 'production', HOST: '127.0.0.1' });
+  const serviceEnv = (d: { db: string; pics: string }) => ({ DATABASE_URL: d.db, PICTURES_DIR: d.pics, LOG_LEVEL: 'warn', DEMO_DATA: 'false', NODE_ENV: 'production', SESSION_SECRET: 'bench-session-secret-0123456789abcdef', HOST: '127.0.0.1' });
   const service = await startProcess(process.execPath, ['dist/src/server.js'], serviceEnv(small), (p) => `http://127.0.0.1:${p}/healthz`);
   const serviceBig = await startProcess(process.execPath, ['dist/src/server.js'], serviceEnv(big), (p) => `http://127.0.0.1:${p}/healthz`);
   // The same service with metrics on (METRICS_PORT): its cost on the hot path, paired against the one above.

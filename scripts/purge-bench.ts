@@ -63,6 +63,8 @@ function startServer(purgeIntervalSeconds: number): Promise<SpawnedService> {
     env: {
       DATABASE_URL: databaseUrl,
       PICTURES_DIR: path.join(dir, 'pictures'),
+      // Required on PostgreSQL.
+      SESSION_SECRET: 'purge-bench-session-secret-0123456789abcdef',
       LOG_LEVEL: 'warn',
       DEMO_DATA: 'false',
       PURGE_INTERVAL_SECONDS: String(purgeIntervalSeconds),

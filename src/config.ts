@@ -17,7 +17,11 @@ const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
 export interface Config {
   /** PORT: TCP port to listen on (default 3000; 0 picks a free port). */
   port: number;
-  /** HOST: interface to bind (default 0.0.0.0, all interfaces). */
+  /**
+   * HOST: interface to bind. Default 127.0.0.1 (this machine only: the demo data's passwords are
+   * public), or 0.0.0.0 (all interfaces) with NODE_ENV=production; HOST=0.0.0.0 opens a
+   * development instance to the network.
+   */
   host: string;
   /**
    * DATABASE_URL: SQLite file path, `file:<path>` or `:memory:` (default ./data/service.sqlite), or
@@ -51,14 +55,28 @@ export interface Config {
   /** DEMO_DATA: create the demo user and app on an empty database at start (default true). */
   demoData: boolean;
   /**
-   * SESSION_SECRET: key that signs the session cookie, at least 32 characters. When unset a random
-   * one is made at start (sessionSecretGenerated), so sessions do not survive a restart.
-   * Several comma-separated keys rotate a key: the first signs, every one verifies
-   * (sessionSecrets); sessionSecret is the first.
+   * NODE_ENV: `production` means a real deployment: the server refuses to start without
+   * SESSION_SECRET, and HOST defaults to all interfaces. Any other value, or unset, is development.
+   */
+  production: boolean;
+  /**
+   * SESSION_SECRET: key that signs the session cookie and seals the secrets the service reads back
+   * (authenticator app seeds, upstreams' client secrets, ID token signing keys), at least 32
+   * characters. Several comma-separated keys rotate a key: the first signs, every one verifies
+   * (sessionSecrets); sessionSecret is the first. When unset, loadConfig makes a random one
+   * (sessionSecretGenerated) and names sessionSecretFile, where the server and the CLI keep one
+   * instead (src/security/session-secret-file.ts); in production, or on PostgreSQL, the server
+   * refuses to start without it.
    */
   sessionSecret: string;
   sessionSecrets: string[];
   sessionSecretGenerated: boolean;
+  /**
+   * Where the key is kept when SESSION_SECRET is unset: `session-secret` beside the SQLite file,
+   * made once, owner-only. Undefined when SESSION_SECRET is set, in production, on PostgreSQL (each
+   * needs SESSION_SECRET) and for `:memory:` (nothing outlives the process anyway).
+   */
+  sessionSecretFile: string | undefined;
   /**
    * SMTP_URL: `smtp://` or `smtps://` URL of the mail server, credentials in it
    * (`smtp://user:password@host:587`); STARTTLS is used when the server offers it. Unset: every
@@ -190,6 +208,20 @@ function parseTrustProxy(raw: string | undefined): TrustProxy {
   return list;
 }
 
+/**
+ * Why this configuration cannot serve without SESSION_SECRET, when it cannot: in production, or
+ * with instances sharing PostgreSQL, a random or file-kept key would differ between instances and
+ * deployments. The server checks it at start; the CLI's commands that seal ask for it themselves.
+ */
+export function sessionSecretRequired(config: Pick<Config, 'sessionSecretGenerated' | 'production' | 'database'>): ConfigError | undefined {
+  if (!config.sessionSecretGenerated) return undefined;
+  const why = config.production ? 'NODE_ENV=production' : config.database.dialect === 'postgres' ? 'a PostgreSQL DATABASE_URL' : undefined;
+  if (why === undefined) return undefined;
+  return new ConfigError(
+    `SESSION_SECRET is not set, and ${why} needs it: set it to 32+ random characters, the same on every instance (make one with: openssl rand -base64 32)`,
+  );
+}
+
 function parseSessionSecrets(raw: string | undefined): { secrets: string[]; generated: boolean } {
   if (raw === undefined || raw === '') return { secrets: [randomBytes(32).toString('base64url')], generated: true };
   const secrets = raw.split(',').map((s) => s.trim());
@@ -219,8 +251,9 @@ function parseBatchSize(raw: string | undefined): number {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production';
   const port = parsePort(env.PORT);
-  const host = env.HOST || '0.0.0.0';
+  const host = env.HOST || (production ? '0.0.0.0' : '127.0.0.1');
   const databaseUrl = env.DATABASE_URL || './data/service.sqlite';
   const parsed = parseDatabaseUrl(databaseUrl);
   const poolSize = parsePoolSize(env.DATABASE_POOL_SIZE);
@@ -238,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicUrl = parseUrl('PUBLIC_URL', env.PUBLIC_URL || `http://localhost:${port || 3000}`);
   const demoData = parseBool('DEMO_DATA', env.DEMO_DATA, true);
   const { secrets: sessionSecrets, generated: sessionSecretGenerated } = parseSessionSecrets(env.SESSION_SECRET);
+  const keepsSessionSecret = sessionSecretGenerated && !production && database.dialect === 'sqlite' && database.file !== ':memory:';
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   const metricsPort = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : parsePort(env.METRICS_PORT, 'METRICS_PORT');
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
@@ -271,6 +305,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionSecret: sessionSecrets[0]!,
     sessionSecrets,
     sessionSecretGenerated,
+    sessionSecretFile: keepsSessionSecret ? dataPath(database, 'session-secret') : undefined,
+    production,
     smtpUrl,
     mailFrom,
     outboxDir,

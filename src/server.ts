@@ -3,19 +3,22 @@ import type { Server, ServerResponse } from 'node:http';
 import { upgradeRecoveryCodes } from './accounts/second-factor.js';
 import { createApp } from './http/app.js';
 import { listen } from './http/client-errors.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, sessionSecretRequired, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';
 import { createLogger } from './log.js';
 import { startMetricsListener } from './metrics/listener.js';
 import { createMetrics } from './metrics/metrics.js';
 import { importPictureFiles, sweepOrphanPictures } from './pictures/pictures.js';
+import { keepSessionSecret } from './security/session-secret-file.js';
 import { openStoreAt } from './store/open.js';
 import { DEFAULT_PURGE_OPTIONS, startPurger } from './purge/purge.js';
 
 async function main(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig();
+    config = keepSessionSecret(loadConfig());
+    const missing = sessionSecretRequired(config);
+    if (missing) throw missing;
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`Configuration error: ${err.message}\n`);
@@ -25,8 +28,14 @@ async function main(): Promise<void> {
   }
   // A person at a terminal reads lines; anything else (a collector, a pipe, a test) gets JSON.
   const logger = createLogger(config.logLevel, config.logFormat ?? (process.stdout.isTTY ? 'text' : 'json'));
-  if (config.sessionSecretGenerated) {
-    logger.warn('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart and ID tokens get a new signing key at every start');
+  if (config.sessionSecretFile !== undefined) {
+    logger.warn(
+      `SESSION_SECRET is not set: using the key kept in ${config.sessionSecretFile}, which signs sessions and seals authenticator apps, upstreams' client secrets and ID token signing keys; keep it with the database (backups too)`,
+    );
+  } else if (config.sessionSecretGenerated) {
+    logger.warn(
+      "SESSION_SECRET is not set: using a random key for this process only, so sessions, authenticator apps, upstreams' client secrets and ID token signing keys made now do not survive a restart",
+    );
   }
   const store = openStoreAt(config.database);
   await store.migrate();
@@ -42,7 +51,8 @@ async function main(): Promise<void> {
   await deps.keys.signingKey();
   const upgraded = await upgradeRecoveryCodes(store);
   if (upgraded > 0) logger.info({ upgraded }, 'recovery codes re-hashed with scrypt');
-  const metricsServer = metrics && (await startMetricsListener(metrics, config.metricsPort!, config.metricsHost, logger));
+  const metricsServer =
+    metrics && (await startMetricsListener(metrics, config.metricsPort!, config.metricsHost, logger).catch((err: unknown) => Promise.reject(bindError(err, 'METRICS', config.metricsPort!, config.metricsHost))));
   if (metricsServer) {
     const bound = metricsServer.address();
     logger.info({ port: typeof bound === 'object' && bound ? bound.port : config.metricsPort, host: config.metricsHost }, 'metrics listening');
@@ -58,7 +68,7 @@ async function main(): Promise<void> {
   const server: Server = listen(koa, config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', reject);
+    server.once('error', (err) => reject(bindError(err, '', config.port, config.host)));
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -115,6 +125,26 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/**
+ * A listener that cannot bind, said as the setting to change: `prefix` '' for PORT and HOST,
+ * 'METRICS' for METRICS_PORT and METRICS_HOST. Other errors pass unchanged.
+ */
+function bindError(err: unknown, prefix: '' | 'METRICS', port: number, host: string): Error {
+  const name = (variable: string) => (prefix ? `${prefix}_${variable}` : variable);
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new Error(
+        `${name('PORT')} ${port} is already in use on ${host}: ${prefix ? 'give each instance its own METRICS_PORT' : 'stop what listens there, or give this instance another PORT'}`,
+      );
+    case 'EACCES':
+      return new Error(`${name('PORT')} ${port} on ${host} needs privileges this process does not have: use a port above 1023`);
+    case 'EADDRNOTAVAIL':
+      return new Error(`${name('HOST')} ${host} is not an address of this machine: set ${name('HOST')} to one of its addresses, or leave it unset`);
+    default:
+      return err instanceof Error ? err : new Error(String(err));
+  }
 }
 
 /** The database kind and location, without any password a URL may carry. */

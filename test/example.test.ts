@@ -4,6 +4,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../scripts/free-port.js';
@@ -74,7 +75,34 @@ async function startGameBackend(extra: Record<string, string>): Promise<{ url: s
   return { url: `http://localhost:${port}`, stop: () => child.kill() };
 }
 
+/** Whether a TCP connection to `host`:`port` is taken (127.0.0.2 is this machine too, but not the address 127.0.0.1 binds). */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, host, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 describe('examples/game/serve.mjs', () => {
+  it('listens on 127.0.0.1 only, unless HOST says otherwise', async () => {
+    const local = await startGameBackend({ SERVICE_URL: env.PUBLIC_URL! });
+    try {
+      const { port } = new URL(local.url);
+      expect([await accepts('127.0.0.1', Number(port)), await accepts('127.0.0.2', Number(port))]).toEqual([true, false]);
+    } finally {
+      local.stop();
+    }
+    const everywhere = await startGameBackend({ SERVICE_URL: env.PUBLIC_URL!, HOST: '0.0.0.0' });
+    try {
+      expect(await accepts('127.0.0.2', Number(new URL(everywhere.url).port))).toBe(true);
+    } finally {
+      everywhere.stop();
+    }
+  });
+
   it('the banner prints the exact command for this service, and that command reaches it', async () => {
     const banner = service!.stdout();
     expect(banner).toContain(`run \`SERVICE_URL=${env.PUBLIC_URL} node examples/game/serve.mjs\`, then open ${env.PUBLIC_URL}/play/1`);

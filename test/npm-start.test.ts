@@ -120,7 +120,7 @@ describe('the start-up output', () => {
       await text.line('listening');
       const lines = text.stdout().split('\n').filter((l) => l !== '');
       expect(lines.filter((l) => l.startsWith('{'))).toEqual([]);
-      expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d WARN {2}SESSION_SECRET is not set: using a random key/));
+      expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d WARN {2}SESSION_SECRET is not set: using the key kept in /));
       expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\d\\d:\\d\\d:\\d\\d INFO {2}listening {2}port=${text.port} host=127.0.0.1 database=`)));
       expect(lines).toContainEqual(expect.stringMatching(/^\d\d:\d\d:\d\d WARN {2}no SMTP_URL: mail is written to /));
       expect(text.stdout()).toContain('client_id demo_client / client_secret demo-secret');

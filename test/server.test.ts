@@ -1,6 +1,7 @@
 /** The real entry point as a process: demo data on a fresh database, config errors, SIGTERM. */
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../src/config.js';
@@ -15,7 +16,7 @@ describe('server process', () => {
     expect(service.stdout()).toContain('client_id demo_client / client_secret demo-secret');
     const publicUrl = `http://localhost:${service.port}`;
     expect(service.stdout()).toContain(`client_id demo_tv_game, public, for devices without a browser: run \`PUBLIC_URL=${publicUrl} npm run example:device\` and enter its code at ${publicUrl}/device`);
-    expect(service.stdout()).toContain('SESSION_SECRET is not set: using a random key, so sessions will not survive a restart');
+    expect(service.stdout()).toContain(`SESSION_SECRET is not set: using the key kept in ${path.join(dir, 'session-secret')}, which signs sessions`);
     expect(JSON.parse(await service.line('"msg":"listening"'))).toMatchObject({ port: service.port, host: '127.0.0.1' });
 
     const info = await fetch(`${service.url}/api/users/info?id=1`);
@@ -111,6 +112,66 @@ describe('server process', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a port another process holds stops the start with one line naming the variable, exit 1 and no stack: METRICS_PORT, then PORT', async () => {
+    // Something on the port that accepts connections and never answers HTTP (not a service to mistake for this one).
+    const holder = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const held = (holder.address() as net.AddressInfo).port;
+    const dir = tempDir();
+    const env = { DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false' };
+    try {
+      const started = (options: Parameters<typeof spawnService>[0]) =>
+        spawnService(options).then(
+          async (service) => {
+            await service.stop();
+            return undefined;
+          },
+          (err: unknown) => err,
+        );
+      const metrics = await started({ env: { ...env, METRICS_PORT: String(held) } });
+      expect(metrics).toBeInstanceOf(ServiceExited);
+      expect(metrics).toMatchObject({ code: 1, stderr: `Failed to start: METRICS_PORT ${held} is already in use on 127.0.0.1: give each instance its own METRICS_PORT\n` });
+      const port = await started({ env, port: held, readySeconds: 60 });
+      expect(port).toBeInstanceOf(ServiceExited);
+      expect(port).toMatchObject({ code: 1, stderr: `Failed to start: PORT ${held} is already in use on 127.0.0.1: stop what listens there, or give this instance another PORT\n` });
+    } finally {
+      holder.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('listens on 127.0.0.1 only by default, on every interface with NODE_ENV=production or HOST=0.0.0.0', async () => {
+    const dir = tempDir();
+    const accepts = (host: string, port: number) =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, host, () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      });
+    const base = { DATABASE_URL: path.join(dir, 'db.sqlite'), PICTURES_DIR: path.join(dir, 'pics'), DEMO_DATA: 'false' };
+    try {
+      for (const [env, host, elsewhere] of [
+        // HOST undefined: spawnService's own HOST=127.0.0.1 left out, as a plain `npm start` has none.
+        [{ HOST: undefined }, '127.0.0.1', false],
+        [{ HOST: undefined, NODE_ENV: 'production', SESSION_SECRET: 'host-test-session-secret-0123456789abcdef' }, '0.0.0.0', true],
+        [{ HOST: '0.0.0.0' }, '0.0.0.0', true],
+      ] as const) {
+        const service = await spawnService({ env: { ...base, ...env } });
+        try {
+          expect(JSON.parse(await service.line('"msg":"listening"'))).toMatchObject({ host });
+          // 127.0.0.2 is this machine as well, but not the address 127.0.0.1 binds.
+          expect([host, await accepts('127.0.0.2', service.port)]).toEqual([host, elsewhere]);
+        } finally {
+          await service.stop();
+        }
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('refuses to start on a bad configuration value with one clear line', async () => {
     const refused = await spawnService({ env: { PORT: 'eighty' } }).then(
       () => undefined,
@@ -125,7 +186,7 @@ describe('loadConfig', () => {
   it('has the documented defaults', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       databaseUrl: './data/service.sqlite',
       database: { dialect: 'sqlite', file: './data/service.sqlite' },
       picturesDir: path.resolve('./data/pictures'),
@@ -136,6 +197,8 @@ describe('loadConfig', () => {
       sessionSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       sessionSecrets: [expect.stringMatching(/^[A-Za-z0-9_-]{43}$/)],
       sessionSecretGenerated: true,
+      sessionSecretFile: path.resolve('./data/session-secret'),
+      production: false,
       smtpUrl: undefined,
       mailFrom: 'Identity <no-reply@localhost>',
       outboxDir: path.resolve('./data/outbox'),
@@ -151,13 +214,30 @@ describe('loadConfig', () => {
     });
   });
 
+  it('binds 127.0.0.1 by default, 0.0.0.0 by default in production, and HOST when given', () => {
+    expect([loadConfig({}).host, loadConfig({ NODE_ENV: 'production' }).host, loadConfig({ HOST: '0.0.0.0' }).host, loadConfig({ NODE_ENV: 'production', HOST: '10.0.0.5' }).host]).toEqual([
+      '127.0.0.1',
+      '0.0.0.0',
+      '0.0.0.0',
+      '10.0.0.5',
+    ]);
+  });
+
   it('generates a different session secret at each start when SESSION_SECRET is unset', () => {
     expect(loadConfig({}).sessionSecret).not.toBe(loadConfig({}).sessionSecret);
   });
 
+  it('without SESSION_SECRET, keeps the key beside a SQLite file, and nowhere in production, on PostgreSQL or in memory', () => {
+    expect(loadConfig({ DATABASE_URL: '/srv/idp/db.sqlite' }).sessionSecretFile).toBe('/srv/idp/session-secret');
+    expect(loadConfig({ DATABASE_URL: '/srv/idp/db.sqlite', SESSION_SECRET: 's'.repeat(32) }).sessionSecretFile).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: '/srv/idp/db.sqlite', NODE_ENV: 'production' }).sessionSecretFile).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h:5432/db' }).sessionSecretFile).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: ':memory:' }).sessionSecretFile).toBeUndefined();
+  });
+
   it('reads every variable', () => {
     expect(
-      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', LOG_FORMAT: 'TEXT', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50', DATABASE_POOL_SIZE: '20', REFRESH_TOKEN_IDLE_SECONDS: '3600', REFRESH_TOKEN_ABSOLUTE_SECONDS: '86400' }),
+      loadConfig({ PORT: '8080', HOST: '127.0.0.1', DATABASE_URL: '/tmp/x.sqlite', PICTURES_DIR: '/tmp/p', PICTURE_SWEEP_AGE_SECONDS: '0', LOG_LEVEL: 'WARN', LOG_FORMAT: 'TEXT', PUBLIC_URL: 'https://id.example/', DEMO_DATA: 'no', NODE_ENV: 'production', SESSION_SECRET: `${'x'.repeat(40)}, ${'y'.repeat(32)}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', SMTP_URL: 'smtp://u:p@mail.example:587', MAIL_FROM: 'id@id.example', OUTBOX_DIR: '/tmp/o', SMTP_TIMEOUT_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '30', PURGE_INTERVAL_SECONDS: '0', PURGE_BATCH_SIZE: '50', DATABASE_POOL_SIZE: '20', REFRESH_TOKEN_IDLE_SECONDS: '3600', REFRESH_TOKEN_ABSOLUTE_SECONDS: '86400' }),
     ).toEqual({
       port: 8080,
       host: '127.0.0.1',
@@ -172,6 +252,8 @@ describe('loadConfig', () => {
       sessionSecret: 'x'.repeat(40),
       sessionSecrets: ['x'.repeat(40), 'y'.repeat(32)],
       sessionSecretGenerated: false,
+      sessionSecretFile: undefined,
+      production: true,
       smtpUrl: 'smtp://u:p@mail.example:587',
       mailFrom: 'id@id.example',
       outboxDir: '/tmp/o',

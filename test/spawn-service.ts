@@ -17,7 +17,7 @@ interface SpawnServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** Defaults to a free port; pass one when the environment must name it (PUBLIC_URL). */
   port?: number;
-  /** The entry point, relative to the repository: a .ts file runs under tsx, a .js file under plain node. */
+  /** The entry point, relative to `cwd`: a .ts file runs under tsx, a .js file under plain node. */
   script?: 'src/server.ts' | 'dist/src/server.js';
   /** How long the service may take to answer /healthz with 200. */
   readySeconds?: number;

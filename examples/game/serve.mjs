@@ -6,15 +6,17 @@
 //                    or says the person declined (?error=access_denied) or why the service refused
 //   POST /exchange   {code} from the game page: exchanges it and returns the whois identity
 //
-// Environment: PORT (8080), SERVICE_URL (http://localhost:3000), CLIENT_ID (demo_client),
-// CLIENT_SECRET (demo-secret): the demo data's app, whose redirect URI is
-// http://localhost:8080/callback. The secret stays here, on the server side, as it must. The
-// service prints this command with its own SERVICE_URL at start-up (with demo data).
+// Environment: PORT (8080), HOST (127.0.0.1: this machine only, as the service; 0.0.0.0 for
+// every interface), SERVICE_URL (http://localhost:3000), CLIENT_ID (demo_client), CLIENT_SECRET
+// (demo-secret): the demo data's app, whose redirect URI is http://localhost:8080/callback. The
+// secret stays here, on the server side, as it must. The service prints this command with its own
+// SERVICE_URL at start-up (with demo data).
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
 const port = Number(process.env.PORT || 8080);
+const host = process.env.HOST || '127.0.0.1';
 const service = (process.env.SERVICE_URL || 'http://localhost:3000').replace(/\/+$/, '');
 const clientId = process.env.CLIENT_ID || 'demo_client';
 const clientSecret = process.env.CLIENT_SECRET || 'demo-secret';
@@ -120,6 +122,6 @@ http
       }
     }
   })
-  .listen(port, () => {
-    process.stdout.write(`Example game and client on http://localhost:${port}/ (service ${service}, client_id ${clientId})\n`);
+  .listen(port, host, () => {
+    process.stdout.write(`Example game and client on http://localhost:${port}/ (service ${service}, client_id ${clientId}; listening on ${host})\n`);
   });

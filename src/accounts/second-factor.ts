@@ -41,7 +41,7 @@ interface SecondFactorDeps extends AccountDeps {
   secrets: readonly string[];
   /** Whose codes the authenticator app says these are: the product name (src/domain/product.ts). */
   issuer: string;
-  logger: Pick<Logger, 'error'>;
+  logger: Pick<Logger, 'warn'>;
 }
 
 /**
@@ -163,17 +163,32 @@ function stepOf(totp: TOTP, code: string, now: number): number | undefined {
   return delta === null ? undefined : TOTP.counter({ period: PERIOD_SECONDS, timestamp: now }) + delta;
 }
 
-const SEED_UNREADABLE = 'The authenticator app cannot be checked now; use a recovery code';
+/**
+ * Why a 6-digit code cannot be checked: the app's seed is sealed under a key SESSION_SECRET no
+ * longer has (SESSION_SECRET set anew, or the data folder's kept key lost). What is lost is the
+ * seed, for good; the recovery codes need no key (recoveryCodeHash), so the second-step page takes
+ * one from the same form, and the app is set up again once signed in.
+ */
+export class SeedUnreadable extends Unavailable {
+  constructor() {
+    super(
+      "Your authenticator app's codes cannot be checked any more: the key this service protected the app's secret with has changed, so that secret can no longer be read. A recovery code still works: type one below. Once signed in, switch the authenticator app off and set it up again on your account page.",
+    );
+  }
+}
 
 /**
- * The seed, opened with any SESSION_SECRET value. None opens it only when SESSION_SECRET lost
- * every value that sealed it (docs/operations.md#rotating-the-session-key): the codes cannot be checked, so
- * the person is told to use a recovery code (503, logged), and the app must be set up again.
+ * The seed, opened with any SESSION_SECRET value. None opens it only when every value that sealed
+ * it is gone (docs/operations.md#rotating-the-session-key): logged as a warning with the account
+ * and the reason (never the sealed value), and `unreadable()` thrown.
  */
 async function openSeed(deps: SecondFactorDeps, userId: number, jwe: string, unreadable: () => Error): Promise<string> {
   const seed = await unseal(deps.secrets, SEED_INFO, jwe);
   if (seed === undefined) {
-    deps.logger.error({ userId }, 'no SESSION_SECRET value opens this authenticator app seed');
+    deps.logger.warn(
+      { userId, reason: 'seed_unreadable' },
+      "authenticator app seed unreadable: no SESSION_SECRET key opens it (the key changed); its codes cannot be checked, recovery codes still sign in, and the app must be set up again",
+    );
     throw unreadable();
   }
   return seed;
@@ -273,7 +288,7 @@ async function checkSecondFactor(deps: SecondFactorDeps, user: UserRecord, typed
   const compact = typed.replace(/\s/g, '');
   if (SIX_DIGITS.test(compact)) {
     const app = await deps.store.getTotp(user.id);
-    const step = isAuthenticatorAppOn(app) ? stepOf(totpOf(deps, user.name, await openSeed(deps, user.id, app.secretJwe, () => new Unavailable(SEED_UNREADABLE))), compact, deps.now()) : undefined;
+    const step = isAuthenticatorAppOn(app) ? stepOf(totpOf(deps, user.name, await openSeed(deps, user.id, app.secretJwe, () => new SeedUnreadable())), compact, deps.now()) : undefined;
     if (step !== undefined && (await deps.store.useTotpStep(user.id, step))) return 'otp';
   } else if (normalRecoveryCode(compact).length === RECOVERY_LENGTH) {
     const sha256 = hashSecret(normalRecoveryCode(compact));

@@ -9,6 +9,7 @@ import { createAudit, type Audit } from '../audit.js';
 import { loadConfig, type Config } from '../config.js';
 import { createMailer, type Mailer } from '../mail/mailer.js';
 import type { SecurityChange } from '../mail/messages.js';
+import { keepSessionSecret } from '../security/session-secret-file.js';
 import { picturesFor, type PictureStore } from '../pictures/pictures.js';
 import { openStoreAt } from '../store/open.js';
 import type { Store } from '../store/types.js';
@@ -21,7 +22,10 @@ export interface CliIo {
 }
 
 export interface CliContext {
-  /** The same configuration as the server's, read from the environment on first use. */
+  /**
+   * The same configuration as the server's, read from the environment on first use, with the same
+   * session key: SESSION_SECRET, or the key kept in the data folder when it is unset.
+   */
   config(): Config;
   /** The server's store, opened and migrated on first use. */
   store(): Promise<Store>;
@@ -59,7 +63,7 @@ export function createCliContext(io: CliIo): CliContext & { close(): Promise<voi
   let mailer: Mailer | undefined;
   let audit: Audit | undefined;
   const sent: SentNotice[] = [];
-  const getConfig = (): Config => (config ??= loadConfig(io.env));
+  const getConfig = (): Config => (config ??= keepSessionSecret(loadConfig(io.env)));
   const logger = () => pino({ level: getConfig().logLevel }, { write: (line: string) => io.stderr(line) });
   const getStore = async (): Promise<Store> => {
     if (!store) {

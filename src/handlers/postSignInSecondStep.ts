@@ -1,8 +1,8 @@
 /** The code of the second step of sign-in (getSignInSecondStep.ts), and the sign-in it completes. */
-import { SecondStepEnded } from '../accounts/second-factor.js';
+import { SecondStepEnded, SeedUnreadable } from '../accounts/second-factor.js';
 import { signInSecondStep } from '../accounts/sign-in.js';
 import type { Handler } from '../http/handler.js';
-import { formAction, redirect, returnPathOf } from '../http/pages.js';
+import { formAction, redirect, returnPathOf, sendHtml } from '../http/pages.js';
 import { beginSignedInSession } from '../http/signed-in.js';
 import { signInSecondStepPage } from '../pages/authenticator.js';
 import { csrfToken } from '../sessions/csrf.js';
@@ -20,6 +20,12 @@ export const postSignInSecondStep: Handler<'postSignInSecondStep'> = async (inpu
       } catch (err) {
         // Too many wrong codes for this step: the password is asked again.
         if (err instanceof SecondStepEnded) endSecondStep(ctx);
+        // The app's seed is lost for good: the same step goes on with a recovery code (503: the
+        // code was not refused, the service cannot check it).
+        if (err instanceof SeedUnreadable) {
+          sendHtml(ctx, signInSecondStepPage({ user: undefined, csrfToken: csrfToken(ctx), seedUnreadable: err.message }), 503);
+          return;
+        }
         throw err;
       }
       // Kept in the session since the password step: checked again as it is read.

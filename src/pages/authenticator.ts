@@ -64,19 +64,34 @@ ${resultSlot(ids.authenticator.passkeyResult)}`
 </section>`;
 }
 
-/** The second step of sign-in: a code of the authenticator app, or a recovery code. */
-export function signInSecondStepPage(o: { user: PageUser | undefined; csrfToken: string; error?: string; typed?: string }): string {
+/**
+ * The second step of sign-in: a code of the authenticator app, or a recovery code. `seedUnreadable`:
+ * why the app's codes cannot be checked any more and what to do (SeedUnreadable's message); the
+ * same form then asks for a recovery code.
+ */
+export function signInSecondStepPage(o: { user: PageUser | undefined; csrfToken: string; error?: string; typed?: string; seedUnreadable?: string }): string {
+  const error = o.error ? html`<p class="error" id="error-message" role="alert">${o.error}</p>` : '';
+  const invalid = o.error ? html` aria-invalid="true" aria-describedby="error-message"` : '';
   return layout({
     ...o,
     title: 'Sign in: code',
     body: html`<h1>Sign in: one more step</h1>
-<p>Your password was right. Type the 6-digit code your authenticator app shows now, or one of your recovery codes.</p>
+${
+  o.seedUnreadable !== undefined
+    ? html`<p class="error" id="error-message" role="alert">${o.seedUnreadable}</p>
 <form method="post" action="/signin/otp" class="stack">
 <input type="hidden" name="_csrf" value="${o.csrfToken}">
-<label>Code <input id="otp" name="otp" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" required maxlength="64" autofocus value="${o.typed ?? ''}"${o.error ? html` aria-invalid="true" aria-describedby="error-message"` : ''}></label>
-${o.error ? html`<p class="error" id="error-message" role="alert">${o.error}</p>` : ''}
+<label>Recovery code <input id="otp" name="otp" autocomplete="off" autocapitalize="none" spellcheck="false" required maxlength="64" autofocus aria-describedby="error-message"></label>
 <button type="submit">Sign in</button>
-</form>
+</form>`
+    : html`<p>Your password was right. Type the 6-digit code your authenticator app shows now, or one of your recovery codes.</p>
+<form method="post" action="/signin/otp" class="stack">
+<input type="hidden" name="_csrf" value="${o.csrfToken}">
+<label>Code <input id="otp" name="otp" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" required maxlength="64" autofocus value="${o.typed ?? ''}"${invalid}></label>
+${error}
+<button type="submit">Sign in</button>
+</form>`
+}
 <p><a href="/signin">Start over</a></p>`,
   });
 }

@@ -4,6 +4,7 @@
  * sign-in that owes its second step has no access anywhere.
  */
 import { TOTP, URI } from 'otpauth';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, makeClient, signedInAgent, startServer, TEST_PASSWORD, type TestServer } from '../helpers.js';
 
@@ -236,20 +237,41 @@ describe('switching the authenticator app off', () => {
 });
 
 describe('a seed no SESSION_SECRET value opens', () => {
-  it('answers a 6-digit code with 503 and the way out (a recovery code), which still signs in', async () => {
+  it('answers a 6-digit code with 503: the page says what is lost and takes a recovery code in its form, which signs in; the log says so without the seed', async () => {
     const { user, totp, recoveryCodes } = await withAuthenticator();
     const agent = await halfSignedIn(user);
-    const config = t.app.deps.config;
+    const { config, logger } = t.app.deps;
+    const lines: string[] = [];
     // Every value that sealed the seed is gone (cookies are signed with the keys the app started with).
     t.app.deps.config = { ...config, sessionSecrets: ['another-session-secret-of-32-characters'] };
+    t.app.deps.logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
     try {
       const res = await agent.form('/signin/otp', { otp: codeOf(totp) });
-      expect(res.status).toBe(503);
-      expect(await res.text()).toContain('The authenticator app cannot be checked now; use a recovery code');
-      const ok = await agent.form('/signin/otp', { otp: recoveryCodes[0]! });
+      expect([res.status, res.headers.get('content-type'), res.headers.get('cache-control')]).toEqual([503, 'text/html; charset=utf-8', 'no-store']);
+      const page = await res.text();
+      expect(page).toContain(
+        '<p class="error" id="error-message" role="alert">Your authenticator app&#39;s codes cannot be checked any more: the key this service protected the app&#39;s secret with has changed, so that secret can no longer be read. A recovery code still works: type one below. Once signed in, switch the authenticator app off and set it up again on your account page.</p>',
+      );
+      expect(page).toMatch(/<form method="post" action="\/signin\/otp" class="stack">\n<input type="hidden" name="_csrf" value="[^"]+">\n<label>Recovery code <input id="otp" name="otp" autocomplete="off" [^>]*aria-describedby="error-message"><\/label>\n<button type="submit">Sign in<\/button>\n<\/form>/);
+      const warned = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.reason === 'seed_unreadable');
+      expect(warned.map(({ level, userId, reason, msg }) => ({ level, userId, reason, msg }))).toEqual([
+        {
+          level: 40,
+          userId: user.id,
+          reason: 'seed_unreadable',
+          msg: 'authenticator app seed unreadable: no SESSION_SECRET key opens it (the key changed); its codes cannot be checked, recovery codes still sign in, and the app must be set up again',
+        },
+      ]);
+      const row = (await t.store.getTotp(user.id))!;
+      expect(lines.join('\n')).not.toContain(row.secretJwe);
+      expect(lines.join('\n')).not.toContain(totp.secret.base32);
+      // The page's own form, as sent: a recovery code goes on to the account.
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page)![1]!;
+      const ok = await agent.form('/signin/otp', { otp: recoveryCodes[0]!, _csrf: csrf });
       expect([ok.status, ok.headers.get('location')]).toEqual([303, '/account']);
     } finally {
       t.app.deps.config = config;
+      t.app.deps.logger = logger;
     }
   });
 });

@@ -230,8 +230,8 @@ describe('upstream add', () => {
     expect((await listed())['taken-name']).toMatchObject({ issuer: 'https://taken.example', client_id: 'client-taken' });
   });
 
-  it('refuses without SESSION_SECRET, which seals the client secret (exit 1)', async () => {
-    const without = { ...env, SESSION_SECRET: undefined };
+  it('refuses without SESSION_SECRET in production, which seals the client secret (exit 1)', async () => {
+    const without = { ...env, SESSION_SECRET: undefined, NODE_ENV: 'production' };
     expect(await cliWith(without, 'upstream', 'add', '--name', 'Unsealed', '--preset', 'google', ...secretArgs('x'))).toEqual({
       code: 1,
       stdout: '',

@@ -129,9 +129,9 @@ describe('admin keys rotate', () => {
     });
   });
 
-  it('refuses to run without SESSION_SECRET, which encrypts the keys', async () => {
+  it('refuses to run without SESSION_SECRET in production, which encrypts the keys', async () => {
     let stderr = '';
-    const code = await runCli(['keys', 'rotate'], { env: { DATABASE_URL: t.config.databaseUrl, LOG_LEVEL: 'silent' }, stdout: () => {}, stderr: (s) => (stderr += s) });
+    const code = await runCli(['keys', 'rotate'], { env: { DATABASE_URL: t.config.databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'production' }, stdout: () => {}, stderr: (s) => (stderr += s) });
     expect({ code, stderr }).toEqual({ code: 1, stderr: "error: SESSION_SECRET is not set: set it to the server's, which encrypts the signing keys\n" });
   });
 });
