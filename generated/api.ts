@@ -2441,10 +2441,14 @@ export interface components {
         /**
          * @description Token request parameters. `client_id` and `client_secret` may be left out when sent as HTTP
          *     Basic credentials; a public app sends `client_id` and no `client_secret`.
+         *     A `grant_type` other than the three below is refused first (400 `unsupported_grant_type`,
+         *     whatever else the request holds or lacks). Then each grant's own field:
          *     `grant_type=authorization_code` needs `code` (a request without one is refused with
-         *     `Body field code is required`, whatever else is wrong with it, as before refresh tokens);
+         *     `Body field code is required`, whatever its credentials);
          *     `grant_type=refresh_token` needs `refresh_token`;
-         *     `grant_type=urn:ietf:params:oauth:grant-type:device_code` needs `device_code`.
+         *     `grant_type=urn:ietf:params:oauth:grant-type:device_code` needs `device_code`. Then the
+         *     client is authenticated (401), and an app whose `grant_types` lack the grant is refused
+         *     (400 `unauthorized_client`).
          */
         TokenRequest: {
             /**

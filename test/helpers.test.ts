@@ -1,6 +1,6 @@
 /**
  * The harness itself (test/helpers.ts): what every other suite takes for granted. What the
- * endpoints answer is their own suites' job (test/oauth/whois.test.ts, test/oauth/token-exchange.test.ts, ...).
+ * endpoints answer is their own suites' job (test/oauth/whois.test.ts, test/oauth/grants/authorization-code.test.ts, ...).
  */
 import fs from 'node:fs';
 import path from 'node:path';

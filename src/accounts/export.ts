@@ -16,7 +16,7 @@ import { allSignIns } from './sign-ins.js';
 import { gameView } from '../games/games.js';
 import { appView } from '../oauth/clients.js';
 import { accountModeration } from '../moderation/moderation.js';
-import { listGrants } from '../oauth/grants.js';
+import { listGrants } from '../oauth/consent.js';
 import { listUserSessions } from '../sessions/user-sessions.js';
 import type { Store } from '../store/types.js';
 import { toPublicUser } from '../users/users.js';

@@ -5,8 +5,8 @@ import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
  * author, and only for the scopes gameScopesProblem allows (userinfo, openid, profile; never email).
  */
 import type { components } from '../../generated/api.js';
-import type { Deps } from '../oauth/clients.js';
-import { webAddressProblem } from '../oauth/clients.js';
+import type { Deps } from '../oauth/deps.js';
+import { webAddressProblem } from '../oauth/redirect-uris.js';
 import { issueCode } from '../oauth/codes.js';
 import { gameScopesProblem, knownScopes, type Scope } from '../oauth/scopes.js';
 import type { AppRecord } from '../domain/apps.js';

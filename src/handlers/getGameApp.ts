@@ -1,5 +1,5 @@
 import { gameApp, gameScopes } from '../games/games.js';
-import { covers } from '../oauth/grants.js';
+import { covers } from '../oauth/consent.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { currentUser } from '../http/signed-in.js';
 

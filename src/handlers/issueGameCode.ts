@@ -1,5 +1,5 @@
 import { gameScopes, issueGameCode as issue } from '../games/games.js';
-import { recordConsent, useRememberedGrant } from '../oauth/grants.js';
+import { recordConsent, useRememberedGrant } from '../oauth/consent.js';
 import { sessionAmr, sessionAuthTime } from '../sessions/session.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';

@@ -1,4 +1,4 @@
-import { listGrants as list } from '../oauth/grants.js';
+import { listGrants as list } from '../oauth/consent.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
 

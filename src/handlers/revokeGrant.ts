@@ -1,4 +1,4 @@
-import { revokeGrant as revoke } from '../oauth/grants.js';
+import { revokeGrant as revoke } from '../oauth/consent.js';
 import type { Handler } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
 

@@ -20,7 +20,7 @@
  */
 import cors from '@koa/cors';
 import type Koa from 'koa';
-import { corsOriginAllowed } from '../oauth/clients.js';
+import { corsOriginAllowed } from '../oauth/client-origins.js';
 import type { Store } from '../store/types.js';
 import type { Layer } from './body.js';
 import { errorStatus } from './error-responses.js';

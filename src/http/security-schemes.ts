@@ -1,7 +1,7 @@
 /**
  * The security handlers: one per security scheme of openapi.yaml that needs one. clientBasic has
  * none: the token, revocation and introspection endpoints authenticate the client themselves
- * (src/oauth/clients.ts), since the credentials may come in the body instead.
+ * (src/oauth/client-authentication.ts), since the credentials may come in the body instead.
  */
 import { ApiError } from './error-responses.js';
 import { SIGN_IN_FIRST } from '../domain/errors.js';

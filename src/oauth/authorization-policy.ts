@@ -19,9 +19,9 @@ import type { Config } from '../config.js';
 import type { UserRecord } from '../domain/users.js';
 import { AUTHORIZE_FIELDS, checkRequestedAccess, checkRequestShape, decide, authorizationErrorRedirect, resolveClient, type ResolvedClient } from './authorize.js';
 import { asksForTwoFactors } from './claims.js';
-import type { Deps } from './clients.js';
+import type { Deps } from './deps.js';
 import { issueCode } from './codes.js';
-import { recordConsent, useRememberedGrant } from './grants.js';
+import { recordConsent, useRememberedGrant } from './consent.js';
 import { parsePrompt, redirectWithIss, silentError, type Prompt } from './prompt.js';
 import type { Scope } from './scopes.js';
 

@@ -8,7 +8,9 @@ import type { operations } from '../../generated/api.js';
 import type { AppRecord } from '../domain/apps.js';
 import type { UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
-import { PUBLIC_CLIENT_NEEDS_PKCE, redirectUriMatches, type Deps } from './clients.js';
+import { PUBLIC_CLIENT_NEEDS_PKCE } from './clients.js';
+import type { Deps } from './deps.js';
+import { redirectUriMatches } from './redirect-uris.js';
 import { issueCode } from './codes.js';
 import { allowsRefresh } from './grant-types.js';
 import { parseScopes, type Scope } from './scopes.js';
@@ -65,7 +67,7 @@ export async function resolveClient(store: Store, params: AuthorizeParams): Prom
   return { app, owner, redirectUri: params.redirect_uri };
 }
 
-/** What an authorization request asks for, once checked (not a grant: that is remembered consent, src/oauth/grants.ts). */
+/** What an authorization request asks for, once checked (not a grant: that is remembered consent, src/oauth/consent.ts). */
 interface RequestedAccess {
   scopes: Scope[];
   codeChallenge: string | null;

@@ -1,71 +1,28 @@
-import { InvalidInput, NotFound, Unauthenticated } from '../domain/errors.js';
+/**
+ * Apps (OAuth clients) as their owners and operators register, change and remove them, and as the
+ * JSON API shows them. Client authentication: client-authentication.ts; redirect URIs:
+ * redirect-uris.ts; the origins that may read about an app: client-origins.ts.
+ */
+import { InvalidInput, NotFound } from '../domain/errors.js';
 import type { components } from '../../generated/api.js';
-import type { Audit } from '../audit.js';
 import type { AppPatch, AppRecord } from '../domain/apps.js';
 import type { Store } from '../store/types.js';
-import { digestsEqual, hashSecret, randomSecret } from '../security/secrets.js';
+import { hashSecret, randomSecret } from '../security/secrets.js';
 import { CLIENT_ID_BYTES, CLIENT_SECRET_BYTES } from './secrets.js';
-import { CONTROL_CHARACTER, CONTROL_OR_SPACE } from '../domain/text.js';
+import { CONTROL_CHARACTER } from '../domain/text.js';
 import { appGrantTypes, DEFAULT_GRANT_TYPES } from './grant-types.js';
-
-export interface Deps {
-  store: Store;
-  now: () => number;
-  /** The audit trail (code_replay_detected); absent where nobody listens (the CLI). */
-  audit?: Audit;
-}
+import { PUBLIC_APP_HAS_NO_SECRET } from './client-authentication.js';
+import type { Deps } from './deps.js';
+import { webAddressProblem } from './redirect-uris.js';
 
 const MAX_REDIRECT_URIS = 10;
 const MAX_POST_LOGOUT_REDIRECT_URIS = 10;
 
-/** The refusals of public clients (docs/oauth.md#public-clients). */
-const PUBLIC_APP_HAS_NO_SECRET = 'A public app has no client secret';
+/** The authorization endpoint's refusal of a public client without PKCE (docs/oauth.md#public-clients). */
 export const PUBLIC_CLIENT_NEEDS_PKCE = 'A public client must send a PKCE code_challenge (S256)';
-const PUBLIC_APP_NO_INTROSPECTION = 'A public app cannot use introspection: it has no secret';
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/**
- * An address a browser is sent to or frames: absolute https, or http on localhost for
- * development, with no fragment. `label` names it in the message ("Redirect URI", "Game URL").
- */
-export function webAddressProblem(uri: string, label: string): string | undefined {
-  if (uri.length > 2048) return `${label} is longer than 2048 characters`;
-  if (CONTROL_OR_SPACE.test(uri)) return `${label} must not contain spaces or control characters`;
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return `${label} is not an absolute URL: ${uri}`;
-  }
-  if (url.hash !== '' || uri.includes('#')) return `${label} must not contain a fragment: ${uri}`;
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
-  return `${label} must use https (http is allowed on localhost only): ${uri}`;
-}
 
 function redirectUriProblem(uri: string): string | undefined {
   return webAddressProblem(uri, 'Redirect URI');
-}
-
-/**
- * A loopback IP literal redirect URI, cut into host, port and the rest. Only IP literals get the
- * free port: RFC 8252 8.3 advises against `localhost`, which a resolver could send elsewhere.
- */
-const LOOPBACK_IP_URI = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?([/?][^]*)?$/;
-
-/**
- * Exact string match, except that a registered `http://127.0.0.1/...` or `http://[::1]/...`
- * matches the same URI on any port (RFC 8252 7.3): a native app listens on whatever port the
- * system gives it. Everything but the port must still be identical, character for character, so
- * no URL normalisation (case, percent-encoding, dot segments) can widen the match.
- */
-export function redirectUriMatches(registered: string, requested: string): boolean {
-  if (registered === requested) return true;
-  const reg = LOOPBACK_IP_URI.exec(registered);
-  const req = LOOPBACK_IP_URI.exec(requested);
-  if (!reg || !req) return false;
-  if (req[2] !== undefined && (Number(req[2]) < 1 || Number(req[2]) > 65535)) return false;
-  return reg[1] === req[1] && (reg[3] ?? '') === (req[3] ?? '');
 }
 
 /** An app's name as typed: 1-64 characters once trimmed, no control characters; the trimmed name. */
@@ -189,29 +146,6 @@ export async function deleteApp(store: Store, clientId: string): Promise<void> {
   if (!(await store.deleteApp(clientId))) throw new NotFound(`App ${clientId} not found`);
 }
 
-/**
- * Checks client credentials against the app they name (undefined: none has that client id); 401
- * for an unknown client or a wrong secret. A public app has no secret: one sent for it is refused
- * (it shows the client confused about what it is, and a secret a public client holds is not
- * secret), and without one it is the client_id alone.
- */
-function checkClient(app: AppRecord | undefined, client: ClientCredentials, options: ClientAuthOptions): AppRecord {
-  const { clientSecret, challenge } = client;
-  if (options.publicApps === 'refuse' && app?.public) throw new Unauthenticated(PUBLIC_APP_NO_INTROSPECTION, challenge);
-  if (clientSecret === undefined) {
-    // Only a public app may leave the secret out; for anything else the message stays the one a
-    // confidential client always got, whether or not the client exists.
-    if (app?.public) return app;
-    throw new Unauthenticated('client_secret is required');
-  }
-  if (!app) throw new Unauthenticated('Unknown client', challenge);
-  if (app.public || app.secretHash === null) throw new Unauthenticated(PUBLIC_APP_HAS_NO_SECRET, challenge);
-  if (!digestsEqual(hashSecret(clientSecret), app.secretHash)) {
-    throw new Unauthenticated('Invalid client secret', challenge);
-  }
-  return app;
-}
-
 /** An app as the JSON API shows it (never its secret hash). */
 export function appView(app: AppRecord): components['schemas']['App'] {
   return {
@@ -225,100 +159,3 @@ export function appView(app: AppRecord): components['schemas']['App'] {
   };
 }
 
-/**
- * Whether a browser page at `origin` may read a response about this app (`x-cors: client`,
- * docs/decisions.md#cors): only for a public app, and only from the origins of its http(s)
- * redirect URIs or of the games its owner wrote (the pages the app runs in).
- */
-export async function corsOriginAllowed(store: Store, clientId: string, origin: string): Promise<boolean> {
-  const app = await store.getApp(clientId);
-  if (!app?.public) return false;
-  const originOf = (uri: string): string | undefined => {
-    try {
-      const url = new URL(uri);
-      return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  if (app.redirectUris.some((uri) => originOf(uri) === origin)) return true;
-  const games = await store.listGamesByAuthor(app.ownerId);
-  return games.some((game) => originOf(game.url) === origin);
-}
-
-/** The client credentials a token, revocation or introspection request may carry in its body. */
-export interface ClientAuthParams {
-  client_id?: string;
-  client_secret?: string;
-}
-
-interface ClientAuthOptions {
-  publicApps?: 'allow' | 'refuse';
-}
-
-interface ClientCredentials {
-  clientId: string;
-  /** Absent: the body named a client_id and no secret (a public client, if it is one). */
-  clientSecret: string | undefined;
-  /** The challenge to send with a 401: Basic when the client tried Basic. */
-  challenge: string | undefined;
-}
-
-const BASIC_CHALLENGE = 'Basic realm="oauth", charset="UTF-8"';
-
-function decodeFormComponent(value: string): string {
-  try {
-    return decodeURIComponent(value.replace(/\+/g, ' '));
-  } catch {
-    throw new Unauthenticated('Malformed Basic credentials', BASIC_CHALLENGE);
-  }
-}
-
-/**
- * Client credentials from an HTTP Basic header (RFC 6749 2.3.1: id and secret form-encoded, then
- * base64) or from the body. Using both at once is refused, as RFC 6749 2.3 requires.
- */
-function clientCredentials(params: ClientAuthParams, authorization: string | undefined): ClientCredentials {
-  const inBody = params.client_id !== undefined || params.client_secret !== undefined;
-  if (authorization !== undefined) {
-    const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(authorization.trim());
-    if (!match?.[1]) throw new Unauthenticated('Authorization header must be HTTP Basic client credentials', BASIC_CHALLENGE);
-    if (params.client_secret !== undefined) {
-      throw new InvalidInput('Send client credentials either in the Authorization header or in the body, not both');
-    }
-    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) throw new Unauthenticated('Malformed Basic credentials', BASIC_CHALLENGE);
-    const clientId = decodeFormComponent(decoded.slice(0, colon));
-    const clientSecret = decodeFormComponent(decoded.slice(colon + 1));
-    if (params.client_id !== undefined && params.client_id !== clientId) {
-      throw new InvalidInput('client_id in the body does not match the Authorization header');
-    }
-    return { clientId, clientSecret, challenge: BASIC_CHALLENGE };
-  }
-  if (!inBody) throw new Unauthenticated('Client authentication is required: send client_id and client_secret', BASIC_CHALLENGE);
-  if (params.client_id === undefined) throw new Unauthenticated('client_id is required');
-  return { clientId: params.client_id, clientSecret: params.client_secret, challenge: undefined };
-}
-
-/**
- * Authenticates the client of a token, revocation or introspection request (RFC 6749 2.3.1): body
- * credentials or HTTP Basic, not both; 401 for unknown clients and wrong secrets. A public app
- * identifies itself with `client_id` alone in the body (RFC 6749 2.3, 3.2.1) and never with a
- * secret, unless `publicApps: 'refuse'` (introspection: confidential clients only).
- *
- * The app is read by `read` together with what the request needs next (the exchange's code, the
- * token of introspection and revocation): one read, so one round trip on PostgreSQL. What `read`
- * found beside the app is the caller's to use only once this returns, that is once the client is
- * authenticated.
- */
-export async function authenticateClientRequest<T extends { app: AppRecord | undefined }>(
-  params: ClientAuthParams,
-  authorization: string | undefined,
-  read: (clientId: string) => Promise<T>,
-  options: ClientAuthOptions = {},
-): Promise<T & { app: AppRecord }> {
-  const client = clientCredentials(params, authorization);
-  const found = await read(client.clientId);
-  return { ...found, app: checkClient(found.app, client, options) };
-}

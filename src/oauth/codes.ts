@@ -1,6 +1,8 @@
 import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
 import { refuseSuspended } from '../moderation/suspensions.js';
-import { PUBLIC_CLIENT_NEEDS_PKCE, redirectUriMatches, type Deps } from './clients.js';
+import { PUBLIC_CLIENT_NEEDS_PKCE } from './clients.js';
+import type { Deps } from './deps.js';
+import { redirectUriMatches } from './redirect-uris.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import { CODE_BYTES } from './secrets.js';

@@ -7,6 +7,7 @@
  * - The user code is 8 letters of a 20-letter alphabet (about 2.6 * 10^10 codes), alive for 10
  *   minutes; wrong codes typed on /device count against the address and the account
  *   (deviceCodeIp, deviceCodeAccount), before anything is looked up.
+ * - The token endpoint's poll is the device code grant (src/oauth/grants/device-code.ts).
  * - Both codes are stored as hashes; the refresh tokens of a device sign-in form the family of the
  *   device code's hash, as those of a code exchange form the family of the code's.
  * - An approval is remembered consent, as on the consent page: the app is among the person's
@@ -23,25 +24,24 @@ import {
   USER_CODE_LENGTH,
   type DeviceAuthorizationRecord,
 } from '../domain/device-authorizations.js';
-import { DevicePollRefused, Forbidden, InvalidGrant, InvalidInput, InvalidScope, UnauthorizedClient, UniqueViolation } from '../domain/errors.js';
+import { Forbidden, InvalidInput, InvalidScope, UnauthorizedClient, UniqueViolation } from '../domain/errors.js';
 import { LIFETIMES } from '../domain/lifetimes.js';
 import type { UserRecord } from '../domain/users.js';
-import { activeSuspension, refuseSuspended } from '../moderation/suspensions.js';
+import { refuseSuspended } from '../moderation/suspensions.js';
 import { accountKey, attempt, type Limits } from '../security/rate-limit.js';
 import { hashSecret, randomSecret } from '../security/secrets.js';
-import { authenticateClientRequest, type ClientAuthParams } from './clients.js';
-import { allowsDevice, allowsRefresh } from './grant-types.js';
-import { recordConsent } from './grants.js';
+import { authenticateClientRequest, type ClientAuthParams } from './client-authentication.js';
+import { allowsDevice, allowsRefresh, DEVICE_FLOW_NOT_ALLOWED } from './grant-types.js';
+import { recordConsent } from './consent.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { TOKEN_BYTES } from './secrets.js';
-import { EXPIRES_IN_SECONDS, newTokenPair, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
+import type { ExchangeDeps } from './tokens.js';
 
 /** RFC 8628 3.2's `interval`: seconds between two polls; each slow_down adds SLOW_DOWN_SECONDS. */
 const POLL_INTERVAL_SECONDS = 5;
 /** `expires_in` of both codes: LIFETIMES.deviceCode in seconds. */
 const DEVICE_CODE_EXPIRES_IN = LIFETIMES.deviceCode / 1000;
 
-const NOT_ALLOWED = 'This app may not use the device flow: its grant_types lack urn:ietf:params:oauth:grant-type:device_code';
 const EMAIL_NOT_VERIFIED = 'The email scope needs a verified email address, and you have not verified yours yet';
 
 /** What the /device page says when a code cannot be used. */
@@ -52,7 +52,7 @@ const DEVICE_CODE_REFUSALS = {
   decided: 'That code has been used already: start again on your device',
 } as const;
 
-export interface DeviceDeps extends ExchangeDeps {
+interface DeviceDeps extends ExchangeDeps {
   limits: Pick<Limits, 'deviceStartIp' | 'deviceCodeIp' | 'deviceCodeAccount'>;
   /** Required here: a device's approval is recorded consent, and a denial is recorded too. */
   audit: Audit;
@@ -90,7 +90,7 @@ export async function startDeviceAuthorization(
 ): Promise<DeviceAuthorizationAnswer> {
   await deps.limits.deviceStartIp.consume(ip);
   const { app } = await authenticateClientRequest(params, authorization, async (clientId) => ({ app: await deps.store.getApp(clientId) }));
-  if (!allowsDevice(app)) throw new UnauthorizedClient(NOT_ALLOWED);
+  if (!allowsDevice(app)) throw new UnauthorizedClient(DEVICE_FLOW_NOT_ALLOWED);
   const scopes = deviceScopes(app, params.scope);
   const deviceCode = randomSecret(TOKEN_BYTES);
   const now = deps.now();
@@ -131,65 +131,6 @@ export async function startDeviceAuthorization(
       interval: POLL_INTERVAL_SECONDS,
     };
   }
-}
-
-/** The token endpoint's `urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 3.4 and 3.5). */
-export async function deviceCodeGrant(deps: DeviceDeps, params: TokenParams, authorization: string | undefined): Promise<TokenResult> {
-  if (params.device_code === undefined) throw new InvalidInput('Body field device_code is required');
-  const deviceCodeHash = hashSecret(params.device_code);
-  const { app } = await authenticateClientRequest(params, authorization, async (clientId) => ({ app: await deps.store.getApp(clientId) }));
-  if (!allowsDevice(app)) throw new UnauthorizedClient(NOT_ALLOWED);
-  const now = deps.now();
-  const poll = await deps.store.pollDeviceAuthorization(deviceCodeHash, now);
-  // Another app's device code is as unknown as none.
-  if (poll.outcome === 'unknown' || poll.record.clientId !== app.clientId) throw new InvalidGrant('Invalid device code');
-  const { record } = poll;
-  if (record.usedAt !== null) throw new InvalidGrant('Device code has already been used');
-  if (record.expiresAt <= now) throw new DevicePollRefused('expired_token', 'Device code has expired');
-  if (record.decision === 'denied') throw new DevicePollRefused('access_denied', 'The person denied this device');
-  if (record.decision === null) {
-    // Only a device still waiting is told to slow down: an approved one gets its tokens at once.
-    if (poll.outcome === 'slow_down') {
-      throw new DevicePollRefused('slow_down', `Polled too fast; wait ${record.intervalSeconds} seconds between requests from now on`);
-    }
-    throw new DevicePollRefused('authorization_pending', 'The person has not approved or denied this device yet');
-  }
-  return redeem(deps, app, record, now);
-}
-
-/** An approved device code's tokens, once (a concurrent poll that redeemed it first wins). */
-async function redeem(deps: DeviceDeps, app: AppRecord, record: DeviceAuthorizationRecord, now: number): Promise<TokenResult> {
-  const user = record.userId === null ? undefined : await deps.store.getUser(record.userId);
-  if (!user) throw new InvalidGrant('Invalid device code');
-  // Suspended since the approval: the device gets nothing (the suspension ended the rest).
-  if (activeSuspension(user, now)) throw new DevicePollRefused('access_denied', 'The person denied this device');
-  // Approved before a credential change that ends approvals (docs/account.md#what-each-security-event-ends):
-  // the change withdrew it, even one written after the change's transaction.
-  if (record.decidedAt !== null && user.credentialsChangedAt !== null && record.decidedAt < user.credentialsChangedAt) {
-    throw new DevicePollRefused('access_denied', 'The person denied this device');
-  }
-  const offline = record.scopes.includes('offline_access') && allowsRefresh(app);
-  // The refresh token family of a device sign-in is named by the device code's hash.
-  const { accessToken, access, refreshToken, refresh } = newTokenPair(
-    deps,
-    {
-      clientId: app.clientId,
-      userId: user.id,
-      scopes: record.scopes,
-      codeHash: null,
-      refresh: offline ? { familyId: record.deviceCodeHash, authTime: record.authTime ?? now, amr: record.amr } : null,
-    },
-    now,
-  );
-  if (!(await deps.store.redeemDeviceAuthorization(record.deviceCodeHash, now, access, refresh))) {
-    throw new InvalidGrant('Device code has already been used');
-  }
-  const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: EXPIRES_IN_SECONDS };
-  if (refreshToken !== undefined) result.refresh_token = refreshToken;
-  if (record.scopes.includes('openid')) {
-    result.id_token = await signIdToken(deps, { user, scopes: record.scopes, clientId: app.clientId, authTime: record.authTime ?? now, amr: record.amr, nonce: null }, now);
-  }
-  return result;
 }
 
 /** What /device shows for a live user code: the app and what it asks for, as the consent page does. */

@@ -41,6 +41,9 @@ export function allowsRefresh(app: { grantTypes: readonly GrantType[] }): boolea
 /** RFC 8628's grant type: the device polls the token endpoint with it. */
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code' satisfies GrantType;
 
+/** unauthorized_client's words for an app without the device grant, at either of its endpoints. */
+export const DEVICE_FLOW_NOT_ALLOWED = 'This app may not use the device flow: its grant_types lack urn:ietf:params:oauth:grant-type:device_code';
+
 /** Whether the app may start sign-ins on a device without a browser (RFC 8628). */
 export function allowsDevice(app: { grantTypes: readonly GrantType[] }): boolean {
   return app.grantTypes.includes(DEVICE_CODE_GRANT);

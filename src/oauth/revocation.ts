@@ -5,7 +5,8 @@
  */
 import { Forbidden, InvalidInput } from '../domain/errors.js';
 import type { AppRecord, TokenWithUser } from '../domain/apps.js';
-import { authenticateClientRequest, type ClientAuthParams, type Deps } from './clients.js';
+import { authenticateClientRequest, type ClientAuthParams } from './client-authentication.js';
+import type { Deps } from './deps.js';
 import { seconds } from './claims.js';
 import { hashSecret } from '../security/secrets.js';
 

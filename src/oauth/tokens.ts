@@ -1,13 +1,13 @@
 /**
- * What the token endpoint's grants (src/oauth/token-exchange.ts, src/oauth/refresh.ts,
- * src/oauth/device.ts) share: the request, the answer, the tokens' records, the ID token.
+ * What the token endpoint's grants (src/oauth/grants/) share: the request, the answer, the tokens' records, the ID token.
  */
 import type { TokenRecord } from '../domain/apps.js';
 import { LIFETIMES } from '../domain/lifetimes.js';
 import type { RefreshTokenRecord } from '../domain/refresh-tokens.js';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import { idTokenClaims } from './claims.js';
-import type { ClientAuthParams, Deps } from './clients.js';
+import type { ClientAuthParams } from './client-authentication.js';
+import type { Deps } from './deps.js';
 import type { KeyRing } from './keys.js';
 import { TOKEN_BYTES } from './secrets.js';
 

@@ -8,7 +8,7 @@
 import { Conflict, InvalidInput, NotFound, UniqueViolation } from '../domain/errors.js';
 import { CONTROL_CHARACTER, CONTROL_OR_SPACE } from '../domain/text.js';
 import { UPSTREAM_NAME_MAX, upstreamSlug, type ClaimMapping, type UpstreamPresetName, type UpstreamRecord } from '../domain/upstreams.js';
-import { webAddressProblem } from '../oauth/clients.js';
+import { webAddressProblem } from '../oauth/redirect-uris.js';
 import { seal, unseal } from '../security/sealed.js';
 import type { UpstreamStore } from '../store/upstreams/store.js';
 import { UPSTREAM_PRESETS } from './presets.js';

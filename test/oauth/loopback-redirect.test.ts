@@ -3,7 +3,7 @@
  * the code is bound to the exact URI used, and the token request must repeat it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redirectUriMatches } from '../../src/oauth/clients.js';
+import { redirectUriMatches } from '../../src/oauth/redirect-uris.js';
 import { makeClient, makeUser, oauthErrorBody, signedInAgent, startServer, tokenRequest, type TestClient, type TestServer } from '../helpers.js';
 
 let t: TestServer;

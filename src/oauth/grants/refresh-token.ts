@@ -5,28 +5,41 @@
  * parties hold it, so the whole family (every refresh and access token of that sign-in) is
  * revoked, recorded and told to the account's owner (docs/oauth.md#refresh-tokens).
  */
-import { InvalidGrant, InvalidInput, InvalidScope, UnauthorizedClient } from '../domain/errors.js';
-import type { RefreshTokenRecord } from '../domain/refresh-tokens.js';
-import { hashSecret } from '../security/secrets.js';
-import { authenticateClientRequest } from './clients.js';
-import { allowsRefresh } from './grant-types.js';
-import { parseScopes } from './scopes.js';
-import { EXPIRES_IN_SECONDS, newTokenPair, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
+import type { AppRecord } from '../../domain/apps.js';
+import { InvalidGrant, InvalidInput, InvalidScope } from '../../domain/errors.js';
+import type { RefreshTokenRecord } from '../../domain/refresh-tokens.js';
+import { hashSecret } from '../../security/secrets.js';
+import { parseScopes } from '../scopes.js';
+import { EXPIRES_IN_SECONDS, newTokenPair, signIdToken, type ExchangeDeps, type TokenResult } from '../tokens.js';
+import type { Grant } from './grant.js';
 
 const REFRESH_TOKEN_REUSED = 'Refresh token has already been used; every token of this sign-in is revoked';
 
-export async function refreshGrant(deps: ExchangeDeps, params: TokenParams, authorization: string | undefined): Promise<TokenResult> {
-  if (params.refresh_token === undefined) throw new InvalidInput('Body field refresh_token is required');
-  const tokenHash = hashSecret(params.refresh_token);
-  const { app } = await authenticateClientRequest(params, authorization, async (clientId) => ({ app: await deps.store.getApp(clientId) }));
-  if (!allowsRefresh(app)) throw new UnauthorizedClient('This app may not use refresh tokens: its grant_types lack refresh_token');
+interface RefreshFields {
+  tokenHash: string;
+  /** Fewer scopes for the new access token. */
+  scope: string | undefined;
+}
+
+export const refreshTokenGrant: Grant<RefreshFields, { app: AppRecord | undefined }> = {
+  type: 'refresh_token',
+  notAllowed: 'This app may not use refresh tokens: its grant_types lack refresh_token',
+  fields(params) {
+    if (params.refresh_token === undefined) throw new InvalidInput('Body field refresh_token is required');
+    return { tokenHash: hashSecret(params.refresh_token), scope: params.scope };
+  },
+  read: async (deps, clientId) => ({ app: await deps.store.getApp(clientId) }),
+  issue: refresh,
+};
+
+async function refresh(deps: ExchangeDeps, { app }: { app: AppRecord }, { tokenHash, scope }: RefreshFields): Promise<TokenResult> {
   const found = await deps.store.getRefreshToken(tokenHash);
   // Another app's token is as unknown as none (RFC 6749 6: bound to the client it was issued to).
   if (!found || found.clientId !== app.clientId) throw new InvalidGrant('Invalid refresh token');
   const now = deps.now();
   if (found.revokedAt !== null) throw new InvalidGrant('Refresh token has been revoked');
   if (found.usedAt === null && found.expiresAt <= now) throw new InvalidGrant('Refresh token has expired');
-  const scopes = narrowedScopes(found, params.scope);
+  const scopes = narrowedScopes(found, scope);
 
   // The same family, to its absolute expiry; the refresh token keeps every scope of the sign-in.
   const { accessToken, access, refreshToken, refresh } = newTokenPair(

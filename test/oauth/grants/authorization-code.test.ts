@@ -13,7 +13,7 @@ import {
   tokenRequest,
   type TestClient,
   type TestServer,
-} from '../helpers.js';
+} from '../../helpers.js';
 
 let t: TestServer;
 beforeAll(async () => {

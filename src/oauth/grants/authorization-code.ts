@@ -1,31 +1,47 @@
-import { InvalidGrant, InvalidInput, UnsupportedGrantType } from '../domain/errors.js';
-import type { CodeRecord } from '../domain/apps.js';
-import { authenticateClientRequest, type Deps } from './clients.js';
-import { hashSecret } from '../security/secrets.js';
-import { s256 } from './secrets.js';
-import { allowsRefresh } from './grant-types.js';
-import { EXPIRES_IN_SECONDS, newTokenPair, signIdToken, type ExchangeDeps, type TokenParams, type TokenResult } from './tokens.js';
+/**
+ * The authorization code grant (RFC 6749 4.1.3): an authorization code, from either flow, for an
+ * access token (and a refresh token with `offline_access`, an ID token with `openid`). A code is
+ * redeemed once; a second redemption fails and revokes every token issued from it (RFC 6749
+ * 4.1.2).
+ */
+import { InvalidGrant, InvalidInput } from '../../domain/errors.js';
+import type { AppRecord, CodeRecord } from '../../domain/apps.js';
+import { hashSecret } from '../../security/secrets.js';
+import type { Deps } from '../deps.js';
+import { s256 } from '../secrets.js';
+import { allowsRefresh } from '../grant-types.js';
+import { EXPIRES_IN_SECONDS, newTokenPair, signIdToken, type ExchangeDeps, type TokenResult } from '../tokens.js';
+import type { Grant } from './grant.js';
 
 const CODE_BEFORE_CHANGE = "Authorization code was issued before the account's sign-in changed: sign in again";
 
-/**
- * Exchanges an authorization code for an access token (RFC 6749 4.1.3). A code is redeemed once;
- * a second redemption fails and revokes every token issued from it (RFC 6749 4.1.2).
- */
-export async function exchangeCode(
-  deps: ExchangeDeps,
-  params: TokenParams,
-  authorization: string | undefined,
-): Promise<TokenResult> {
-  if (params.grant_type !== 'authorization_code') {
-    // The seed's words, kept (its answers stay byte-identical); refresh_token never gets here (token-endpoint.ts).
-    throw new UnsupportedGrantType('Unsupported grant_type: only authorization_code is supported');
-  }
+/** The grant's fields: the code's hash (undefined for `''`, which the contract lets through), and what proves the redeemer. */
+interface CodeFields {
+  codeHash: string | undefined;
+  redirectUri: string | undefined;
+  codeVerifier: string | undefined;
+}
+
+export const authorizationCodeGrant: Grant<CodeFields, { app: AppRecord | undefined; code?: CodeRecord | undefined }> = {
+  type: 'authorization_code',
+  // Every app may use it (appGrantTypes keeps it in every list).
+  notAllowed: 'This app may not use authorization codes: its grant_types lack authorization_code',
+  fields(params) {
+    // The words the contract's validator answered when `code` was required of every request.
+    if (params.code === undefined) throw new InvalidInput('Body field code is required');
+    return { codeHash: params.code ? hashSecret(params.code) : undefined, redirectUri: params.redirect_uri, codeVerifier: params.code_verifier };
+  },
   // The app and the code in one read (docs/performance.md#the-token-exchange-on-postgresql).
-  const codeHash = params.code ? hashSecret(params.code) : undefined;
-  const { app, code } = await authenticateClientRequest(params, authorization, async (clientId) =>
-    codeHash === undefined ? { app: await deps.store.getApp(clientId), code: undefined } : deps.store.getAppAndCode(clientId, codeHash),
-  );
+  read: async (deps, clientId, { codeHash }) =>
+    codeHash === undefined ? { app: await deps.store.getApp(clientId) } : deps.store.getAppAndCode(clientId, codeHash),
+  issue: exchangeCode,
+};
+
+async function exchangeCode(
+  deps: ExchangeDeps,
+  { app, code }: { app: AppRecord; code?: CodeRecord | undefined },
+  { codeHash, redirectUri, codeVerifier }: CodeFields,
+): Promise<TokenResult> {
   if (codeHash === undefined) throw new InvalidInput('code is required');
   if (!code || code.clientId !== app.clientId) {
     throw new InvalidGrant('Invalid authorization code');
@@ -36,20 +52,20 @@ export async function exchangeCode(
   // A code made before a credential change that ends codes (docs/account.md#what-each-security-event-ends),
   // written after the change's transaction by a request that had read the old session.
   if (code.userCredentialsChangedAt !== undefined && code.createdAt < code.userCredentialsChangedAt) throw new InvalidGrant(CODE_BEFORE_CHANGE);
-  if (code.redirectUri !== null && params.redirect_uri !== undefined && params.redirect_uri !== code.redirectUri) {
+  if (code.redirectUri !== null && redirectUri !== undefined && redirectUri !== code.redirectUri) {
     throw new InvalidGrant('redirect_uri does not match the one the code was issued for');
   }
-  if (code.redirectUri !== null && params.redirect_uri === undefined && !app.redirectUris.includes(code.redirectUri)) {
+  if (code.redirectUri !== null && redirectUri === undefined && !app.redirectUris.includes(code.redirectUri)) {
     // A loopback URI on a port the app never registered (RFC 8252 7.3): only the exact URI the
     // code went to proves the redeemer is the app that received it, so it must be repeated.
     throw new InvalidGrant('redirect_uri is required: this code was issued for a loopback redirect URI on a port of its own');
   }
   if (code.codeChallenge !== null) {
-    if (params.code_verifier === undefined) throw new InvalidGrant('code_verifier is required for this code');
-    if (s256(params.code_verifier) !== code.codeChallenge) {
+    if (codeVerifier === undefined) throw new InvalidGrant('code_verifier is required for this code');
+    if (s256(codeVerifier) !== code.codeChallenge) {
       throw new InvalidGrant('code_verifier does not match the code_challenge');
     }
-  } else if (params.code_verifier !== undefined) {
+  } else if (codeVerifier !== undefined) {
     // RFC 9700 2.1.1: a verifier for a code issued without a challenge is how a PKCE downgrade
     // (an attacker's code injected into a client that uses PKCE) shows itself; refuse it.
     throw new InvalidGrant('code_verifier was sent, but this code was issued without a code_challenge');

@@ -1,7 +1,8 @@
 /**
- * Grants: what a user let an app do with their account (either flow), remembered so that the
- * next authorization for no more than that needs no consent page, and listed and revoked on the
- * account page.
+ * Consent, which the store and the contract call grants (not the token endpoint's grant types:
+ * those are src/oauth/grants/): what a user let an app do with their account (either flow),
+ * remembered so that the next authorization for no more than that needs no consent page, and
+ * listed and revoked on the account page.
  */
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';

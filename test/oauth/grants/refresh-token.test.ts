@@ -7,11 +7,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SECURITY_EVENTS } from '../../src/domain/security-events.js';
-import { MailServer } from '../mail-server.js';
-import { authorizeOverHttp, registerApp, serverSeconds, type RegisteredApp } from '../oidc-flow.js';
-import { oauthErrorBody, signedInAgent, startServer, TEST_PASSWORD, tokenRequest, type Agent, type TestServer } from '../helpers.js';
-import type { UserRecord } from '../../src/domain/users.js';
+import { SECURITY_EVENTS } from '../../../src/domain/security-events.js';
+import { MailServer } from '../../mail-server.js';
+import { authorizeOverHttp, registerApp, serverSeconds, type RegisteredApp } from '../../oidc-flow.js';
+import { oauthErrorBody, signedInAgent, startServer, TEST_PASSWORD, tokenRequest, type Agent, type TestServer } from '../../helpers.js';
+import type { UserRecord } from '../../../src/domain/users.js';
 
 const IDLE_SECONDS = 3600;
 const ABSOLUTE_SECONDS = 3 * 3600;
@@ -20,7 +20,7 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const BOTH_GRANTS = ['authorization_code', 'refresh_token'];
 
 const MSG = {
-  codeRequired: 'Body field code is required',
+  unsupported: 'Unsupported grant_type: only authorization_code is supported',
   refreshRequired: 'Body field refresh_token is required',
   unauthorized: 'This app may not use refresh tokens: its grant_types lack refresh_token',
   invalid: 'Invalid refresh token',
@@ -304,13 +304,13 @@ describe('the refresh grant', () => {
     expect(again.first).toEqual({ access_token: expect.stringMatching(TOKEN), token_type: 'Bearer', expires_in: 600, id_token: expect.any(String) });
   });
 
-  it('answers the missing-field messages: refresh_token, and code for any other grant_type (client_credentials too)', async () => {
+  it('answers a missing refresh_token with its field, and client_credentials (no code) with unsupported_grant_type', async () => {
     const s = await signIn();
     await expectOAuthError(await refresh(s.app, undefined), 400, 'invalid_request', MSG.refreshRequired);
     const res = await tokenRequest(t, { grant_type: 'client_credentials', ...credentials(s.app) });
     expect({ status: res.status, body: await res.json() }).toEqual({
       status: 400,
-      body: { message: MSG.codeRequired, error: 'invalid_request', error_description: MSG.codeRequired },
+      body: { message: MSG.unsupported, error: 'unsupported_grant_type', error_description: MSG.unsupported },
     });
   });
 });
