@@ -38,24 +38,37 @@ function readOrMake(file: string): string {
   } finally {
     fs.rmSync(draft, { force: true });
   }
-  return read(file)!;
+  const made = read(file);
+  // Only a key removed between the link and this read gets here.
+  if (made === undefined) throw new ConfigError(`${file} (the session key kept while SESSION_SECRET is unset) vanished as it was made: start again`);
+  return made;
 }
 
 function read(file: string): string | undefined {
+  const what = `${file} (the session key kept while SESSION_SECRET is unset)`;
   let text: string;
   try {
-    const mode = fs.statSync(file).mode;
+    // Not followed: a symbolic link (dangling, or to a file that is not this install's key) or a
+    // directory planted at the path is refused, never read as the key nor written through.
+    const stat = fs.lstatSync(file);
+    if (!stat.isFile()) throw new ConfigError(`${what} is not a plain file: remove it (the server makes a new key) or restore the key file, or set SESSION_SECRET`);
     // As ssh does with a private key: a key others can read is a key others may have copied.
-    if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-      throw new ConfigError(`${file} (the session key kept while SESSION_SECRET is unset) can be read by others (mode ${(mode & 0o777).toString(8)}): chmod 600 it`);
+    if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
+      throw new ConfigError(`${what} can be read by others (mode ${(stat.mode & 0o777).toString(8)}): chmod 600 it`);
     }
-    text = fs.readFileSync(file, 'utf8').trim();
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    try {
+      text = fs.readFileSync(fd, 'utf8').trim();
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new ConfigError(`${what} is not a plain file: remove it (the server makes a new key) or restore the key file, or set SESSION_SECRET`);
     throw err;
   }
   if (text.length < SHORTEST || /\s|,/.test(text)) {
-    throw new ConfigError(`${file} (the session key kept while SESSION_SECRET is unset) must hold one key of at least ${SHORTEST} characters: restore it from a backup, or set SESSION_SECRET`);
+    throw new ConfigError(`${what} must hold one key of at least ${SHORTEST} characters: restore it from a backup, or set SESSION_SECRET`);
   }
   return text;
 }
