@@ -74,7 +74,9 @@ async function callbackAfter(action: () => Promise<unknown>): Promise<string> {
   const url = (await request).url();
   // The browser's own error page (or whatever answers there) loads before the next step navigates.
   await settled;
-  await page.waitForLoadState('load');
+  // The error page commits a moment after the request failed: wait for it, or a navigation made
+  // next is interrupted by it ("interrupted by another navigation to chrome-error://chromewebdata/").
+  await page.waitForURL((u) => u.href.startsWith('chrome-error://') || u.href.startsWith('http://localhost:8080/callback'), { waitUntil: 'load' });
   return url;
 }
 

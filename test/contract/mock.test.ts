@@ -197,6 +197,7 @@ describe('npm run mock', () => {
       'revokeToken',
       'rotateAppSecret',
       'setAccountPicture',
+      'setFirstPassword',
       'setModLevel',
       'signInWithPasskey',
       'signOutEverywhere',
