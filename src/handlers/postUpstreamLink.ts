@@ -5,7 +5,8 @@ import type { Handler } from '../http/handler.js';
 import { formAction, pageContext, redirect, redirectBack } from '../http/pages.js';
 import { upstreamDeps } from '../http/upstream-sign-in.js';
 import { upstreamLinkPage } from '../pages/upstreams.js';
-import { endPendingUpstreamIdentity, pendingUpstreamIdentity, sessionStartedAt } from '../sessions/session.js';
+import { sessionStartedAt } from '../sessions/session.js';
+import { endPendingUpstreamIdentity, pendingUpstreamIdentity } from '../sessions/upstream-sign-in.js';
 import { confirmUpstreamLink, mayConfirmLink } from '../upstreams/sign-in.js';
 
 export const postUpstreamLink: Handler<'postUpstreamLink'> = async (input, ctx, deps) => {

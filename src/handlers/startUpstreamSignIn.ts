@@ -11,7 +11,8 @@ import type { Handler } from '../http/handler.js';
 import { redirect, returnPathOf } from '../http/pages.js';
 import { currentUser } from '../http/signed-in.js';
 import { upstreamDeps, upstreamStep } from '../http/upstream-sign-in.js';
-import { sessionConfirmations, startUpstreamSignInSession } from '../sessions/session.js';
+import { sessionConfirmations } from '../sessions/session.js';
+import { startUpstreamSignInSession } from '../sessions/upstream-sign-in.js';
 import { startUpstreamSignIn as start } from '../upstreams/sign-in.js';
 
 export const startUpstreamSignIn: Handler<'startUpstreamSignIn'> = async (input, ctx, deps) => {

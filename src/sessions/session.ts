@@ -172,7 +172,8 @@ export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
   );
 }
 
-function sessionOf(ctx: Koa.Context): KoaSession {
+/** This request's session (koa-session's), for the accessors of each flow's state here and in src/sessions/. */
+export function sessionOf(ctx: Koa.Context): KoaSession {
   const session = (ctx as unknown as { session: KoaSession | null }).session;
   if (!session) throw new Error('session middleware is not installed on this route');
   return session;
@@ -242,11 +243,6 @@ export function suspendedSessionUserId(ctx: Koa.Context): number | undefined {
   return sessionOf(ctx).suspendedUserId;
 }
 
-/** Notes that the signed-in person `userId` just confirmed by a new sign-in at `upstream` (its slug), made at `at`. */
-export function noteUpstreamConfirmation(ctx: Koa.Context, confirmation: { at: number; userId: number; upstream: string }): void {
-  sessionOf(ctx).upstreamConfirmation = { ...confirmation };
-}
-
 /**
  * What this session offers, besides a password, to confirm who `userId` is before a sensitive
  * change (src/accounts/confirmation.ts): when it last confirmed with a passkey, and when through a
@@ -276,40 +272,6 @@ export function pendingSecondStep(ctx: Koa.Context, now: number): (SecondStep & 
   const step = sessionOf(ctx).secondStep;
   if (!step || now - step.at >= LIFETIMES.secondStep || now < step.at) return undefined;
   return { ...step, id: step.id ?? `${step.userId}:${step.at}` };
-}
-
-/** Starts a sign-in through an upstream (replacing one this browser started before and did not finish). */
-export function startUpstreamSignInSession(ctx: Koa.Context, start: UpstreamSignInStart): void {
-  sessionOf(ctx).upstreamSignIn = start;
-}
-
-/**
- * Takes the sign-in through upstream `slug` this browser started, if it did and within
- * LIFETIMES.upstreamSignIn: a callback counts once, whatever its outcome.
- */
-export function takeUpstreamSignIn(ctx: Koa.Context, slug: string, now: number): UpstreamSignInStart | undefined {
-  const session = sessionOf(ctx);
-  const started = session.upstreamSignIn;
-  if (started === undefined || started.slug !== slug) return undefined;
-  delete session.upstreamSignIn;
-  return now >= started.at && now - started.at < LIFETIMES.upstreamSignIn ? started : undefined;
-}
-
-/** Keeps the identity an upstream sign-in brought back until the person's next step. */
-export function putPendingUpstreamIdentity(ctx: Koa.Context, pending: PendingUpstreamIdentity): void {
-  sessionOf(ctx).upstreamIdentity = pending;
-}
-
-/** The identity waiting for `next`, if one is and within LIFETIMES.upstreamSignIn of its callback. */
-export function pendingUpstreamIdentity(ctx: Koa.Context, next: PendingUpstreamIdentity['next'], now: number): PendingUpstreamIdentity | undefined {
-  const pending = sessionOf(ctx).upstreamIdentity;
-  if (pending === undefined || pending.next !== next || now < pending.at || now - pending.at >= LIFETIMES.upstreamSignIn) return undefined;
-  return pending;
-}
-
-/** Forgets the identity an upstream sign-in brought back (made an account, linked, or cancelled). */
-export function endPendingUpstreamIdentity(ctx: Koa.Context): void {
-  delete sessionOf(ctx).upstreamIdentity;
 }
 
 /** Ends the second step this session owes: the password is asked again. */
@@ -399,7 +361,6 @@ export function noteActivity(ctx: Koa.Context, now: number): void {
   else if (now - session.meta.lastSeenAt >= LAST_SEEN_EVERY_MS) session.meta = { ...session.meta, lastSeenAt: now };
 }
 
-/** The stored hash of this request's session id (from its signed cookie), if it has one. */
 /**
  * Whether the signed-in session this request read has been ended since (a security event deleted
  * it, or a suspension marked it): a request whose body arrived slowly must not act on a session
@@ -413,6 +374,7 @@ export async function sessionEndedSinceRead(ctx: Koa.Context, store: SessionStor
   return data === undefined || (JSON.parse(data) as SessionData).userId !== userId;
 }
 
+/** The stored hash of this request's session id (from its signed cookie), if it has one. */
 export function currentSessionIdHash(ctx: Koa.Context): string | undefined {
   const id = ctx.cookies.get(SESSION_COOKIE, { signed: true });
   return id ? hashSecret(id) : undefined;
