@@ -1,61 +1,21 @@
 /** Attack 51: confirmations through a linked upstream, across sessions, replayed, and what is not one. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditFields } from '../../src/audit.js';
-import { NO_PASSWORD, type UserRecord } from '../../src/domain/users.js';
+import { NO_PASSWORD } from '../../src/domain/users.js';
 import { addUpstream } from '../../src/upstreams/upstreams.js';
 import { Agent, startServer, type TestServer } from '../helpers.js';
 import { MailServer } from '../mail-server.js';
 import { showUpstreamLogsOnFailure, signInAtUpstreamOverHttp, startUpstreamProvider, type UpstreamProvider } from '../upstream-provider.js';
+import { body, CONFIRM_FIRST, confirmThrough, firstPassword, PASSWORD_REQUIRED, reasonOf, SECRET, upstreamAccountOn, type Browser } from './confirmation-fixture.js';
 
-const SECRET = 'upstream-client-secret-for-confirmation';
-const CONFIRM_FIRST = { message: 'Confirm it is you first, through an account linked to yours or with a passkey' };
-const PASSWORD_REQUIRED = { message: 'Body field password is required' };
 
 let t: TestServer;
 let op: UpstreamProvider;
 let smtp: MailServer;
 let events: { event: AuditEvent; fields: AuditFields }[] = [];
 
-/** One person's browser: its session here, and its cookies at the upstream (its session there). */
-interface Browser {
-  agent: Agent;
-  jar: Map<string, string>;
-}
-
-const body = async (res: Response): Promise<unknown> => [res.status, res.status === 204 ? await res.text() : await res.json()];
-
-/** The sign-in page's reason, as shown. */
-async function reasonOf(res: Response): Promise<string | undefined> {
-  return /<p class="error" id="error-message">([^<]*)<\/p>/.exec(await res.text())?.[1];
-}
-
 /** A new account made through Test OP by `login` there (no password), signed in in a new browser. */
-async function upstreamAccount(login: string, name: string): Promise<Browser & { user: UserRecord }> {
-  const b: Browser = { agent: new Agent(t), jar: new Map() };
-  const started = await b.agent.form('/signin/upstream/test-op', {});
-  const back = await signInAtUpstreamOverHttp(started.headers.get('location')!, login, b.jar);
-  expect((await b.agent.fetch(back.pathname + back.search)).headers.get('location')).toBe('/signup/upstream');
-  expect((await b.agent.form('/signup/upstream', { name })).status).toBe(303);
-  const user = (await t.store.getUserByName(name))!;
-  expect(user.passwordHash).toBe(NO_PASSWORD);
-  return { ...b, user };
-}
-
-/**
- * Presses "Confirm with <slug>" on the account page, signs in at the upstream as `login` (the
- * upstream asks, its session notwithstanding) and comes back: what the upstream was sent, the
- * forms it showed, and the callback's answer here.
- */
-async function confirmThrough(b: Browser, slug: string, login: string): Promise<{ sent: URL; forms: string[]; answer: Response }> {
-  const started = await b.agent.form(`/signin/upstream/${slug}`, { confirm: 'true', return_to: '/account#password' });
-  expect(started.status, await started.clone().text()).toBe(303);
-  const sent = new URL(started.headers.get('location')!);
-  const forms: string[] = [];
-  const back = await signInAtUpstreamOverHttp(sent.href, login, b.jar, forms);
-  return { sent, forms, answer: await b.agent.fetch(back.pathname + back.search) };
-}
-
-const firstPassword = (b: Browser, password = 'my first password') => b.agent.json('POST', '/api/account/first-password', { new_password: password });
+const upstreamAccount = (login: string, name: string) => upstreamAccountOn(t, login, name);
 const of = (event: AuditEvent) => events.filter((e) => e.event === event);
 
 
