@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   // Set up once, through the store as the operator CLI would: a user and an app.
   const store = openStoreAt(dbFile);
   await store.migrate();
-  const user = await store.createUser({ name: 'crash', email: 'crash@example.com', passwordHash: await hashPassword('crash-password') }, Date.now());
+  const user = await store.users.createUser({ name: 'crash', email: 'crash@example.com', passwordHash: await hashPassword('crash-password') }, Date.now());
   const { app, clientSecret } = await registerOAuthApp({ store, now: Date.now }, { ownerId: user.id, name: 'Crash App', redirectUris: ['https://crash.example/cb'] });
 
   let child = await startService();
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     const integrity = db.pragma('integrity_check', { simple: true });
     db.close();
     check(integrity === 'ok', `kill ${kill}: integrity_check says ${String(integrity)}`);
-    const before = await store.getUser(user.id);
+    const before = await store.users.getUser(user.id);
     const names = SIZE_NAMES.flatMap((s) => (fs.existsSync(path.join(picturesDir, s)) ? fs.readdirSync(path.join(picturesDir, s)).map((f) => `${s}/${f}`) : []));
     orphansAfterKill += names.filter((n) => !n.endsWith(`/${user.id}-${before?.pfpTimestamp}.webp`)).length;
 
@@ -164,7 +164,7 @@ async function main(): Promise<void> {
       verifiedTokens += 1;
     }
     checkedUpTo = tokens.length;
-    const after = await store.getUser(user.id);
+    const after = await store.users.getUser(user.id);
     const ts = after?.pfpTimestamp ?? null;
     check(lastAckedPicture === 0 || (ts !== null && ts >= lastAckedPicture), `kill ${kill}: pfpTimestamp ${ts} is below the last acknowledged ${lastAckedPicture}`);
     const files = SIZE_NAMES.flatMap((s) => (fs.existsSync(path.join(picturesDir, s)) ? fs.readdirSync(path.join(picturesDir, s)).map((f) => `${s}/${f}`) : [])).sort();

@@ -34,7 +34,7 @@ process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
 async function seed(store: KnexStore): Promise<void> {
   const k = store.knex;
   const now = Date.now();
-  const user = await store.createUser({ name: 'bench', email: 'bench@example.com', passwordHash: 'x' }, now);
+  const user = await store.users.createUser({ name: 'bench', email: 'bench@example.com', passwordHash: 'x' }, now);
   await k('apps').insert({ client_id: 'bench_client', secret_hash: 'x'.repeat(64), owner_id: user.id, name: 'Bench', redirect_uris: '[]', created_at: now });
   const expired = now - 3_600_000;
   const tokens = Math.round(rows * 0.6);

@@ -53,13 +53,13 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
   // Verified, so the printed walk-through can use the email scope at once.
   const user = await createUser(deps, { ...DEMO.user, emailVerified: true });
   const other = await createUser(deps, { ...DEMO.otherUser, emailVerified: true });
-  await store.updateUser(user.id, {
+  await store.users.updateUser(user.id, {
     bio: 'The demo account of a fresh install.',
     flairs: ['none', 'early-adopter'],
     equippedFlair: 'early-adopter',
     playMinutes: 42,
   });
-  await store.createApp({
+  await store.apps.createApp({
     clientId: DEMO.app.clientId,
     secretHash: hashSecret(DEMO.app.clientSecret),
     public: false,
@@ -70,7 +70,7 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
     grantTypes: ['authorization_code'],
     createdAt: now(),
   });
-  await store.createApp({
+  await store.apps.createApp({
     clientId: DEMO.publicApp.clientId,
     secretHash: null,
     public: true,
@@ -81,7 +81,7 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
     grantTypes: ['authorization_code'],
     createdAt: now(),
   });
-  await store.createApp({
+  await store.apps.createApp({
     clientId: DEMO.deviceApp.clientId,
     secretHash: null,
     public: true,
@@ -94,8 +94,8 @@ export async function seedDemo(store: Store, config: Config, now: () => number =
     grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
     createdAt: now(),
   });
-  const game = await store.createGame({ authorId: user.id, title: DEMO.game.title, url: DEMO.game.url, createdAt: now() });
-  const staticGame = await store.createGame({ authorId: user.id, title: DEMO.staticGame.title, url: staticGameUrl(config.publicUrl), createdAt: now() });
+  const game = await store.games.createGame({ authorId: user.id, title: DEMO.game.title, url: DEMO.game.url, createdAt: now() });
+  const staticGame = await store.games.createGame({ authorId: user.id, title: DEMO.staticGame.title, url: staticGameUrl(config.publicUrl), createdAt: now() });
   const picture = await sharp(Buffer.from(demoPictureSvg())).png().toBuffer();
   const pfpTimestamp = await setPicture({ store, pictures: picturesFor(config, store, now), now }, user.id, picture);
   return { userId: user.id, otherUserId: other.id, pfpTimestamp, gameId: game.id, staticGameId: staticGame.id };

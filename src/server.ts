@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const store = openStoreAt(config.database);
   await store.migrate();
 
-  if (config.demoData && (await store.countUsers()) === 0) {
+  if (config.demoData && (await store.users.countUsers()) === 0) {
     const demo = await seedDemo(store, config);
     process.stdout.write(demoInstructions(config, demo));
   }

@@ -28,11 +28,11 @@ describe('audit trail', () => {
     secrets.push(password);
     const name = `audited_${process.pid}`;
     expect((await agent.form('/signup', { name, email: `${name}@example.com`, password })).status).toBe(200);
-    const userId = (await t.store.getUserByName(name))!.id;
+    const userId = (await t.store.users.getUserByName(name))!.id;
     // Signing up signs nobody in; the first sign-in starts the history.
-    expect(await t.store.listSignIns(userId, 10)).toEqual([]);
+    expect(await t.store.signIns.listSignIns(userId, 10)).toEqual([]);
     await agent.signIn({ name }, password);
-    expect(await t.store.listSignIns(userId, 10)).toEqual([{ at: t.clock.now(), ip: '127.0.0.1', userAgent: expect.any(String), upstream: null }]);
+    expect(await t.store.signIns.listSignIns(userId, 10)).toEqual([{ at: t.clock.now(), ip: '127.0.0.1', userAgent: expect.any(String), upstream: null }]);
     expect((await agent.form('/signout', {})).status).toBe(303);
     const wrong = 'not-the-password-9';
     secrets.push(wrong);
@@ -126,8 +126,8 @@ describe('audit trail', () => {
     expect(agents).toEqual(Array.from({ length: 10 }, (_, i) => `Browser/${KEPT_SIGN_INS + 1 - i} &lt;b&gt;`));
     expect(section).toContain('<td>127.0.0.1</td>');
     expect(section).toContain(`${new Date(t.clock.now()).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
-    expect((await t.store.listSignIns(user.id, 100)).length).toBe(KEPT_SIGN_INS);
-    expect((await t.store.listSignIns(other.id, 100)).length).toBe(1);
+    expect((await t.store.signIns.listSignIns(user.id, 100)).length).toBe(KEPT_SIGN_INS);
+    expect((await t.store.signIns.listSignIns(other.id, 100)).length).toBe(1);
   });
 });
 
@@ -135,7 +135,7 @@ describe('sign-in records', () => {
   it('go with their user', async () => {
     const user = await makeUser(t);
     await new Agent(t).signIn(user);
-    expect(await t.store.listSignIns(user.id, 10)).toHaveLength(1);
+    expect(await t.store.signIns.listSignIns(user.id, 10)).toHaveLength(1);
     await t.store.knex('users').where({ id: user.id }).delete();
     expect(await t.store.knex('sign_ins').where({ user_id: user.id })).toEqual([]);
   });

@@ -15,7 +15,7 @@ afterAll(async () => t?.close());
 
 describe(`harness (${TEST_DATABASE})`, () => {
   it('starts a service over an empty, migrated database, with its own picture folder', async () => {
-    expect(await t.store.countUsers()).toBe(0);
+    expect(await t.store.users.countUsers()).toBe(0);
     expect(path.dirname(t.config.picturesDir)).toBe(t.dir);
     expect((await fetch(`${t.baseUrl}/healthz`)).status).toBe(200);
   });
@@ -26,8 +26,8 @@ describe(`harness (${TEST_DATABASE})`, () => {
     try {
       expect(other.baseUrl).not.toBe(t.baseUrl);
       await makeUser(t);
-      expect(await t.store.countUsers()).toBeGreaterThan(0);
-      expect(await other.store.countUsers()).toBe(0);
+      expect(await t.store.users.countUsers()).toBeGreaterThan(0);
+      expect(await other.store.users.countUsers()).toBe(0);
       await other.close();
       closed = true;
       expect(fs.existsSync(other.dir)).toBe(false);

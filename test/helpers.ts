@@ -121,7 +121,7 @@ const testPasswordHash: string = (() => {
 export async function makeUser(t: TestServer, name?: string, options: { verified?: boolean } = {}): Promise<UserRecord> {
   const n = name ?? `user_${process.pid}_${++counter}`;
   const emailVerifiedAt = options.verified === false ? null : t.clock.now();
-  return t.store.createUser({ name: n, email: `${n.toLowerCase()}@example.com`, passwordHash: testPasswordHash, emailVerifiedAt }, t.clock.now());
+  return t.store.users.createUser({ name: n, email: `${n.toLowerCase()}@example.com`, passwordHash: testPasswordHash, emailVerifiedAt }, t.clock.now());
 }
 
 export interface TestClient {
@@ -270,13 +270,13 @@ export async function storedPicture(t: TestServer, size: Size, userId: number, t
     const file = pictures.path(size, userId, ts);
     return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
   }
-  return t.store.getPicture(userId, ts, size);
+  return t.store.pictures.getPicture(userId, ts, size);
 }
 
 /** A mail link of `purpose` for user `userId`, stored as the service stores the ones it mails (an hour to live); its token. */
 export async function makeEmailLink(t: TestServer, userId: number, purpose: EmailLinkPurpose, email: string | null): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const now = t.clock.now();
-  await t.store.createEmailLink({ tokenHash: hashSecret(token), userId, purpose, email, expiresAt: now + 3_600_000, usedAt: null, createdAt: now });
+  await t.store.emailLinks.createEmailLink({ tokenHash: hashSecret(token), userId, purpose, email, expiresAt: now + 3_600_000, usedAt: null, createdAt: now });
   return token;
 }

@@ -219,8 +219,8 @@ export async function seedPostgres(serverUrl: string, counts: PostgresSeedCounts
     [BENCH_CLIENT.id, now, now + 3_600_000, now + 3_600_000, now, counts.refreshTokens],
   );
   await store.knex.raw('analyze');
-  if (hashSecret(benchValue('code', 0)) !== (await store.getCode(hashSecret(benchValue('code', 0))))?.codeHash) throw new Error('the seeded codes do not hash as the service hashes');
-  if (counts.refreshTokens > 0 && !(await store.getRefreshToken(hashSecret(benchValue('refresh', 0))))) throw new Error('the seeded refresh tokens do not hash as the service hashes');
+  if (hashSecret(benchValue('code', 0)) !== (await store.apps.getCode(hashSecret(benchValue('code', 0))))?.codeHash) throw new Error('the seeded codes do not hash as the service hashes');
+  if (counts.refreshTokens > 0 && !(await store.refreshTokens.getRefreshToken(hashSecret(benchValue('refresh', 0))))) throw new Error('the seeded refresh tokens do not hash as the service hashes');
   const values = (kind: 'code' | 'token' | 'refresh', from: number, count: number) => Array.from({ length: count }, (_, i) => benchValue(kind, from + i));
   // User 1's picture, stored in the database (the same image as the SQLite seed's).
   const photo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#4a7bd0' } }).jpeg().toBuffer();

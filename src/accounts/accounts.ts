@@ -31,12 +31,12 @@ export type SignUpOutcome = { created: UserRecord } | { addressOwner: UserRecord
 export async function signUp(deps: AccountDeps, input: NewAccount, ip: string): Promise<SignUpOutcome> {
   await deps.limits.signUpIp.consume(ip);
   // Checked first, so that a taken address never hides a taken name.
-  if (await deps.store.getUserByName(input.name)) throw new Conflict(NAME_TAKEN);
+  if (await deps.store.users.getUserByName(input.name)) throw new Conflict(NAME_TAKEN);
   try {
     return { created: await createUser(deps, input) };
   } catch (err) {
     if (err instanceof Conflict && err.message === EMAIL_TAKEN) {
-      const addressOwner = await deps.store.getUserByEmail(normalizeEmail(input.email));
+      const addressOwner = await deps.store.users.getUserByEmail(normalizeEmail(input.email));
       if (addressOwner) return { addressOwner };
     }
     throw err;
@@ -68,7 +68,7 @@ function decoyHash(params: ScryptParams): Promise<string> {
 export async function signIn(deps: AccountDeps, input: { login: string; password: string }, ip: string): Promise<UserRecord> {
   await countSignInAttempt(deps, ip);
   const login = input.login.trim();
-  const user = login.includes('@') ? await deps.store.getUserByEmail(login) : await deps.store.getUserByName(login);
+  const user = login.includes('@') ? await deps.store.users.getUserByEmail(login) : await deps.store.users.getUserByName(login);
   // The attempted login itself is not logged: people type their password into it by mistake.
   const failed = (reason: AuditEvents['sign_in_failed']['reason']) => deps.audit?.('sign_in_failed', { userId: user?.id, ip, reason });
   const decoy = await decoyHash(deps.passwordHashing ?? PASSWORD_HASHING);
@@ -106,14 +106,14 @@ interface HeartbeatResult {
  */
 export async function heartbeat(deps: { store: Store; now: () => number }, userId: number): Promise<HeartbeatResult> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const user = await deps.store.getUser(userId);
+    const user = await deps.store.users.getUser(userId);
     if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
     const now = deps.now();
     const elapsed = now - user.lastHeartbeat;
     const continuing = user.lastHeartbeat > 0 && elapsed >= 0 && elapsed <= HEARTBEAT_GAP_MS;
     const addedMinutes = continuing ? Math.floor(elapsed / MINUTE_MS) : 0;
     const next = continuing ? user.lastHeartbeat + addedMinutes * MINUTE_MS : now;
-    const updated = await deps.store.recordHeartbeat(userId, user.lastHeartbeat, next, addedMinutes);
+    const updated = await deps.store.users.recordHeartbeat(userId, user.lastHeartbeat, next, addedMinutes);
     if (updated) return { addedMinutes, user: updated };
   }
   throw new Conflict('Heartbeats are arriving concurrently; try again');

@@ -1,6 +1,6 @@
 /**
  * Deleting an account, by its user (password and typed name) or by an operator (CLI). The store
- * removes the user and everything hanging off them in one transaction (Store.deleteUser); the
+ * removes the user and everything hanging off them in one transaction (Store.users.deleteUser); the
  * picture files go afterwards, since a crash between the two leaves only orphan files, which the
  * picture sweep removes, never a user whose files are missing.
  */
@@ -20,7 +20,7 @@ interface DeletionDeps {
 
 /** Deletes user `id` with all their data; by whom is recorded in the audit trail. */
 export async function deleteUser(deps: DeletionDeps, id: number, by: 'user' | 'operator'): Promise<void> {
-  const deleted = await deps.store.deleteUser(id, deps.now());
+  const deleted = await deps.store.users.deleteUser(id, deps.now());
   if (!deleted) throw new NotFound(`User ${id} not found`);
   if (deleted.pfpTimestamp !== null) await deps.pictures.removeAll(id, deleted.pfpTimestamp);
   deps.audit('account_deleted', { userId: id, name: deleted.name, by });
@@ -35,7 +35,7 @@ export async function deleteOwnAccount(
   input: { userId: number; proof: Confirmation; confirm: string },
   ip: string,
 ): Promise<void> {
-  const user = await deps.store.getUser(input.userId);
+  const user = await deps.store.users.getUser(input.userId);
   if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   if (input.confirm !== user.name) throw new InvalidInput('Type your name exactly to confirm');
   await confirmPasswordOrPasskey(deps, user, input.proof, ip);

@@ -29,18 +29,18 @@ function signInView(s: SignInRecord): SignIn {
 }
 
 export async function exportAccount(deps: { store: Store; now: () => number }, userId: number, currentSession: string | undefined): Promise<AccountExport> {
-  const user = await deps.store.getUser(userId);
+  const user = await deps.store.users.getUser(userId);
   if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   const [apps, games, grants, sessions, signIns, passkeys, authenticatorApp, moderation, identities] = await Promise.all([
-    deps.store.listAppsByOwner(userId),
-    deps.store.listGamesByAuthor(userId),
+    deps.store.apps.listAppsByOwner(userId),
+    deps.store.games.listGamesByAuthor(userId),
     listGrants(deps.store, userId),
     listUserSessions(deps, userId, currentSession),
     allSignIns(deps.store, userId),
     listPasskeys(deps.store, userId),
     authenticatorAppView(deps.store, userId),
     accountModeration(deps, user),
-    deps.store.listUpstreamIdentities(userId),
+    deps.store.upstreamIdentities.listUpstreamIdentities(userId),
   ]);
   return {
     exported_at: deps.now(),

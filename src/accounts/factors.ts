@@ -18,18 +18,18 @@ interface AuthenticatorAppView {
   recovery_codes_left: number;
 }
 
-export async function authenticatorAppView(store: Pick<Store, 'getTotp' | 'countRecoveryCodes'>, userId: number): Promise<AuthenticatorAppView> {
-  const app = await store.getTotp(userId);
+export async function authenticatorAppView(store: Pick<Store, 'authenticatorApp'>, userId: number): Promise<AuthenticatorAppView> {
+  const app = await store.authenticatorApp.getTotp(userId);
   if (!isAuthenticatorAppOn(app)) return { enabled: false, recovery_codes_left: 0 };
-  return { enabled: true, since: app.confirmedAt, recovery_codes_left: await store.countRecoveryCodes(userId) };
+  return { enabled: true, since: app.confirmedAt, recovery_codes_left: await store.authenticatorApp.countRecoveryCodes(userId) };
 }
 
 /**
  * Whether the person can sign in with two factors: an authenticator app switched on, or a passkey
  * (what `acr_values=2` may send them to sign in again for, src/oauth/authorization-policy.ts).
  */
-export async function canUseTwoFactors(store: Pick<Store, 'getTotp' | 'listPasskeys'>, userId: number): Promise<boolean> {
-  return (await authenticatorAppOn(store, userId)) || (await store.listPasskeys(userId)).length > 0;
+export async function canUseTwoFactors(store: Pick<Store, 'authenticatorApp' | 'passkeys'>, userId: number): Promise<boolean> {
+  return (await authenticatorAppOn(store, userId)) || (await store.passkeys.listPasskeys(userId)).length > 0;
 }
 
 /** Every way into an account, as the page that confirms a new one lists them (nothing secret). */
@@ -42,14 +42,14 @@ export interface WaysIn {
   authenticatorApp: boolean;
 }
 
-export async function waysIn(store: Pick<Store, 'listPasskeys' | 'listUpstreamIdentities' | 'getTotp'>, user: UserRecord): Promise<WaysIn> {
-  const [passkeys, links, app] = await Promise.all([store.listPasskeys(user.id), store.listUpstreamIdentities(user.id), store.getTotp(user.id)]);
+export async function waysIn(store: Pick<Store, 'passkeys' | 'upstreamIdentities' | 'authenticatorApp'>, user: UserRecord): Promise<WaysIn> {
+  const [passkeys, links, app] = await Promise.all([store.passkeys.listPasskeys(user.id), store.upstreamIdentities.listUpstreamIdentities(user.id), store.authenticatorApp.getTotp(user.id)]);
   return { password: hasPassword(user), passkeys: passkeys.map((p) => p.name), upstreams: links.map((l) => l.upstreamName), authenticatorApp: isAuthenticatorAppOn(app) };
 }
 
 /** Every factor of the user: passkeys (names and dates) and the authenticator app. 404 for no such user. */
 export async function accountFactors(store: Store, userId: number) {
-  if (!(await store.getUser(userId))) throw new NotFound(`User ${userId} not found`);
+  if (!(await store.users.getUser(userId))) throw new NotFound(`User ${userId} not found`);
   const [passkeys, authenticatorApp] = await Promise.all([listPasskeys(store, userId), authenticatorAppView(store, userId)]);
   return { id: userId, passkeys, authenticator_app: authenticatorApp };
 }
@@ -62,8 +62,8 @@ export async function accountFactors(store: Store, userId: number) {
  * afterwards. Audited as `factors_reset`.
  */
 export async function resetFactors(deps: { store: Store; audit: Audit; now: () => number }, userId: number): Promise<{ passkeys: number; totp: boolean; endedSessions: number }> {
-  if (!(await deps.store.getUser(userId))) throw new NotFound(`User ${userId} not found`);
-  const removed = await deps.store.deleteFactors(userId, SECURITY_EVENTS.factors_reset, deps.now());
+  if (!(await deps.store.users.getUser(userId))) throw new NotFound(`User ${userId} not found`);
+  const removed = await deps.store.authenticatorApp.deleteFactors(userId, SECURITY_EVENTS.factors_reset, deps.now());
   deps.audit('factors_reset', { userId, source: 'cli', passkeys: removed.passkeys, totp: removed.totp, endedSessions: removed.endedSessions });
   return removed;
 }

@@ -14,7 +14,7 @@ import { refreshTokenReuseMessage, securityNoticeMessage, suspensionNoticeMessag
 import type { Store } from '../store/types.js';
 
 interface NoticeDeps {
-  store: Pick<Store, 'getUser' | 'getApp'>;
+  store: { users: Pick<Store['users'], 'getUser'>; apps: Pick<Store['apps'], 'getApp'> };
   mailer: Pick<Mailer, 'background' | 'send'>;
   config: Pick<Config, 'publicUrl'>;
   /** Hears each notice the mailer took (the CLI answers whether the person was told). */
@@ -67,10 +67,10 @@ export function securityNotices(deps: NoticeDeps): AuditListener {
 
 function send(deps: NoticeDeps, { userId, change, clientId, removed }: Notice): void {
   deps.mailer.background(async () => {
-    const user = await deps.store.getUser(userId);
+    const user = await deps.store.users.getUser(userId);
     if (!user || user.emailVerifiedAt === null) return;
     if (change === 'refresh_token_reused') {
-      const app = clientId === undefined ? undefined : await deps.store.getApp(clientId);
+      const app = clientId === undefined ? undefined : await deps.store.apps.getApp(clientId);
       if (app) await deps.mailer.send(refreshTokenReuseMessage(deps.config.publicUrl, user.email, user.name, app.name));
       return;
     }

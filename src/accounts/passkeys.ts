@@ -92,8 +92,8 @@ function validName(raw: string): string {
   return name;
 }
 
-export async function listPasskeys(store: Pick<Store, 'listPasskeys'>, userId: number): Promise<PasskeyView[]> {
-  return (await store.listPasskeys(userId)).map(passkeyView);
+export async function listPasskeys(store: Pick<Store, 'passkeys'>, userId: number): Promise<PasskeyView[]> {
+  return (await store.passkeys.listPasskeys(userId)).map(passkeyView);
 }
 
 /**
@@ -110,7 +110,7 @@ export async function registrationOptions(
   ip: string,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   await confirmPasswordOrPasskey(deps, user, proof, ip);
-  const existing = await deps.store.listPasskeys(user.id);
+  const existing = await deps.store.passkeys.listPasskeys(user.id);
   return generateRegistrationOptions({
     rpName: RP_NAME,
     rpID: relyingParty(deps.config).rpID,
@@ -151,9 +151,9 @@ export async function addPasskey(
   }
   if (!verified.verified) throw new InvalidInput('The passkey could not be verified');
   const info = verified.registrationInfo;
-  const count = (await deps.store.listPasskeys(userId)).length;
+  const count = (await deps.store.passkeys.listPasskeys(userId)).length;
   try {
-    const passkey = await deps.store.createPasskey({
+    const passkey = await deps.store.passkeys.createPasskey({
       userId,
       credentialId: info.credential.id,
       publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
@@ -172,9 +172,9 @@ export async function addPasskey(
   }
 }
 
-export async function renamePasskey(store: Pick<Store, 'renamePasskey'>, userId: number, id: number, rawName: string): Promise<PasskeyView> {
+export async function renamePasskey(store: Pick<Store, 'passkeys'>, userId: number, id: number, rawName: string): Promise<PasskeyView> {
   const name = validName(rawName);
-  const renamed = await store.renamePasskey(userId, id, name);
+  const renamed = await store.passkeys.renamePasskey(userId, id, name);
   if (!renamed) throw new NotFound('Passkey not found');
   return passkeyView(renamed);
 }
@@ -199,11 +199,11 @@ export async function removePasskey(
   ip: string,
   keepSessionIdHash?: string,
 ): Promise<void> {
-  const passkeys = await deps.store.listPasskeys(user.id);
+  const passkeys = await deps.store.passkeys.listPasskeys(user.id);
   if (!passkeys.some((p) => p.id === id)) throw new NotFound('Passkey not found');
-  if (await isLastWayIn(user, passkeys.length, async () => (await deps.store.listUpstreamIdentities(user.id)).length)) throw new Conflict(LAST_WAY_IN);
+  if (await isLastWayIn(user, passkeys.length, async () => (await deps.store.upstreamIdentities.listUpstreamIdentities(user.id)).length)) throw new Conflict(LAST_WAY_IN);
   await confirmPasswordOrPasskey(deps, user, proof, ip);
-  const outcome = await deps.store.deletePasskey(user.id, id, SECURITY_EVENTS.passkey_removed, deps.now(), keepSessionIdHash);
+  const outcome = await deps.store.passkeys.deletePasskey(user.id, id, SECURITY_EVENTS.passkey_removed, deps.now(), keepSessionIdHash);
   if (outcome === 'missing') throw new NotFound('Passkey not found');
   if (outcome === 'last') throw new Conflict(LAST_WAY_IN);
   deps.audit('passkey_removed', { userId: user.id, passkeyId: id, ip });
@@ -219,7 +219,7 @@ export function authenticationOptions(deps: Pick<PasskeyDeps, 'config'>): Promis
  * factor change): the account's passkeys are the allowed ones. 409 when it has none.
  */
 export async function passkeyConfirmationOptions(deps: Pick<PasskeyDeps, 'config' | 'store'>, userId: number): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const passkeys = await deps.store.listPasskeys(userId);
+  const passkeys = await deps.store.passkeys.listPasskeys(userId);
   if (passkeys.length === 0) throw new Conflict('This account has no passkey; confirm with your password');
   return generateAuthenticationOptions({
     rpID: relyingParty(deps.config).rpID,
@@ -278,7 +278,7 @@ export async function verifyPasskeySignIn(
 ): Promise<{ userId: number; amr: string[] }> {
   await countSignInAttempt(deps, ip);
   if (input.challenge === undefined) throw new InvalidInput('No passkey sign-in is under way (or it expired): start again');
-  const passkey = await deps.store.getPasskeyByCredentialId(input.response.id);
+  const passkey = await deps.store.passkeys.getPasskeyByCredentialId(input.response.id);
   if (!passkey) {
     deps.audit('sign_in_failed', { ip, reason: 'passkey_unknown' });
     throw new Unauthenticated('This passkey is not registered here');
@@ -308,6 +308,6 @@ export async function verifyPasskeySignIn(
   const info = verified.authenticationInfo;
   const use = { counter: info.newCounter, deviceType: info.credentialDeviceType, backedUp: info.credentialBackedUp };
   // Checked again in the write itself: of two sign-ins with one counter value, one passes.
-  if (!(await deps.store.recordPasskeyUse(passkey.id, use, deps.now()))) return fail('passkey_counter');
+  if (!(await deps.store.passkeys.recordPasskeyUse(passkey.id, use, deps.now()))) return fail('passkey_counter');
   return { userId: passkey.userId, amr: passkeyAmr({ ...use, userVerified: info.userVerified }) };
 }

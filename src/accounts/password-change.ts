@@ -19,14 +19,14 @@ export async function changePassword(
   input: { userId: number; currentPassword: string; newPassword: string; keepSessionIdHash: string | undefined },
   ip: string,
 ): Promise<void> {
-  const user = await deps.store.getUser(input.userId);
+  const user = await deps.store.users.getUser(input.userId);
   if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   if (!hasPassword(user)) throw new Conflict('Your account has no password yet: set one');
   checkNewPassword(input.newPassword);
   await confirmPassword(deps, user, input.currentPassword, ip, 'The current password is wrong');
   const passwordHash = await hashPassword(input.newPassword, deps.passwordHashing);
   const subject = { userId: user.id, ...(input.keepSessionIdHash === undefined ? {} : { keepSessionIdHash: input.keepSessionIdHash }) };
-  const ended = await deps.store.recordSecurityEvent(subject, SECURITY_EVENTS.password_changed, deps.now(), { passwordHash });
+  const ended = await deps.store.securityEvents.recordSecurityEvent(subject, SECURITY_EVENTS.password_changed, deps.now(), { passwordHash });
   if (!ended) throw new Unauthenticated(SIGN_IN_FIRST);
   deps.audit('password_changed', { userId: user.id, endedSessions: ended.sessions });
 }
@@ -46,12 +46,12 @@ export async function setFirstPassword(
   input: { userId: number; newPassword: string; proof: Omit<Confirmation, 'password'> },
   ip: string,
 ): Promise<void> {
-  const user = await deps.store.getUser(input.userId);
+  const user = await deps.store.users.getUser(input.userId);
   if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   if (hasPassword(user)) throw new Conflict(HAS_ONE);
   checkNewPassword(input.newPassword);
   await confirmPasswordOrPasskey(deps, user, input.proof, ip);
   const passwordHash = await hashPassword(input.newPassword, deps.passwordHashing);
-  if (!(await deps.store.setFirstPassword(user.id, passwordHash))) throw new Conflict(HAS_ONE);
+  if (!(await deps.store.users.setFirstPassword(user.id, passwordHash))) throw new Conflict(HAS_ONE);
   deps.audit('password_set', { userId: user.id, ip });
 }

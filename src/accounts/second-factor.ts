@@ -99,16 +99,16 @@ async function newRecoveryCodes(params: ScryptParams = RECOVERY_CODE_HASHING): P
  * run at every start, it finds nothing to do after the first. Each row is compare-and-set, so
  * instances starting together write each once. Returns how many rows it rewrote.
  */
-export async function upgradeRecoveryCodes(store: Pick<Store, 'listLegacyRecoveryCodes' | 'rewriteRecoveryCodeHash'>): Promise<number> {
+export async function upgradeRecoveryCodes(store: Pick<Store, 'authenticatorApp'>): Promise<number> {
   const byUser = new Map<number, string[]>();
-  for (const row of await store.listLegacyRecoveryCodes(SLOW_HASH_PREFIX)) byUser.set(row.userId, [...(byUser.get(row.userId) ?? []), row.codeHash]);
+  for (const row of await store.authenticatorApp.listLegacyRecoveryCodes(SLOW_HASH_PREFIX)) byUser.set(row.userId, [...(byUser.get(row.userId) ?? []), row.codeHash]);
   let rewritten = 0;
   for (const [userId, hashes] of byUser) {
     let like: string | undefined;
     for (const old of hashes) {
       const next = await slowHash(old, RECOVERY_CODE_HASHING, like);
       like ??= next;
-      if (await store.rewriteRecoveryCodeHash(userId, old, next)) rewritten++;
+      if (await store.authenticatorApp.rewriteRecoveryCodeHash(userId, old, next)) rewritten++;
     }
   }
   return rewritten;
@@ -123,8 +123,8 @@ export function isAuthenticatorAppOn(app: TotpRecord | undefined): app is TotpRe
 }
 
 /** Whether the user's authenticator app is on: then a right password owes a second step. */
-export async function authenticatorAppOn(store: Pick<Store, 'getTotp'>, userId: number): Promise<boolean> {
-  return isAuthenticatorAppOn(await store.getTotp(userId));
+export async function authenticatorAppOn(store: Pick<Store, 'authenticatorApp'>, userId: number): Promise<boolean> {
+  return isAuthenticatorAppOn(await store.authenticatorApp.getTotp(userId));
 }
 
 interface AuthenticatorAppStatus {
@@ -133,9 +133,9 @@ interface AuthenticatorAppStatus {
   recoveryCodesLeft: number;
 }
 
-export async function authenticatorAppStatus(store: Pick<Store, 'getTotp' | 'countRecoveryCodes'>, userId: number): Promise<AuthenticatorAppStatus> {
+export async function authenticatorAppStatus(store: Pick<Store, 'authenticatorApp'>, userId: number): Promise<AuthenticatorAppStatus> {
   const enabled = await authenticatorAppOn(store, userId);
-  return { enabled, recoveryCodesLeft: enabled ? await store.countRecoveryCodes(userId) : 0 };
+  return { enabled, recoveryCodesLeft: enabled ? await store.authenticatorApp.countRecoveryCodes(userId) : 0 };
 }
 
 const ALREADY_ON = 'An authenticator app is already switched on; switch it off first';
@@ -150,7 +150,7 @@ export async function startTotpSetup(deps: SecondFactorDeps, user: UserRecord, p
   if (await authenticatorAppOn(deps.store, user.id)) throw new Conflict(ALREADY_ON);
   await confirmPasswordOrPasskey(deps, user, proof, ip);
   const seed = new Secret({ size: 20 }).base32;
-  const saved = await deps.store.savePendingTotp(user.id, await seal(deps.secrets[0]!, SEED_INFO, seed), deps.now());
+  const saved = await deps.store.authenticatorApp.savePendingTotp(user.id, await seal(deps.secrets[0]!, SEED_INFO, seed), deps.now());
   if (!saved) throw new Conflict(ALREADY_ON);
   const uri = totpOf(deps, user.name, seed).toString();
   const svg = await QRCode.toString(uri, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
@@ -210,7 +210,7 @@ export async function confirmTotpSetup(
   ip: string,
   keepSessionIdHash: string | undefined,
 ): Promise<{ recoveryCodes: string[]; endedSessions: number }> {
-  const pending = await deps.store.getTotp(user.id);
+  const pending = await deps.store.authenticatorApp.getTotp(user.id);
   if (!pending || isAuthenticatorAppOn(pending)) throw new Conflict('Start setting up an authenticator app first');
   await deps.limits.signInIp.consume(ip);
   const step = await attempt(deps.limits.secondStepAccount, `setup:${user.id}`, async () => {
@@ -221,7 +221,7 @@ export async function confirmTotpSetup(
     return valid;
   });
   const { codes, hashes } = await newRecoveryCodes(deps.recoveryCodeHashing);
-  const ended = await deps.store.confirmTotp(user.id, pending.secretJwe, step, deps.now(), hashes, SECURITY_EVENTS.second_factor_enabled, keepSessionIdHash);
+  const ended = await deps.store.authenticatorApp.confirmTotp(user.id, pending.secretJwe, step, deps.now(), hashes, SECURITY_EVENTS.second_factor_enabled, keepSessionIdHash);
   if (!ended) throw new Conflict('The setup changed meanwhile; start again');
   deps.audit('second_factor_changed', { userId: user.id, change: 'totp_enabled', endedSessions: ended.sessions });
   return { recoveryCodes: codes, endedSessions: ended.sessions };
@@ -231,7 +231,7 @@ export async function confirmTotpSetup(
 export async function disableTotp(deps: SecondFactorDeps, user: UserRecord, proof: Confirmation, ip: string): Promise<void> {
   if (!(await authenticatorAppOn(deps.store, user.id))) throw new Conflict('No authenticator app is switched on');
   await confirmPasswordOrPasskey(deps, user, proof, ip);
-  await deps.store.deleteTotp(user.id, SECURITY_EVENTS.second_factor_disabled, deps.now());
+  await deps.store.authenticatorApp.deleteTotp(user.id, SECURITY_EVENTS.second_factor_disabled, deps.now());
   deps.audit('second_factor_changed', { userId: user.id, change: 'totp_disabled' });
 }
 
@@ -240,7 +240,7 @@ export async function replaceRecoveryCodes(deps: SecondFactorDeps, user: UserRec
   if (!(await authenticatorAppOn(deps.store, user.id))) throw new Conflict('Switch on an authenticator app first');
   await confirmPasswordOrPasskey(deps, user, proof, ip);
   const { codes, hashes } = await newRecoveryCodes(deps.recoveryCodeHashing);
-  await deps.store.replaceRecoveryCodes(user.id, hashes, deps.now());
+  await deps.store.authenticatorApp.replaceRecoveryCodes(user.id, hashes, deps.now());
   deps.audit('second_factor_changed', { userId: user.id, change: 'recovery_codes_replaced' });
   return codes;
 }
@@ -287,19 +287,19 @@ export async function verifySecondFactor(deps: SecondFactorDeps, user: UserRecor
 async function checkSecondFactor(deps: SecondFactorDeps, user: UserRecord, typed: string): Promise<'otp' | 'recovery'> {
   const compact = typed.replace(/\s/g, '');
   if (SIX_DIGITS.test(compact)) {
-    const app = await deps.store.getTotp(user.id);
+    const app = await deps.store.authenticatorApp.getTotp(user.id);
     const step = isAuthenticatorAppOn(app) ? stepOf(totpOf(deps, user.name, await openSeed(deps, user.id, app.secretJwe, () => new SeedUnreadable())), compact, deps.now()) : undefined;
-    if (step !== undefined && (await deps.store.useTotpStep(user.id, step))) return 'otp';
+    if (step !== undefined && (await deps.store.authenticatorApp.useTotpStep(user.id, step))) return 'otp';
   } else if (normalRecoveryCode(compact).length === RECOVERY_LENGTH) {
     const sha256 = hashSecret(normalRecoveryCode(compact));
     // One computation per salt among the unused codes (one set has one; a plain SHA-256 of before has none).
     const candidates = new Set<string>();
-    for (const stored of await deps.store.listRecoveryCodeHashes(user.id)) {
+    for (const stored of await deps.store.authenticatorApp.listRecoveryCodeHashes(user.id)) {
       if (!stored.startsWith(SLOW_HASH_PREFIX)) candidates.add(sha256);
       else if (![...candidates].some((c) => sameSalt(c, stored))) candidates.add(await slowHash(sha256, RECOVERY_CODE_HASHING, stored));
     }
     for (const candidate of candidates) {
-      if (await deps.store.useRecoveryCode(user.id, candidate, deps.now())) return 'recovery';
+      if (await deps.store.authenticatorApp.useRecoveryCode(user.id, candidate, deps.now())) return 'recovery';
     }
   }
   throw new Unauthenticated('That code is not right, or it was used already');

@@ -61,7 +61,7 @@ export async function signInWithPassword(deps: SignInDeps, input: { login: strin
 /** The browser's answer to the passkey sign-in options whose challenge was `challenge` (src/accounts/passkeys.ts). */
 export async function signInWithPasskey(deps: SignInDeps, input: Parameters<typeof verifyPasskeySignIn>[1], ip: string): Promise<SignedIn> {
   const { userId, amr } = await verifyPasskeySignIn(deps, input, ip);
-  const user = await deps.store.getUser(userId);
+  const user = await deps.store.users.getUser(userId);
   // A passkey goes with its user: only a deletion racing this sign-in gets here.
   if (!user) throw new Unauthenticated('This passkey is not registered here');
   return admitted(deps, user, amr);
@@ -74,7 +74,7 @@ export async function signInWithPasskey(deps: SignInDeps, input: Parameters<type
  * used is audited (`recovery_code_used`), and so told to the owner (src/accounts/notices.ts).
  */
 export async function signInSecondStep(deps: SignInDeps, step: OwedStep | undefined, typed: string, ip: string): Promise<SignedIn> {
-  const user = step && (await deps.store.getUser(step.userId));
+  const user = step && (await deps.store.users.getUser(step.userId));
   if (!step || !user) throw new Unauthenticated('This sign-in took too long or was not started: start over with your password');
   await verifySecondFactor(secondFactorDeps(deps), user, typed, ip, step.id);
   const first = step.amr ?? ['pwd'];

@@ -4,8 +4,8 @@
  * user agent come from the request.
  */
 import type { SignInRecord } from '../domain/sign-ins.js';
-import type { SignInStore } from '../store/sign-ins/store.js';
 import { CONTROL_CHARACTERS } from '../domain/text.js';
+import type { Store } from '../store/types.js';
 
 export const KEPT_SIGN_INS = 20;
 const SHOWN_SIGN_INS = 10;
@@ -18,16 +18,16 @@ interface SignInClient {
   upstream?: string | null;
 }
 
-export async function recordSignIn(deps: { store: SignInStore; now: () => number }, userId: number, client: SignInClient): Promise<void> {
+export async function recordSignIn(deps: { store: Pick<Store, 'signIns'>; now: () => number }, userId: number, client: SignInClient): Promise<void> {
   const userAgent = client.userAgent.replace(CONTROL_CHARACTERS, '').slice(0, MAX_USER_AGENT);
-  await deps.store.recordSignIn(userId, { at: deps.now(), ip: client.ip.slice(0, 64), userAgent, upstream: client.upstream ?? null }, KEPT_SIGN_INS);
+  await deps.store.signIns.recordSignIn(userId, { at: deps.now(), ip: client.ip.slice(0, 64), userAgent, upstream: client.upstream ?? null }, KEPT_SIGN_INS);
 }
 
-export function recentSignIns(store: SignInStore, userId: number): Promise<SignInRecord[]> {
-  return store.listSignIns(userId, SHOWN_SIGN_INS);
+export function recentSignIns(store: Pick<Store, 'signIns'>, userId: number): Promise<SignInRecord[]> {
+  return store.signIns.listSignIns(userId, SHOWN_SIGN_INS);
 }
 
 /** Every sign-in kept (the data export), newest first. */
-export function allSignIns(store: SignInStore, userId: number): Promise<SignInRecord[]> {
-  return store.listSignIns(userId, KEPT_SIGN_INS);
+export function allSignIns(store: Pick<Store, 'signIns'>, userId: number): Promise<SignInRecord[]> {
+  return store.signIns.listSignIns(userId, KEPT_SIGN_INS);
 }

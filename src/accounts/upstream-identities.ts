@@ -33,8 +33,8 @@ export function identityView(i: UpstreamIdentityRecord): UpstreamIdentity {
 }
 
 /** The user's linked identities, oldest first. */
-export async function listUpstreamIdentities(store: Pick<Store, 'listUpstreamIdentities'>, userId: number): Promise<UpstreamIdentity[]> {
-  return (await store.listUpstreamIdentities(userId)).map(identityView);
+export async function listUpstreamIdentities(store: Pick<Store, 'upstreamIdentities'>, userId: number): Promise<UpstreamIdentity[]> {
+  return (await store.upstreamIdentities.listUpstreamIdentities(userId)).map(identityView);
 }
 
 /**
@@ -53,12 +53,12 @@ export async function unlinkUpstreamIdentity(
   ip: string,
   keepSessionIdHash?: string,
 ): Promise<void> {
-  const links = await deps.store.listUpstreamIdentities(user.id);
+  const links = await deps.store.upstreamIdentities.listUpstreamIdentities(user.id);
   const link = links.find((l) => l.id === id);
   if (!link) throw new NotFound(NOT_FOUND);
-  if (await isLastWayIn(user, links.length, async () => (await deps.store.listPasskeys(user.id)).length)) throw new Conflict(LAST_WAY_IN);
+  if (await isLastWayIn(user, links.length, async () => (await deps.store.passkeys.listPasskeys(user.id)).length)) throw new Conflict(LAST_WAY_IN);
   await confirmPasswordOrPasskey(deps, user, proof, ip);
-  const outcome = await deps.store.unlinkUpstreamIdentity(user.id, id, SECURITY_EVENTS.upstream_unlinked, deps.now(), keepSessionIdHash);
+  const outcome = await deps.store.upstreamIdentities.unlinkUpstreamIdentity(user.id, id, SECURITY_EVENTS.upstream_unlinked, deps.now(), keepSessionIdHash);
   if (outcome === 'missing') throw new NotFound(NOT_FOUND);
   if (outcome === 'last') throw new Conflict(LAST_WAY_IN);
   deps.audit('upstream_identity_unlinked', { userId: user.id, upstream: link.upstreamSlug, ip });

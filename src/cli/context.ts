@@ -78,7 +78,10 @@ export function createCliContext(io: CliIo): CliContext & { close(): Promise<voi
   const composeAudit = (): Audit => {
     const log = logger();
     mailer = createMailer(getConfig(), log);
-    const users = { getUser: async (id: number) => (await getStore()).getUser(id), getApp: async (clientId: string) => (await getStore()).getApp(clientId) };
+    const users = {
+      users: { getUser: async (id: number) => (await getStore()).users.getUser(id) },
+      apps: { getApp: async (clientId: string) => (await getStore()).apps.getApp(clientId) },
+    };
     const notices = securityNotices({ store: users, mailer, config: getConfig(), told: (userId, change) => sent.push({ userId, change }) });
     return createAudit(log, [notices]);
   };

@@ -22,7 +22,7 @@ export function gameCommands(program: Command, cli: CliContext): void {
     .command('list')
     .description('List every game, newest first')
     .action(async () => {
-      cli.print({ games: (await (await cli.store()).listGames()).map(gameView) });
+      cli.print({ games: (await (await cli.store()).games.listGames()).map(gameView) });
     });
   game
     .command('update')

@@ -115,7 +115,7 @@ export function upstreamCommands(program: Command, cli: CliContext): void {
     .command('list')
     .description('List the upstreams, oldest first, with their callback addresses (never a client secret)')
     .action(async () => {
-      const upstreams = await (await cli.store()).listUpstreams();
+      const upstreams = await (await cli.store()).upstreams.listUpstreams();
       cli.print({ upstreams: upstreams.map((u) => upstreamView(u, cli.config().publicUrl)) });
     });
   for (const [verb, enabled] of [['enable', true], ['disable', false]] as const) {

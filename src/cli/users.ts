@@ -30,7 +30,7 @@ export function userCommands(program: Command, cli: CliContext): void {
     .description('Print the public profile of a user')
     .requiredOption('--id <id>', 'user id', int('--id'))
     .action(async (o: { id: number }) => {
-      const found = await (await cli.store()).getPublicUser(o.id);
+      const found = await (await cli.store()).users.getPublicUser(o.id);
       if (!found) throw new NotFound(`User ${o.id} not found`);
       cli.print(toPublicUser(found));
     });
@@ -58,7 +58,7 @@ export function userCommands(program: Command, cli: CliContext): void {
       let updated = await updateUser(store, o.id, patch);
       if (o.modLevel !== undefined && o.modLevel !== updated.modLevel) {
         await setModLevel(await moderationDeps(cli), null, o.id, { modLevel: o.modLevel });
-        updated = (await store.getUser(o.id))!;
+        updated = (await store.users.getUser(o.id))!;
       }
       cli.print(toPublicUser(updated));
     });

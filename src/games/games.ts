@@ -12,10 +12,8 @@ import { gameScopesProblem, knownScopes, type Scope } from '../oauth/scopes.js';
 import type { AppRecord } from '../domain/apps.js';
 import type { GamePatch, GameWithAuthor } from '../domain/games.js';
 import type { UserRecord } from '../domain/users.js';
-import type { AppStore } from '../store/apps/store.js';
-import type { GameStore } from '../store/games/store.js';
-import type { UserStore } from '../store/users/store.js';
 import { CONTROL_CHARACTER } from '../domain/text.js';
+import type { Store } from '../store/types.js';
 
 /** The scopes the game flow may grant (a request takes some of them, in this order). */
 export const GAME_SCOPES = ['userinfo', 'openid', 'profile'] as const satisfies readonly Scope[];
@@ -48,21 +46,21 @@ export async function registerGame(
 ): Promise<GameWithAuthor> {
   const title = gameTitle(input.title);
   const url = gameUrl(input.url);
-  const author = await deps.store.getUser(input.authorId);
+  const author = await deps.store.users.getUser(input.authorId);
   if (!author) throw new NotFound(`User ${input.authorId} not found`);
-  const game = await deps.store.createGame({ authorId: author.id, title, url, createdAt: deps.now() });
+  const game = await deps.store.games.createGame({ authorId: author.id, title, url, createdAt: deps.now() });
   return { ...game, authorName: author.name };
 }
 
-export async function getGame(store: GameStore, id: number): Promise<GameWithAuthor> {
-  const game = await store.getGame(id);
+export async function getGame(store: Pick<Store, 'games'>, id: number): Promise<GameWithAuthor> {
+  const game = await store.games.getGame(id);
   if (!game) throw new NotFound('Game not found');
   return game;
 }
 
 /** The game with this id if `authorId` wrote it; 404 otherwise, as for no game (never saying whose it is). */
-export async function ownedGame(store: GameStore, id: number, authorId: number): Promise<GameWithAuthor> {
-  const game = await store.getGame(id);
+export async function ownedGame(store: Pick<Store, 'games'>, id: number, authorId: number): Promise<GameWithAuthor> {
+  const game = await store.games.getGame(id);
   if (!game || game.authorId !== authorId) throw new NotFound('Game not found');
   return game;
 }
@@ -73,13 +71,13 @@ export async function ownedGame(store: GameStore, id: number, authorId: number):
  * so the change holds from the next one. No ownership check: the caller's (ownedGame), or the
  * operator's CLI.
  */
-export async function updateGame(store: GameStore, id: number, change: { title?: string; url?: string }): Promise<GameWithAuthor> {
+export async function updateGame(store: Pick<Store, 'games'>, id: number, change: { title?: string; url?: string }): Promise<GameWithAuthor> {
   if (change.title === undefined && change.url === undefined) throw new InvalidInput('Send at least one of title and url');
   const patch: GamePatch = {};
   if (change.title !== undefined) patch.title = gameTitle(change.title);
   if (change.url !== undefined) patch.url = gameUrl(change.url);
-  if (!(await store.updateGame(id, patch))) throw new NotFound(`Game ${id} not found`);
-  const game = await store.getGame(id);
+  if (!(await store.games.updateGame(id, patch))) throw new NotFound(`Game ${id} not found`);
+  const game = await store.games.getGame(id);
   // Only a deletion racing this gets here.
   if (!game) throw new NotFound(`Game ${id} not found`);
   return game;
@@ -89,8 +87,8 @@ export async function updateGame(store: GameStore, id: number, change: { title?:
  * Deletes a game: /play/<id> answers 404 and its game flow stops (gameApp finds no game). Codes
  * issued through it belong to the app and expire as usual. No ownership check, as updateGame.
  */
-export async function deleteGame(store: GameStore, id: number): Promise<void> {
-  if (!(await store.deleteGame(id))) throw new NotFound(`Game ${id} not found`);
+export async function deleteGame(store: Pick<Store, 'games'>, id: number): Promise<void> {
+  if (!(await store.games.deleteGame(id))) throw new NotFound(`Game ${id} not found`);
 }
 
 /** The origin the play page frames and exchanges messages with. */
@@ -100,15 +98,15 @@ export function gameOrigin(game: { url: string }): string {
 
 /** The app a game may request codes for: it exists and its owner is the game's author. */
 export async function gameApp(
-  store: GameStore & AppStore & UserStore,
+  store: Pick<Store, 'games' | 'apps' | 'users'>,
   gameId: number,
   clientId: string,
 ): Promise<{ game: GameWithAuthor; app: AppRecord; owner: UserRecord }> {
   const game = await getGame(store, gameId);
-  const app = await store.getApp(clientId);
+  const app = await store.apps.getApp(clientId);
   if (!app) throw new NotFound('App not found');
   if (app.ownerId !== game.authorId) throw new Forbidden("The app's owner is not the game's author");
-  const owner = await store.getUser(app.ownerId);
+  const owner = await store.users.getUser(app.ownerId);
   if (!owner) throw new NotFound('App not found');
   return { game, app, owner };
 }

@@ -4,5 +4,5 @@ import { pageContext, sendHtml } from '../http/pages.js';
 
 export const getGamesPage: Handler<'getGamesPage'> = async (_input, ctx, deps) => {
   const page = await pageContext(ctx, deps);
-  sendHtml(ctx, gamesPage({ ...page, games: await deps.store.listGames() }));
+  sendHtml(ctx, gamesPage({ ...page, games: await deps.store.games.listGames() }));
 };

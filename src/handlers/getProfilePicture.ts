@@ -19,7 +19,7 @@ export const getProfilePicture: Handler<'getProfilePicture'> = async (input, ctx
   const ts = match[2] === undefined ? null : Number(match[2]);
 
   // Only the pfpTimestamp: undefined for no such user, which never equals ts.
-  if ((await deps.store.getPfpTimestamp(userId)) !== ts) throw notFound();
+  if ((await deps.store.users.getPfpTimestamp(userId)) !== ts) throw notFound();
 
   let image: Buffer | undefined;
   // Koa's ctx.fresh only compares validators on a 2xx status, and the default status is 404.

@@ -19,7 +19,7 @@ import { offerUpstreams } from './upstream-sign-in.js';
 export async function renderAccountPage(ctx: Koa.Context, deps: AppDeps, record: UserRecord, emailRefusal?: EmailChangeRefusal): Promise<string> {
   const page = await pageContext(ctx, deps);
   const user = { id: record.id, name: record.name, modLevel: record.modLevel };
-  const linked = new Set((await deps.store.listUpstreamIdentities(record.id)).map((i) => i.upstreamSlug));
+  const linked = new Set((await deps.store.upstreamIdentities.listUpstreamIdentities(record.id)).map((i) => i.upstreamSlug));
   // Its "Link <name>" and "Confirm with <name>" forms end at the upstreams: offerUpstreams widens this page's form-action for them.
   const offered = await offerUpstreams(ctx, deps);
   const confirmations = await pageConfirmations(ctx, deps, record, offered.filter((u) => linked.has(u.slug)), page.csrfToken);
@@ -38,7 +38,7 @@ export async function renderAccountPage(ctx: Koa.Context, deps: AppDeps, record:
  */
 async function pageConfirmations(ctx: Koa.Context, deps: AppDeps, record: UserRecord, linked: readonly OfferedUpstream[], csrfToken: string): Promise<PageConfirmations> {
   if (hasPassword(record)) return { password: true, upstreams: [], confirmed: false, csrfToken };
-  const oidc = new Set((await deps.store.listUpstreams()).filter((u) => u.kind === 'oidc').map((u) => u.slug));
+  const oidc = new Set((await deps.store.upstreams.listUpstreams()).filter((u) => u.kind === 'oidc').map((u) => u.slug));
   const upstreams = linked.filter((u) => oidc.has(u.slug)).map(({ slug, name }) => ({ slug, name }));
   return { password: false, upstreams, confirmed: confirmationStands(deps.now(), record, sessionConfirmations(ctx, record.id)), csrfToken };
 }

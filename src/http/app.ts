@@ -184,7 +184,7 @@ function htmlErrors(api: Api, deps: AppDeps): HtmlErrorRenderer {
     let csrfToken = '';
     try {
       const id = readSession(ctx).userId;
-      const record = id === undefined ? undefined : await deps.store.getUser(id);
+      const record = id === undefined ? undefined : await deps.store.users.getUser(id);
       user = record && { id: record.id, name: record.name, modLevel: record.modLevel };
       csrfToken = existingCsrfToken(ctx);
     } catch {

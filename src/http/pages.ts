@@ -39,7 +39,7 @@ export async function pageContext(
 async function suspendedSessionNotice(ctx: Koa.Context, deps: AppDeps): Promise<string | undefined> {
   const id = suspendedSessionUserId(ctx);
   if (id === undefined) return undefined;
-  const user = await deps.store.getUser(id);
+  const user = await deps.store.users.getUser(id);
   const notice = user && suspensionNotice(user, deps.now());
   return notice && `You were signed out of ${user.name}. ${notice}`;
 }

@@ -22,7 +22,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 async function liveUser(ctx: Koa.Context, deps: AppDeps, id: number): Promise<UserRecord | undefined> {
   if (await sessionEndedSinceRead(ctx, deps.store, deps.now())) return undefined;
-  return deps.store.getUser(id);
+  return deps.store.users.getUser(id);
 }
 
 /**
@@ -35,7 +35,7 @@ export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<User
   const known = ctx.state.currentUser;
   if (known?.id === id) return known.record;
   noteActivity(ctx, deps.now());
-  const record = SAFE_METHODS.has(ctx.method) ? deps.store.getUser(id) : liveUser(ctx, deps, id);
+  const record = SAFE_METHODS.has(ctx.method) ? deps.store.users.getUser(id) : liveUser(ctx, deps, id);
   ctx.state.currentUser = { id, record };
   return record;
 }
@@ -91,7 +91,7 @@ export function signedInUser(ctx: Koa.Context): UserRecord {
  */
 export async function signedOutIfAccountGone(err: unknown, userId: number, deps: AppDeps): Promise<never> {
   if (err instanceof NotFound || httpErrorOf(err) === undefined) {
-    const gone = await deps.store.getUser(userId).then((user) => !user, () => false);
+    const gone = await deps.store.users.getUser(userId).then((user) => !user, () => false);
     if (gone) throw new Unauthenticated(SIGN_IN_FIRST);
   }
   throw err;
@@ -104,7 +104,7 @@ export async function signedOutIfAccountGone(err: unknown, userId: number, deps:
  */
 export async function changeOwnAccount(deps: AppDeps, userId: number, change: () => Promise<unknown>): Promise<UserRecord> {
   await change();
-  const user = await deps.store.getUser(userId);
+  const user = await deps.store.users.getUser(userId);
   if (!user) throw new Unauthenticated(SIGN_IN_FIRST);
   return user;
 }

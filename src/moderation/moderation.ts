@@ -2,7 +2,7 @@
  * Moderation (docs/moderation.md): users report profiles; moderators (modLevel >= 1) act on users
  * whose modLevel is below their own (suspend, lift a suspension, hide a bio, remove a picture or
  * a game, set a level, close a report); the operator CLI acts as no moderator and on anyone. Every
- * action is a row of the record (Store.listModerationActions) and an audit line.
+ * action is a row of the record (Store.moderation.listModerationActions) and an audit line.
  */
 import type { components } from '../../generated/api.js';
 import type { Audit } from '../audit.js';
@@ -51,7 +51,7 @@ function requireModerator(actor: UserRecord): void {
 /** The target of an action: 403 for a non-moderator before anything is read, 404, or 403 when not outranked. */
 async function targetOf(deps: ModerationDeps, actor: Actor, targetId: number): Promise<UserRecord> {
   if (actor) requireModerator(actor);
-  const target = await deps.store.getUser(targetId);
+  const target = await deps.store.users.getUser(targetId);
   if (!target) throw new NotFound(USER_NOT_FOUND);
   if (actor && target.modLevel >= actor.modLevel) throw new Forbidden(OUTRANKED);
   return target;
@@ -146,7 +146,7 @@ export async function accountModeration(
   deps: { store: Store; now: () => number },
   user: UserRecord,
 ): Promise<Pick<Schemas['AccountExport'], 'moderation_actions' | 'bio_removed' | 'suspension'>> {
-  const actions = await deps.store.listModerationActions({ targetId: user.id });
+  const actions = await deps.store.moderation.listModerationActions({ targetId: user.id });
   const out: Pick<Schemas['AccountExport'], 'moderation_actions' | 'bio_removed' | 'suspension'> = {
     moderation_actions: actions.reverse().map(accountActionView),
   };
@@ -158,7 +158,7 @@ export async function accountModeration(
 }
 
 async function moderationUserView(deps: ModerationDeps, actor: Actor, target: UserRecord): Promise<ModerationUserView> {
-  const [reports, actions] = await Promise.all([deps.store.listOpenReports(target.id), deps.store.listModerationActions({ targetId: target.id })]);
+  const [reports, actions] = await Promise.all([deps.store.moderation.listOpenReports(target.id), deps.store.moderation.listModerationActions({ targetId: target.id })]);
   const view: ModerationUserView = {
     user: toPublicUser(target),
     created_at: target.createdAt,
@@ -175,7 +175,7 @@ async function moderationUserView(deps: ModerationDeps, actor: Actor, target: Us
 
 /** The user after an action, as the moderator sees them. */
 async function afterAction(deps: ModerationDeps, actor: Actor, targetId: number): Promise<ModerationUserView> {
-  const target = await deps.store.getUser(targetId);
+  const target = await deps.store.users.getUser(targetId);
   if (!target) throw new NotFound(USER_NOT_FOUND);
   return moderationUserView(deps, actor, target);
 }
@@ -184,7 +184,7 @@ async function afterAction(deps: ModerationDeps, actor: Actor, targetId: number)
 
 export async function getModerationUser(deps: ModerationDeps, actor: UserRecord, targetId: number): Promise<ModerationUserView> {
   requireModerator(actor);
-  const target = await deps.store.getUser(targetId);
+  const target = await deps.store.users.getUser(targetId);
   if (!target) throw new NotFound(USER_NOT_FOUND);
   return moderationUserView(deps, actor, target);
 }
@@ -192,7 +192,7 @@ export async function getModerationUser(deps: ModerationDeps, actor: UserRecord,
 export async function findModerationUsers(deps: ModerationDeps, actor: UserRecord, q: string): Promise<Schemas['ModerationUserSummary'][]> {
   requireModerator(actor);
   const query = /^\d{1,10}$/.test(q) ? { id: Number(q) } : { prefix: q };
-  const found = await deps.store.findUsers(query, deps.now(), FOUND_USERS);
+  const found = await deps.store.moderation.findUsers(query, deps.now(), FOUND_USERS);
   return found.map((u) => ({ id: u.id, name: u.name, mod_level: u.modLevel, suspended: u.suspended, open_reports: u.openReports }));
 }
 
@@ -201,13 +201,13 @@ export async function listModerationActions(deps: ModerationDeps, actor: Actor, 
   if (actor) requireModerator(actor);
   const limit = filter.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new InvalidInput('limit must be between 1 and 200');
-  return (await deps.store.listModerationActions({ targetId: filter.targetId, limit })).map(actionView);
+  return (await deps.store.moderation.listModerationActions({ targetId: filter.targetId, limit })).map(actionView);
 }
 
 /** Every open report, grouped by user: the longest-waiting user first, each user's reports oldest first. */
 export async function reportQueue(deps: ModerationDeps, actor: Actor): Promise<Schemas['ReportQueue']> {
   if (actor) requireModerator(actor);
-  const open = await deps.store.listOpenReports();
+  const open = await deps.store.moderation.listOpenReports();
   const targets = new Map<number, ReportRecord[]>();
   // Oldest first overall, so each group's first report is its oldest and Map order is the queue's.
   for (const r of open) {
@@ -218,7 +218,7 @@ export async function reportQueue(deps: ModerationDeps, actor: Actor): Promise<S
   const levels = new Map<number, number>();
   await Promise.all(
     [...targets.keys()].map(async (id) => {
-      levels.set(id, (await deps.store.getUser(id))?.modLevel ?? 0);
+      levels.set(id, (await deps.store.users.getUser(id))?.modLevel ?? 0);
     }),
   );
   return {
@@ -242,12 +242,12 @@ export async function reportUser(
   if (targetId === reporter.id) throw new InvalidInput('You cannot report yourself');
   if (input.text !== undefined && input.text.length > MAX_REASON) throw new InvalidInput(`text must be at most ${MAX_REASON} characters`);
   if (input.text?.includes('\u0000')) throw new InvalidInput('text must not contain NUL characters');
-  const target = await deps.store.getPublicUser(targetId);
+  const target = await deps.store.users.getPublicUser(targetId);
   if (!target) throw new NotFound(USER_NOT_FOUND);
   await deps.limit.consume(accountKey(reporter.id));
   const text = input.text === undefined || input.text === '' ? null : input.text;
   try {
-    const report = await deps.store.createReport({ reporterId: reporter.id, targetId, reason: input.reason, text, createdAt: deps.now() });
+    const report = await deps.store.moderation.createReport({ reporterId: reporter.id, targetId, reason: input.reason, text, createdAt: deps.now() });
     return withoutNulls({ id: report.id, reason: report.reason, text: report.text, created_at: report.createdAt });
   } catch (err) {
     if (err instanceof UniqueViolation) throw new Conflict('You already reported this user; a moderator will look at it');
@@ -257,17 +257,17 @@ export async function reportUser(
 
 export async function closeReport(deps: ModerationDeps, actor: UserRecord, reportId: number, outcome: ReportOutcome): Promise<ReportView> {
   requireModerator(actor);
-  const report = await deps.store.getReport(reportId);
+  const report = await deps.store.moderation.getReport(reportId);
   if (!report) throw new NotFound('Report not found');
-  const target = await deps.store.getUser(report.target.id);
+  const target = await deps.store.users.getUser(report.target.id);
   // A report goes with its target: only a deletion racing this gets here.
   if (!target) throw new NotFound('Report not found');
   if (target.modLevel >= actor.modLevel) throw new Forbidden(OUTRANKED);
   if (report.closedAt !== null) throw new Conflict('This report is closed already');
   const action = newAction(deps, actor, target, 'close_report', { reportId, outcome });
-  if (!(await deps.store.closeReport(reportId, actor.id, outcome, action))) throw new Conflict('This report is closed already');
+  if (!(await deps.store.moderation.closeReport(reportId, actor.id, outcome, action))) throw new Conflict('This report is closed already');
   audited(deps, action);
-  return reportView((await deps.store.getReport(reportId))!);
+  return reportView((await deps.store.moderation.getReport(reportId))!);
 }
 
 // Actions on accounts. `actor` null: the operator CLI.
@@ -283,7 +283,7 @@ export async function suspendUser(
   const now = deps.now();
   const until = parseUntil(input.until, now);
   const action = newAction(deps, actor, target, 'suspend', { reason, until, createdAt: now });
-  if (!(await deps.store.suspendUser(target.id, { reason, since: now, until }, action, SECURITY_EVENTS.suspended))) throw new NotFound(USER_NOT_FOUND);
+  if (!(await deps.store.moderation.suspendUser(target.id, { reason, since: now, until }, action, SECURITY_EVENTS.suspended))) throw new NotFound(USER_NOT_FOUND);
   audited(deps, action);
   return afterAction(deps, actor, target.id);
 }
@@ -291,7 +291,7 @@ export async function suspendUser(
 export async function liftSuspension(deps: ModerationDeps, actor: Actor, targetId: number): Promise<ModerationUserView> {
   const target = await targetOf(deps, actor, targetId);
   const action = newAction(deps, actor, target, 'lift_suspension');
-  if (!(await deps.store.liftSuspension(target.id, action.createdAt, action))) throw new Conflict('This account is not suspended');
+  if (!(await deps.store.moderation.liftSuspension(target.id, action.createdAt, action))) throw new Conflict('This account is not suspended');
   audited(deps, action);
   return afterAction(deps, actor, target.id);
 }
@@ -299,7 +299,7 @@ export async function liftSuspension(deps: ModerationDeps, actor: Actor, targetI
 export async function hideBio(deps: ModerationDeps, actor: Actor, targetId: number, input: { reason: string }): Promise<ModerationUserView> {
   const target = await targetOf(deps, actor, targetId);
   const action = newAction(deps, actor, target, 'hide_bio', { reason: checkReason(input.reason) });
-  if (!(await deps.store.hideBio(target.id, action))) throw new Conflict('This user has no bio');
+  if (!(await deps.store.moderation.hideBio(target.id, action))) throw new Conflict('This user has no bio');
   audited(deps, action);
   return afterAction(deps, actor, target.id);
 }
@@ -316,7 +316,7 @@ export async function removePicture(
   if (target.pfpTimestamp === null) throw new Conflict('This user has no picture');
   await removePictureFiles(deps, target.id);
   const action = newAction(deps, actor, target, 'remove_picture', { reason });
-  await deps.store.addModerationAction(action);
+  await deps.store.moderation.addModerationAction(action);
   audited(deps, action);
   return afterAction(deps, actor, target.id);
 }
@@ -324,11 +324,11 @@ export async function removePicture(
 /** Deletes a game as its author would; recorded on the author (below the moderator) with the game's id and title. */
 export async function removeGame(deps: ModerationDeps, actor: Actor, gameId: number, input: { reason: string }): Promise<ModerationUserView> {
   if (actor) requireModerator(actor);
-  const game = await deps.store.getGame(gameId);
+  const game = await deps.store.games.getGame(gameId);
   if (!game) throw new NotFound(GAME_NOT_FOUND);
   const author = await targetOf(deps, actor, game.authorId);
   const action = newAction(deps, actor, author, 'remove_game', { reason: checkReason(input.reason), game: { id: game.id, title: game.title } });
-  if (!(await deps.store.removeGame(game.id, action))) throw new NotFound(GAME_NOT_FOUND);
+  if (!(await deps.store.moderation.removeGame(game.id, action))) throw new NotFound(GAME_NOT_FOUND);
   audited(deps, action);
   return afterAction(deps, actor, author.id);
 }
@@ -352,7 +352,7 @@ export async function setModLevel(
   if (actor && input.modLevel >= actor.modLevel) throw new Forbidden('You may give a modLevel only below yours');
   const reason = input.reason === undefined ? null : checkReason(input.reason);
   const action = newAction(deps, actor, target, 'set_mod_level', { reason, modLevel: input.modLevel });
-  if (!(await deps.store.setModLevel(target.id, input.modLevel, action))) throw new NotFound(USER_NOT_FOUND);
+  if (!(await deps.store.moderation.setModLevel(target.id, input.modLevel, action))) throw new NotFound(USER_NOT_FOUND);
   audited(deps, action);
   return afterAction(deps, actor, target.id);
 }

@@ -56,13 +56,13 @@ export interface ResolvedClient {
 /** Unknown client or unregistered redirect_uri: a 400 for the error page, never a redirect. */
 export async function resolveClient(store: Store, params: AuthorizeParams): Promise<ResolvedClient> {
   if (!params.client_id) throw new InvalidInput('The request has no client_id');
-  const app = await store.getApp(params.client_id);
+  const app = await store.apps.getApp(params.client_id);
   if (!app) throw new InvalidInput('Unknown client: no app has this client_id');
   if (!params.redirect_uri) throw new InvalidInput('The request has no redirect_uri');
   if (!app.redirectUris.some((registered) => redirectUriMatches(registered, params.redirect_uri!))) {
     throw new InvalidInput('The redirect_uri is not registered for this app');
   }
-  const owner = await store.getUser(app.ownerId);
+  const owner = await store.users.getUser(app.ownerId);
   if (!owner) throw new InvalidInput('Unknown client: no app has this client_id');
   return { app, owner, redirectUri: params.redirect_uri };
 }

@@ -1,8 +1,8 @@
 import { Forbidden, Unauthenticated } from '../domain/errors.js';
 import type { TokenWithUser } from '../domain/apps.js';
-import type { AppStore } from '../store/apps/store.js';
 import type { Scope } from './scopes.js';
 import { hashSecret } from '../security/secrets.js';
+import type { Store } from '../store/types.js';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
@@ -23,7 +23,7 @@ function unauthorized(message: string, error?: string): Unauthenticated {
  * against `now` on every call. Throws 401 with a WWW-Authenticate challenge otherwise.
  */
 export async function authenticateBearer(
-  store: AppStore,
+  store: Pick<Store, 'apps'>,
   authorization: string | undefined,
   now: number,
 ): Promise<TokenWithUser> {
@@ -41,8 +41,8 @@ export async function authenticateBearer(
  * Resolves an access token, however it was sent (the Authorization header, or RFC 6750 2.2's
  * `access_token` form field), to the token and its user; 401 with a challenge otherwise.
  */
-export async function authenticateAccessToken(store: AppStore, token: string, now: number): Promise<TokenWithUser> {
-  const found = await store.getTokenWithUser(hashSecret(token));
+export async function authenticateAccessToken(store: Pick<Store, 'apps'>, token: string, now: number): Promise<TokenWithUser> {
+  const found = await store.apps.getTokenWithUser(hashSecret(token));
   if (!found) throw unauthorized('Invalid access token', 'invalid_token');
   if (found.token.revokedAt !== null) throw unauthorized('Access token has been revoked', 'invalid_token');
   if (found.token.expiresAt <= now) throw unauthorized('Access token has expired', 'invalid_token');

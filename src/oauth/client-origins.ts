@@ -7,7 +7,7 @@ import type { Store } from '../store/types.js';
  * redirect URIs or of the games its owner wrote (the pages the app runs in).
  */
 export async function corsOriginAllowed(store: Store, clientId: string, origin: string): Promise<boolean> {
-  const app = await store.getApp(clientId);
+  const app = await store.apps.getApp(clientId);
   if (!app?.public) return false;
   const originOf = (uri: string): string | undefined => {
     try {
@@ -18,6 +18,6 @@ export async function corsOriginAllowed(store: Store, clientId: string, origin: 
     }
   };
   if (app.redirectUris.some((uri) => originOf(uri) === origin)) return true;
-  const games = await store.listGamesByAuthor(app.ownerId);
+  const games = await store.games.listGamesByAuthor(app.ownerId);
   return games.some((game) => originOf(game.url) === origin);
 }

@@ -77,7 +77,7 @@ export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ a
   const redirectUris = appRedirectUris(input.redirectUris);
   const postLogoutRedirectUris = appPostLogoutRedirectUris(input.postLogoutRedirectUris ?? []);
   const grantTypes = appGrantTypes(input.grantTypes ?? DEFAULT_GRANT_TYPES);
-  if (!(await deps.store.getUser(input.ownerId))) throw new NotFound(`User ${input.ownerId} not found`);
+  if (!(await deps.store.users.getUser(input.ownerId))) throw new NotFound(`User ${input.ownerId} not found`);
   const isPublic = input.public === true;
   const clientSecret = isPublic ? undefined : randomSecret(CLIENT_SECRET_BYTES);
   const app: AppRecord = {
@@ -91,7 +91,7 @@ export async function registerOAuthApp(deps: Deps, input: AppInput): Promise<{ a
     grantTypes,
     createdAt: deps.now(),
   };
-  await deps.store.createApp(app);
+  await deps.store.apps.createApp(app);
   return { app, clientSecret };
 }
 
@@ -115,8 +115,8 @@ export async function updateOAuthApp(
   if (change.redirectUris !== undefined) patch.redirectUris = appRedirectUris(change.redirectUris);
   if (change.postLogoutRedirectUris !== undefined) patch.postLogoutRedirectUris = appPostLogoutRedirectUris(change.postLogoutRedirectUris);
   if (change.grantTypes !== undefined) patch.grantTypes = appGrantTypes(change.grantTypes);
-  if (!(await store.updateApp(clientId, patch))) throw new NotFound(`App ${clientId} not found`);
-  const app = await store.getApp(clientId);
+  if (!(await store.apps.updateApp(clientId, patch))) throw new NotFound(`App ${clientId} not found`);
+  const app = await store.apps.getApp(clientId);
   // Only a deletion racing this gets here.
   if (!app) throw new NotFound(`App ${clientId} not found`);
   return app;
@@ -124,11 +124,11 @@ export async function updateOAuthApp(
 
 /** Replaces the app's secret; the old one stops working at once. A public app has none: 400. */
 export async function rotateSecret(deps: Deps, clientId: string): Promise<string> {
-  const app = await deps.store.getApp(clientId);
+  const app = await deps.store.apps.getApp(clientId);
   if (!app) throw new NotFound(`App ${clientId} not found`);
   if (app.public) throw new InvalidInput(PUBLIC_APP_HAS_NO_SECRET);
   const clientSecret = randomSecret(CLIENT_SECRET_BYTES);
-  if (!(await deps.store.setAppSecret(clientId, hashSecret(clientSecret)))) {
+  if (!(await deps.store.apps.setAppSecret(clientId, hashSecret(clientSecret)))) {
     throw new NotFound(`App ${clientId} not found`);
   }
   return clientSecret;
@@ -136,14 +136,14 @@ export async function rotateSecret(deps: Deps, clientId: string): Promise<string
 
 /** The app with this client id if `ownerId` owns it; 404 otherwise (never revealing others' apps). */
 export async function ownedApp(store: Store, clientId: string, ownerId: number): Promise<AppRecord> {
-  const app = await store.getApp(clientId);
+  const app = await store.apps.getApp(clientId);
   if (!app || app.ownerId !== ownerId) throw new NotFound('App not found');
   return app;
 }
 
 /** Deletes an app with its codes and tokens. */
 export async function deleteApp(store: Store, clientId: string): Promise<void> {
-  if (!(await store.deleteApp(clientId))) throw new NotFound(`App ${clientId} not found`);
+  if (!(await store.apps.deleteApp(clientId))) throw new NotFound(`App ${clientId} not found`);
 }
 
 /** An app as the JSON API shows it (never its secret hash). */

@@ -39,9 +39,9 @@ export interface CodeRequest {
 export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: string; scopes: Scope[] }> {
   const parsed = parseScopes(req.scope);
   if ('error' in parsed) throw new InvalidInput(parsed.error);
-  const app = await deps.store.getApp(req.clientId);
+  const app = await deps.store.apps.getApp(req.clientId);
   if (!app) throw new NotFound(`App ${req.clientId} not found`);
-  const user = await deps.store.getUser(req.userId);
+  const user = await deps.store.users.getUser(req.userId);
   if (!user) throw new NotFound(`User ${req.userId} not found`);
   // Nor for a suspended account (docs/moderation.md#suspension), whichever path asks.
   refuseSuspended(user, deps.now());
@@ -58,7 +58,7 @@ export async function issueCode(deps: Deps, req: CodeRequest): Promise<{ code: s
   if (app.public && req.codeChallenge === null) throw new InvalidInput(PUBLIC_CLIENT_NEEDS_PKCE);
   const code = randomSecret(CODE_BYTES);
   const now = deps.now();
-  await deps.store.createCode({
+  await deps.store.apps.createCode({
     codeHash: hashSecret(code),
     clientId: app.clientId,
     userId: req.userId,

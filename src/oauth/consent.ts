@@ -9,11 +9,11 @@ import type { Audit } from '../audit.js';
 import { NotFound } from '../domain/errors.js';
 import { SECURITY_EVENTS } from '../domain/security-events.js';
 import type { GrantRecord, GrantWithApp } from '../domain/grants.js';
-import type { GrantStore } from '../store/grants/store.js';
 import { knownScopes, type Scope } from './scopes.js';
+import type { Store } from '../store/types.js';
 
 interface GrantDeps {
-  store: GrantStore;
+  store: Pick<Store, 'grants'>;
   now: () => number;
   audit: Audit;
 }
@@ -33,9 +33,9 @@ export async function recordConsent(
   deps: GrantDeps,
   input: { userId: number; clientId: string; scopes: readonly Scope[]; flow: 'traditional' | 'game' | 'device' },
 ): Promise<void> {
-  const existing = await deps.store.getGrant(input.userId, input.clientId);
+  const existing = await deps.store.grants.getGrant(input.userId, input.clientId);
   const scopes = knownScopes([...input.scopes, ...(existing?.scopes ?? [])]);
-  await deps.store.saveGrant({ userId: input.userId, clientId: input.clientId, scopes }, deps.now());
+  await deps.store.grants.saveGrant({ userId: input.userId, clientId: input.clientId, scopes }, deps.now());
   deps.audit('consent_given', { userId: input.userId, clientId: input.clientId, scopes: [...input.scopes], flow: input.flow });
 }
 
@@ -47,9 +47,9 @@ export async function useRememberedGrant(
   deps: Pick<GrantDeps, 'store' | 'now'>,
   input: { userId: number; clientId: string; scopes: readonly Scope[] },
 ): Promise<boolean> {
-  const grant = await deps.store.getGrant(input.userId, input.clientId);
+  const grant = await deps.store.grants.getGrant(input.userId, input.clientId);
   if (!covers(grant, input.scopes)) return false;
-  await deps.store.touchGrant(input.userId, input.clientId, deps.now());
+  await deps.store.grants.touchGrant(input.userId, input.clientId, deps.now());
   return true;
 }
 
@@ -64,8 +64,8 @@ function grantView(g: GrantWithApp): GrantView {
   };
 }
 
-export async function listGrants(store: GrantStore, userId: number): Promise<GrantView[]> {
-  return (await store.listGrants(userId)).map(grantView);
+export async function listGrants(store: Pick<Store, 'grants'>, userId: number): Promise<GrantView[]> {
+  return (await store.grants.listGrants(userId)).map(grantView);
 }
 
 /**
@@ -74,6 +74,6 @@ export async function listGrants(store: GrantStore, userId: number): Promise<Gra
  * redeemed) in one transaction, so the app's next whois fails and its next authorization asks again.
  */
 export async function revokeGrant(deps: GrantDeps, userId: number, clientId: string): Promise<void> {
-  if (!(await deps.store.revokeGrant(userId, clientId, deps.now(), SECURITY_EVENTS.grant_revoked))) throw new NotFound('No grant for this app');
+  if (!(await deps.store.grants.revokeGrant(userId, clientId, deps.now(), SECURITY_EVENTS.grant_revoked))) throw new NotFound('No grant for this app');
   deps.audit('grant_revoked', { userId, clientId });
 }

@@ -89,7 +89,7 @@ export async function startDeviceAuthorization(
   ip: string,
 ): Promise<DeviceAuthorizationAnswer> {
   await deps.limits.deviceStartIp.consume(ip);
-  const { app } = await authenticateClientRequest(params, authorization, async (clientId) => ({ app: await deps.store.getApp(clientId) }));
+  const { app } = await authenticateClientRequest(params, authorization, async (clientId) => ({ app: await deps.store.apps.getApp(clientId) }));
   if (!allowsDevice(app)) throw new UnauthorizedClient(DEVICE_FLOW_NOT_ALLOWED);
   const scopes = deviceScopes(app, params.scope);
   const deviceCode = randomSecret(TOKEN_BYTES);
@@ -115,7 +115,7 @@ export async function startDeviceAuthorization(
       createdAt: now,
     };
     try {
-      await deps.store.createDeviceAuthorization(record);
+      await deps.store.deviceAuthorizations.createDeviceAuthorization(record);
     } catch (err) {
       if (err instanceof UniqueViolation && tries < 2) continue;
       throw err;
@@ -161,7 +161,7 @@ export async function findUserCode(deps: DeviceDeps, typed: string, visitor: Dev
   if (normalized === undefined) throw new InvalidInput(DEVICE_CODE_REFUSALS.malformed);
   const record = await attempt(deps.limits.deviceCodeIp, visitor.ip, () =>
     attempt(deps.limits.deviceCodeAccount, accountKey(visitor.user.id), async () => {
-      const found = await deps.store.getDeviceAuthorizationByUserCode(hashSecret(normalized));
+      const found = await deps.store.deviceAuthorizations.getDeviceAuthorizationByUserCode(hashSecret(normalized));
       if (!found) throw new InvalidInput(DEVICE_CODE_REFUSALS.unknown);
       return found;
     }),
@@ -169,8 +169,8 @@ export async function findUserCode(deps: DeviceDeps, typed: string, visitor: Dev
   const now = deps.now();
   if (record.decision !== null || record.usedAt !== null) throw new InvalidInput(DEVICE_CODE_REFUSALS.decided);
   if (record.expiresAt <= now) throw new InvalidInput(DEVICE_CODE_REFUSALS.expired);
-  const app = await deps.store.getApp(record.clientId);
-  const owner = app && (await deps.store.getUser(app.ownerId));
+  const app = await deps.store.apps.getApp(record.clientId);
+  const owner = app && (await deps.store.users.getUser(app.ownerId));
   // The app was deleted since (its device authorizations go with it: only a race gets here).
   if (!app || !owner) throw new InvalidInput(DEVICE_CODE_REFUSALS.unknown);
   const scopes = record.scopes as Scope[];
@@ -200,7 +200,7 @@ export async function decideUserCode(
     if (view.emailNotVerified) throw new Forbidden(EMAIL_NOT_VERIFIED);
   }
   const approval = decision === 'approve' ? { userId: user.id, authTime: visitor.authTime, amr: visitor.amr } : null;
-  if (!(await deps.store.decideDeviceAuthorization(record.userCodeHash, now, user.id, approval))) {
+  if (!(await deps.store.deviceAuthorizations.decideDeviceAuthorization(record.userCodeHash, now, user.id, approval))) {
     throw new InvalidInput(DEVICE_CODE_REFUSALS.decided);
   }
   if (decision === 'approve') {

@@ -22,8 +22,8 @@ import type { components } from '../../generated/api.js';
 import { InvalidInput } from '../domain/errors.js';
 import { seal, unseal } from '../security/sealed.js';
 import type { SigningKeyRecord } from '../domain/signing-keys.js';
-import type { SigningKeyStore } from '../store/signing-keys/store.js';
 import { LIFETIMES } from '../domain/lifetimes.js';
+import type { Store } from '../store/types.js';
 
 /** How long an instance keeps signing with the key it last read before it reads the keys again. */
 const SIGNING_KEY_CACHE_MS = 30_000;
@@ -65,7 +65,7 @@ export class KeyRing {
   private creating: Promise<SigningKey> | undefined;
 
   constructor(
-    private readonly store: SigningKeyStore,
+    private readonly store: Pick<Store, 'signingKeys'>,
     /** SESSION_SECRET's values: the first encrypts new keys, any of them decrypts. */
     private readonly secrets: readonly string[],
     private readonly now: () => number,
@@ -94,7 +94,7 @@ export class KeyRing {
     // A key exists before anything is published (the first start makes it).
     await this.signingKey();
     const cutoff = this.now() - RETIRED_KEY_KEPT_MS;
-    const keys = (await this.store.listSigningKeys()).filter((k) => k.retiredAt === null || k.retiredAt > cutoff);
+    const keys = (await this.store.signingKeys.listSigningKeys()).filter((k) => k.retiredAt === null || k.retiredAt > cutoff);
     return { keys: keys.map((k) => JSON.parse(k.publicJwk) as PublicJwks['keys'][number]) };
   }
 
@@ -104,17 +104,17 @@ export class KeyRing {
    */
   async rotate(pem?: string): Promise<Rotation> {
     const now = this.now();
-    const before = (await this.store.listSigningKeys()).filter((k) => k.retiredAt === null).map((k) => k.kid);
+    const before = (await this.store.signingKeys.listSigningKeys()).filter((k) => k.retiredAt === null).map((k) => k.kid);
     const record = await this.newKey(pem, now);
-    await this.store.addSigningKey(record, now);
-    const dropped = await this.store.dropSigningKeys(now - RETIRED_KEY_KEPT_MS);
+    await this.store.signingKeys.addSigningKey(record, now);
+    const dropped = await this.store.signingKeys.dropSigningKeys(now - RETIRED_KEY_KEPT_MS);
     this.cached = undefined;
     return { kid: record.kid, retired: before, dropped, retiredUntil: now + RETIRED_KEY_KEPT_MS };
   }
 
   /** Every key with its state, newest first (for the operator; never the private half). */
   async list(): Promise<{ kid: string; alg: string; createdAt: number; retiredAt: number | null; dropsAt: number | null }[]> {
-    return (await this.store.listSigningKeys()).map((k) => ({
+    return (await this.store.signingKeys.listSigningKeys()).map((k) => ({
       kid: k.kid,
       alg: k.alg,
       createdAt: k.createdAt,
@@ -125,7 +125,7 @@ export class KeyRing {
 
   private async readSigningKey(): Promise<SigningKey> {
     const unreadable: string[] = [];
-    for (const record of await this.store.listSigningKeys()) {
+    for (const record of await this.store.signingKeys.listSigningKeys()) {
       if (record.retiredAt !== null) continue;
       const privateKey = await this.decrypt(record);
       if (privateKey) return { kid: record.kid, privateKey };
@@ -145,8 +145,8 @@ export class KeyRing {
   private async createKey(unreadable: string[]): Promise<SigningKey> {
     const now = this.now();
     const record = await this.newKey(undefined, now);
-    await this.store.addSigningKey(record, null);
-    for (const kid of unreadable) await this.store.retireSigningKey(kid, now);
+    await this.store.signingKeys.addSigningKey(record, null);
+    for (const kid of unreadable) await this.store.signingKeys.retireSigningKey(kid, now);
     const privateKey = await this.decrypt(record);
     if (!privateKey) throw new Error('a key just made cannot be decrypted');
     return { kid: record.kid, privateKey };
@@ -199,8 +199,8 @@ async function importOperatorKey(pem: string): Promise<Awaited<ReturnType<typeof
  * newest key still signing), which only the server's SESSION_SECRET sealed. Undefined when no key
  * signs yet (the server never started on this database): nothing sealed tells.
  */
-export async function opensSigningKey(store: SigningKeyStore, secrets: readonly string[]): Promise<boolean | undefined> {
-  const signing = (await store.listSigningKeys()).find((k) => k.retiredAt === null);
+export async function opensSigningKey(store: Pick<Store, 'signingKeys'>, secrets: readonly string[]): Promise<boolean | undefined> {
+  const signing = (await store.signingKeys.listSigningKeys()).find((k) => k.retiredAt === null);
   if (!signing) return undefined;
   return (await unseal(secrets, KEY_ENCRYPTION_INFO, signing.privateJwe)) !== undefined;
 }

@@ -7,8 +7,8 @@ import { compactVerify, createLocalJWKSet } from 'jose';
 import { InvalidInput } from '../domain/errors.js';
 import type { AppRecord } from '../domain/apps.js';
 import type { Config } from '../config.js';
-import type { AppStore } from '../store/apps/store.js';
 import type { KeyRing } from './keys.js';
+import type { Store } from '../store/types.js';
 
 export interface LogoutParams {
   id_token_hint?: string;
@@ -37,7 +37,7 @@ export interface LogoutRequest {
 const BAD_HINT = 'The id_token_hint is not an ID token this service issued';
 
 interface Deps {
-  store: AppStore;
+  store: Pick<Store, 'apps'>;
   keys: KeyRing;
   /** PUBLIC_URL: the issuer of the ID tokens a hint must be. */
   config: Pick<Config, 'publicUrl'>;
@@ -68,7 +68,7 @@ export async function resolveLogout(deps: Deps, params: LogoutParams): Promise<L
     throw new InvalidInput('client_id does not match the audience of the id_token_hint');
   }
   const clientId = hint?.clientId ?? params.client_id;
-  const app = clientId === undefined ? undefined : await deps.store.getApp(clientId);
+  const app = clientId === undefined ? undefined : await deps.store.apps.getApp(clientId);
   if (clientId !== undefined && !app) throw new InvalidInput('Unknown client: no app has this client_id');
   const named = { app, hintUserId: hint?.userId, hintCurrent: hint?.current ?? false };
   const uri = params.post_logout_redirect_uri;

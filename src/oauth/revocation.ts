@@ -18,7 +18,7 @@ interface TokenReferenceParams extends ClientAuthParams {
 
 /** The client's app and the token in one read (one round trip on PostgreSQL); the app alone without a token. */
 async function appAndToken(deps: Deps, clientId: string, tokenHash: string | undefined): Promise<{ app: AppRecord | undefined; tokenWithUser: TokenWithUser | undefined }> {
-  return tokenHash === undefined ? { app: await deps.store.getApp(clientId), tokenWithUser: undefined } : deps.store.getAppAndToken(clientId, tokenHash);
+  return tokenHash === undefined ? { app: await deps.store.apps.getApp(clientId), tokenWithUser: undefined } : deps.store.apps.getAppAndToken(clientId, tokenHash);
 }
 
 interface Revocation {
@@ -45,7 +45,7 @@ export async function revokeAccessToken(
   if (found.token.clientId !== app.clientId) throw new Forbidden('This token was issued to another client');
   const now = deps.now();
   if (found.token.revokedAt !== null || found.token.expiresAt <= now) return { clientId: app.clientId };
-  const revoked = await deps.store.revokeToken(tokenHash, app.clientId, now);
+  const revoked = await deps.store.apps.revokeToken(tokenHash, app.clientId, now);
   return revoked ? { clientId: app.clientId, userId: found.token.userId } : { clientId: app.clientId };
 }
 
@@ -54,12 +54,12 @@ export async function revokeAccessToken(
  * tokens and every access token issued with them). Unknown, expired and revoked ones: no-op.
  */
 async function revokeRefreshToken(deps: Deps, app: AppRecord, tokenHash: string): Promise<Revocation> {
-  const refresh = await deps.store.getRefreshToken(tokenHash);
+  const refresh = await deps.store.refreshTokens.getRefreshToken(tokenHash);
   if (!refresh) return { clientId: app.clientId };
   if (refresh.clientId !== app.clientId) throw new Forbidden('This token was issued to another client');
   const now = deps.now();
   if (refresh.revokedAt !== null || refresh.expiresAt <= now) return { clientId: app.clientId };
-  const revoked = await deps.store.revokeRefreshFamily(refresh.familyId, now);
+  const revoked = await deps.store.refreshTokens.revokeRefreshFamily(refresh.familyId, now);
   return revoked > 0 ? { clientId: app.clientId, userId: refresh.userId } : { clientId: app.clientId };
 }
 
@@ -113,11 +113,11 @@ export async function introspectAccessToken(
 
 /** Introspection of a refresh token: live while unspent, unrevoked and before its idle expiry. */
 async function introspectRefreshToken(deps: Deps, app: AppRecord, tokenHash: string, now: number): Promise<Introspection> {
-  const refresh = await deps.store.getRefreshToken(tokenHash);
+  const refresh = await deps.store.refreshTokens.getRefreshToken(tokenHash);
   if (!refresh || refresh.clientId !== app.clientId || refresh.usedAt !== null || refresh.revokedAt !== null || refresh.expiresAt <= now) {
     return { active: false };
   }
-  const user = await deps.store.getUser(refresh.userId);
+  const user = await deps.store.users.getUser(refresh.userId);
   if (!user) return { active: false };
   return {
     active: true,

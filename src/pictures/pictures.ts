@@ -5,9 +5,8 @@ import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { Metrics } from '../metrics/metrics.js';
 import type { DatabaseLocation } from '../domain/database.js';
-import type { PictureRowStore } from '../store/pictures/store.js';
-import type { UserStore } from '../store/users/store.js';
 import { encodePicture, SIZE_NAMES, type Encoded, type Size } from './images.js';
+import type { Store } from '../store/types.js';
 
 /** A full disk, or the user's quota used up. */
 const DISK_FULL = new Set(['ENOSPC', 'EDQUOT']);
@@ -49,14 +48,14 @@ export abstract class PictureStore {
    * setPicture), at least `minAgeMs` old: younger ones may belong to a change another instance is
    * making right now. Returns how many were deleted (files, or rows).
    */
-  abstract sweep(deps: { store: UserStore; now: () => number }, minAgeMs: number): Promise<number>;
+  abstract sweep(deps: { store: Pick<Store, 'users'>; now: () => number }, minAgeMs: number): Promise<number>;
 
   protected abstract load(size: Size, userId: number, ts: number): Promise<Buffer | undefined>;
   protected abstract remove(userId: number, ts: number): Promise<void>;
 }
 
 /** The picture store for a database: PostgreSQL stores them in its `pictures` table, SQLite in `dir`. */
-export function picturesFor(config: { database: DatabaseLocation; picturesDir: string }, store: PictureRowStore, now: () => number): PictureStore {
+export function picturesFor(config: { database: DatabaseLocation; picturesDir: string }, store: Pick<Store, 'pictures'>, now: () => number): PictureStore {
   return config.database.dialect === 'postgres' ? new DatabasePictures(store, now) : new PictureFiles(config.picturesDir);
 }
 
@@ -65,26 +64,26 @@ class DatabasePictures extends PictureStore {
   readonly kind = 'database';
 
   constructor(
-    private readonly store: PictureRowStore,
+    private readonly store: Pick<Store, 'pictures'>,
     private readonly now: () => number,
   ) {
     super();
   }
 
   writeAll(userId: number, ts: number, images: Encoded): Promise<boolean> {
-    return this.store.insertPictures(userId, ts, images, this.now());
+    return this.store.pictures.insertPictures(userId, ts, images, this.now());
   }
 
   protected load(size: Size, userId: number, ts: number): Promise<Buffer | undefined> {
-    return this.store.getPicture(userId, ts, size);
+    return this.store.pictures.getPicture(userId, ts, size);
   }
 
   protected remove(userId: number, ts: number): Promise<void> {
-    return this.store.deletePictures(userId, ts);
+    return this.store.pictures.deletePictures(userId, ts);
   }
 
   sweep(deps: { now: () => number }, minAgeMs: number): Promise<number> {
-    return this.store.sweepPictures(deps.now() - minAgeMs);
+    return this.store.pictures.sweepPictures(deps.now() - minAgeMs);
   }
 }
 
@@ -165,7 +164,7 @@ export class PictureFiles extends PictureStore {
   }
 
   /** Also stray temporary files; a file this service does not write is left alone. Ages by mtime. */
-  async sweep(deps: { store: UserStore; now: () => number }, minAgeMs: number): Promise<number> {
+  async sweep(deps: { store: Pick<Store, 'users'>; now: () => number }, minAgeMs: number): Promise<number> {
     const cutoff = deps.now() - minAgeMs;
     const current = new Map<number, number | null>();
     let swept = 0;
@@ -185,7 +184,7 @@ export class PictureFiles extends PictureStore {
         const match = /^(\d+)-(\d+)\.webp$/.exec(name);
         if (match) {
           const userId = Number(match[1]);
-          if (!current.has(userId)) current.set(userId, (await deps.store.getUser(userId))?.pfpTimestamp ?? null);
+          if (!current.has(userId)) current.set(userId, (await deps.store.users.getUser(userId))?.pfpTimestamp ?? null);
           if (current.get(userId) === Number(match[2])) continue;
         } else if (!/^\.\d+-\d+\.[0-9a-f]+\.tmp$/.test(name)) {
           continue; // not a file this service writes: leave it alone
@@ -208,7 +207,7 @@ async function readIfExists(file: string): Promise<Buffer | undefined> {
 }
 
 interface PictureDeps {
-  store: UserStore;
+  store: Pick<Store, 'users'>;
   pictures: PictureStore;
   now: () => number;
   metrics?: Pick<Metrics, 'pictureConversion'>;
@@ -226,12 +225,12 @@ const MAX_ATTEMPTS = 20;
 export async function setPicture(deps: PictureDeps, userId: number, input: Buffer): Promise<number> {
   const images = await (deps.metrics ? timedConversion(deps.metrics, input) : encodePicture(input));
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const user = await deps.store.getUser(userId);
+    const user = await deps.store.users.getUser(userId);
     if (!user) throw userGone(userId);
     const old = user.pfpTimestamp;
     let next = Math.max(deps.now(), (old ?? 0) + 1, user.pfpHighWater + 1);
     while (!(await writeUnlessGone(deps, userId, next, images))) next += 1;
-    if (await deps.store.swapPfpTimestamp(userId, old, next)) {
+    if (await deps.store.users.swapPfpTimestamp(userId, old, next)) {
       if (old !== null) await deps.pictures.removeAll(userId, old);
       return next;
     }
@@ -258,7 +257,7 @@ async function writeUnlessGone(deps: PictureDeps, userId: number, ts: number, im
   try {
     return await deps.pictures.writeAll(userId, ts, images);
   } catch (err) {
-    if (!(await deps.store.getUser(userId))) throw userGone(userId);
+    if (!(await deps.store.users.getUser(userId))) throw userGone(userId);
     throw err;
   }
 }
@@ -278,10 +277,10 @@ async function timedConversion(metrics: Pick<Metrics, 'pictureConversion'>, inpu
 /** Removes a user's picture: unset pfpTimestamp, then delete the files. */
 export async function removePicture(deps: PictureDeps, userId: number): Promise<void> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const user = await deps.store.getUser(userId);
+    const user = await deps.store.users.getUser(userId);
     if (!user) throw userGone(userId);
     if (user.pfpTimestamp === null) return;
-    if (await deps.store.swapPfpTimestamp(userId, user.pfpTimestamp, null, deps.now())) {
+    if (await deps.store.users.swapPfpTimestamp(userId, user.pfpTimestamp, null, deps.now())) {
       await deps.pictures.removeAll(userId, user.pfpTimestamp);
       return;
     }
@@ -302,14 +301,14 @@ export function sweepOrphanPictures(deps: PictureDeps, minAgeMs: number): Promis
  * users' pictures were imported and how many have no files to import (they show no picture: 404).
  */
 export async function importPictureFiles(
-  deps: { store: UserStore & PictureRowStore; pictures: PictureStore },
+  deps: { store: Pick<Store, 'users' | 'pictures'>; pictures: PictureStore },
   dir: string,
 ): Promise<{ imported: number; missing: number }> {
   if (deps.pictures.kind !== 'database') return { imported: 0, missing: 0 };
   const files = new PictureFiles(dir);
   let imported = 0;
   let missing = 0;
-  for (const { id, pfpTimestamp } of await deps.store.usersWithoutPictureRows()) {
+  for (const { id, pfpTimestamp } of await deps.store.pictures.usersWithoutPictureRows()) {
     const found = await Promise.all(SIZE_NAMES.map((size) => readIfExists(files.path(size, id, pfpTimestamp))));
     if (found.some((bytes) => bytes === undefined)) {
       missing += 1;

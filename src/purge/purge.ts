@@ -4,11 +4,12 @@
  * exchange forever.
  */
 import type { Logger } from 'pino';
-import type { PurgeCounts, PurgeStore } from '../store/purge/store.js';
+import type { PurgeCounts } from '../store/purge/store.js';
 import { LIFETIMES } from '../domain/lifetimes.js';
+import type { Store } from '../store/types.js';
 
 interface PurgeDeps {
-  store: PurgeStore;
+  store: Pick<Store, 'purge'>;
   now: () => number;
 }
 
@@ -52,7 +53,7 @@ export async function purgeExpired(deps: PurgeDeps, options: PurgeOptions = DEFA
   for (;;) {
     const now = deps.now();
     const started = performance.now();
-    const batch = await deps.store.purgeExpired({
+    const batch = await deps.store.purge.purgeExpired({
       tokensExpiredBy: now,
       codesExpiredBy: now - CODE_KEPT_AFTER_EXPIRY_MS,
       sessionsExpiredBy: now,

@@ -1,5 +1,5 @@
 /**
- * Rate limits behind a small interface. The counters live in the database (Store.rateLimiter,
+ * Rate limits behind a small interface. The counters live in the database (Store.rateLimits.rateLimiter,
  * rate-limiter-flexible's Postgres/SQLite stores), so several service instances on one database
  * share them and a restart does not reset them (docs/decisions.md#rate-limits).
  *
@@ -9,8 +9,8 @@
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { RateLimited } from '../domain/errors.js';
-import type { RateLimitStore } from '../store/rate-limits/store.js';
 import { addressGroup } from './addresses.js';
+import type { Store } from '../store/types.js';
 
 export interface Limiter {
   /** Counts one event for `key`; throws RateLimited (with the seconds to wait) once over the limit. */
@@ -138,14 +138,14 @@ function limiterOf(limiter: RateLimiterAbstract, keyOf: (key: string) => string,
 
 /** The service's limits, counted in the store (shared across instances). */
 export function storeLimits(
-  store: RateLimitStore,
+  store: Pick<Store, 'rateLimits'>,
   rules: Partial<Record<keyof Limits, LimitRule>> = {},
   onRefused?: (limit: keyof Limits) => void,
 ): Limits {
   const all = { ...DEFAULT_LIMITS, ...rules };
   const make = (name: keyof Limits) =>
     limiterOf(
-      store.rateLimiter({ keyPrefix: name, points: all[name].points, seconds: all[name].seconds }),
+      store.rateLimits.rateLimiter({ keyPrefix: name, points: all[name].points, seconds: all[name].seconds }),
       PER_ADDRESS.has(name) ? addressGroup : (key) => key,
       onRefused && (() => onRefused(name)),
     );

@@ -8,8 +8,8 @@ import createSession from 'koa-session';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import type { SessionMeta } from '../domain/sessions.js';
 import type { PendingUpstreamIdentity, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
-import type { SessionStore } from '../store/sessions/store.js';
 import { LIFETIMES } from '../domain/lifetimes.js';
+import type { Store } from '../store/types.js';
 
 const SESSION_COOKIE = 'idp.sid';
 
@@ -125,7 +125,7 @@ const MAX_IP = 64;
 type KoaSession = SessionData & { regenerate(): Promise<void> };
 
 interface SessionDeps {
-  store: SessionStore;
+  store: Pick<Store, 'sessions'>;
   now: () => number;
   /** The signing keys: the first signs, every one verifies (SESSION_SECRET rotation). */
   secrets: readonly string[];
@@ -145,7 +145,7 @@ export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
       store: {
         get: async (key: string, _maxAge: number, options: { ctx?: Koa.Context }) => {
           const ctx = options.ctx!;
-          const data = await deps.store.getSession(hashSecret(key), deps.now());
+          const data = await deps.store.sessions.getSession(hashSecret(key), deps.now());
           if (data === undefined) return undefined;
           const sess = JSON.parse(data) as SessionData;
           ctx.state.loadedSession = { key, userId: sess.userId ?? null };
@@ -158,13 +158,13 @@ export function sessionMiddleware(koa: Koa, deps: SessionDeps): Koa.Middleware {
           // A session this request read is written back only if it still stands as it was read:
           // one a security event ended meanwhile (a slow request's body still arriving) stays ended.
           if (loaded?.key === key) {
-            await deps.store.updateSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge, userId, userId === null ? null : sess.meta, loaded.userId);
+            await deps.store.sessions.updateSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge, userId, userId === null ? null : sess.meta, loaded.userId);
             return;
           }
-          await deps.store.setSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge, userId, userId === null ? null : sess.meta);
+          await deps.store.sessions.setSession(hashSecret(key), JSON.stringify(sess), deps.now() + maxAge, userId, userId === null ? null : sess.meta);
         },
         destroy: async (key: string) => {
-          await deps.store.deleteSession(hashSecret(key));
+          await deps.store.sessions.deleteSession(hashSecret(key));
         },
       },
     },
@@ -366,11 +366,11 @@ export function noteActivity(ctx: Koa.Context, now: number): void {
  * it, or a suspension marked it): a request whose body arrived slowly must not act on a session
  * that is over. Asked before a request that changes something acts (src/http/signed-in.ts).
  */
-export async function sessionEndedSinceRead(ctx: Koa.Context, store: SessionStore, now: number): Promise<boolean> {
+export async function sessionEndedSinceRead(ctx: Koa.Context, store: Pick<Store, 'sessions'>, now: number): Promise<boolean> {
   const loaded = ctx.state.loadedSession;
   const userId = sessionOf(ctx).userId;
   if (!loaded || loaded.userId === null || loaded.userId !== userId) return false;
-  const data = await store.getSession(hashSecret(loaded.key), now);
+  const data = await store.sessions.getSession(hashSecret(loaded.key), now);
   return data === undefined || (JSON.parse(data) as SessionData).userId !== userId;
 }
 

@@ -3,8 +3,7 @@ import type { components } from '../../generated/api.js';
 import { NotFound } from '../domain/errors.js';
 import type { SessionMeta } from '../domain/sessions.js';
 import { SECURITY_EVENTS } from '../domain/security-events.js';
-import type { SecurityEventStore } from '../store/security-events/store.js';
-import type { SessionStore } from '../store/sessions/store.js';
+import type { Store } from '../store/types.js';
 
 type UserSessionView = components['schemas']['UserSession'];
 
@@ -15,12 +14,12 @@ function sessionView(m: SessionMeta, currentPublicId: string | undefined): UserS
   return view;
 }
 
-export async function listUserSessions(deps: { store: SessionStore; now: () => number }, userId: number, currentPublicId: string | undefined): Promise<UserSessionView[]> {
-  return (await deps.store.listUserSessions(userId, deps.now())).map((m) => sessionView(m, currentPublicId));
+export async function listUserSessions(deps: { store: Pick<Store, 'sessions'>; now: () => number }, userId: number, currentPublicId: string | undefined): Promise<UserSessionView[]> {
+  return (await deps.store.sessions.listUserSessions(userId, deps.now())).map((m) => sessionView(m, currentPublicId));
 }
 
-export async function endUserSession(store: SessionStore, userId: number, publicId: string): Promise<void> {
-  if (!(await store.deleteUserSession(userId, publicId))) throw new NotFound('Session not found');
+export async function endUserSession(store: Pick<Store, 'sessions'>, userId: number, publicId: string): Promise<void> {
+  if (!(await store.sessions.deleteUserSession(userId, publicId))) throw new NotFound('Session not found');
 }
 
 /**
@@ -28,6 +27,6 @@ export async function endUserSession(store: SessionStore, userId: number, public
  * event `signed_out_everywhere` ends beside them (codes and device approvals made in them); how
  * many sessions ended.
  */
-export async function signOutEverywhere(deps: { store: SecurityEventStore; now: () => number }, userId: number): Promise<number> {
-  return (await deps.store.recordSecurityEvent({ userId }, SECURITY_EVENTS.signed_out_everywhere, deps.now()))?.sessions ?? 0;
+export async function signOutEverywhere(deps: { store: Pick<Store, 'securityEvents'>; now: () => number }, userId: number): Promise<number> {
+  return (await deps.store.securityEvents.recordSecurityEvent({ userId }, SECURITY_EVENTS.signed_out_everywhere, deps.now()))?.sessions ?? 0;
 }

@@ -1,5 +1,5 @@
-import type { AppRecord, CodeRecord, TokenWithUser } from '../domain/apps.js';
-import type { PublicUserRecord, UserRecord } from '../domain/users.js';
+import type { Knex } from 'knex';
+import type { Dialect } from '../domain/database.js';
 import { AppsQueries } from './apps/queries.js';
 import { AuthenticatorAppQueries } from './authenticator-app/queries.js';
 import { DeviceAuthorizationsQueries } from './device-authorizations/queries.js';
@@ -11,14 +11,14 @@ import { ModerationQueries } from './moderation/queries.js';
 import { PasskeysQueries } from './passkeys/queries.js';
 import { PicturesQueries } from './pictures/queries.js';
 import { PurgeQueries } from './purge/queries.js';
-import { Queries } from './queries.js';
+import type { Queries } from './queries.js';
 import { RateLimitsQueries } from './rate-limits/queries.js';
 import { RefreshTokensQueries } from './refresh-tokens/queries.js';
 import { SecurityEventsQueries } from './security-events/queries.js';
 import { SessionsQueries } from './sessions/queries.js';
 import { SignInsQueries } from './sign-ins/queries.js';
 import { SigningKeysQueries } from './signing-keys/queries.js';
-import type { DatabaseErrorListener, Store } from './types.js';
+import type { Aggregates, DatabaseErrorListener, Store } from './types.js';
 import { UpstreamIdentitiesQueries } from './upstream-identities/queries.js';
 import { UpstreamsQueries } from './upstreams/queries.js';
 import { UsersQueries } from './users/queries.js';
@@ -31,55 +31,69 @@ interface PgConnection {
 /** The advisory lock key migrate() holds on PostgreSQL (any constant; this one spells "idp mig"). */
 const MIGRATION_LOCK_KEY = 0x6964706d6967;
 
-/** Each aggregate's queries, in src/store/<aggregate>/queries.ts; KnexStore is all of them. */
-const AGGREGATES = [
-  UsersQueries,
-  AppsQueries,
-  RefreshTokensQueries,
-  DeviceAuthorizationsQueries,
-  SigningKeysQueries,
-  UpstreamsQueries,
-  UpstreamIdentitiesQueries,
-  GamesQueries,
-  GrantsQueries,
-  SessionsQueries,
-  EmailLinksQueries,
-  SignInsQueries,
-  PasskeysQueries,
-  AuthenticatorAppQueries,
-  ModerationQueries,
-  RateLimitsQueries,
-  PurgeQueries,
-  PicturesQueries,
-  SecurityEventsQueries,
-] as const;
-
-/** Every aggregate's queries at once: the intersection of their classes' instance types. */
-type AllQueries = UnionToIntersection<InstanceType<(typeof AGGREGATES)[number]>>;
-type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
-
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the aggregates' methods, copied onto the class below
-export interface KnexStore extends AllQueries {}
+type QueriesClass<T> = abstract new (knex: Knex, dialect: Dialect) => T & Queries;
 
 /**
- * The Store in knex, on both databases: the lifecycle here, every aggregate's queries from its
- * folder (src/store/<aggregate>/), and the six hot reads left to the database's own store:
- * PostgresStore (postgres-store.ts) and SqliteStore (sqlite-store.ts) each read a user, a public
- * user, a picture's timestamp, a token with its user, an app and a code with prepared statements,
- * and override a few more hot paths (the token exchange's redemption, RFC 7009 revocation).
- * openStoreAt (open.ts) picks which. Every lookup checks its keys first (the input guard, rows.ts).
+ * Each aggregate's queries class (src/store/<aggregate>/queries.ts), under its name in the Store
+ * (Aggregates, types.ts: the compiler holds the two lists together). Users and apps are abstract:
+ * their hot paths are each database's (`fastPaths`).
  */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
-export abstract class KnexStore extends Queries implements Store {
+const AGGREGATE_QUERIES: { readonly [K in keyof Aggregates]: QueriesClass<Aggregates[K]> } = {
+  users: UsersQueries,
+  apps: AppsQueries,
+  refreshTokens: RefreshTokensQueries,
+  deviceAuthorizations: DeviceAuthorizationsQueries,
+  signingKeys: SigningKeysQueries,
+  upstreams: UpstreamsQueries,
+  upstreamIdentities: UpstreamIdentitiesQueries,
+  games: GamesQueries,
+  grants: GrantsQueries,
+  sessions: SessionsQueries,
+  emailLinks: EmailLinksQueries,
+  signIns: SignInsQueries,
+  passkeys: PasskeysQueries,
+  authenticatorApp: AuthenticatorAppQueries,
+  moderation: ModerationQueries,
+  securityEvents: SecurityEventsQueries,
+  rateLimits: RateLimitsQueries,
+  purge: PurgeQueries,
+  pictures: PicturesQueries,
+};
+
+/** The aggregates' names, in the order of AGGREGATE_QUERIES. */
+export const AGGREGATE_NAMES = Object.keys(AGGREGATE_QUERIES) as (keyof Aggregates)[];
+
+/** A database's own queries for the aggregates whose hot paths it runs its own way (users and apps always). */
+type FastPaths = Pick<Aggregates, 'users' | 'apps'> & Partial<Aggregates>;
+
+/** A base class typed as holding every aggregate: KnexStore's constructor sets each (one list, AGGREGATE_QUERIES). */
+const WithAggregates = class {} as new () => Readonly<Aggregates>;
+
+/**
+ * The Store in knex, on both databases: the lifecycle here, and each aggregate made from its
+ * queries class (src/store/<aggregate>/queries.ts) or, for the hot paths, from the database's
+ * own (src/store/<aggregate>/sqlite.ts, postgres.ts), which SqliteStore (sqlite-store.ts) and
+ * PostgresStore (postgres-store.ts) pass in. openStoreAt (open.ts) picks which. Every lookup checks
+ * its keys first (the input guard, rows.ts).
+ */
+export abstract class KnexStore extends WithAggregates implements Store {
   /** Told of every database error the outage guard (src/store/outage.ts) classifies. */
   errorListener: DatabaseErrorListener | undefined;
 
-  abstract getUser(id: number): Promise<UserRecord | undefined>;
-  abstract getPublicUser(id: number): Promise<PublicUserRecord | undefined>;
-  abstract getPfpTimestamp(id: number): Promise<number | null | undefined>;
-  abstract getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined>;
-  abstract getApp(clientId: string): Promise<AppRecord | undefined>;
-  abstract getCode(codeHash: string): Promise<CodeRecord | undefined>;
+  constructor(
+    /** Raw access for tests and scripts that look at rows; the service goes through the aggregates. */
+    readonly knex: Knex,
+    protected readonly dialect: Dialect,
+    fastPaths: FastPaths,
+  ) {
+    super();
+    for (const name of AGGREGATE_NAMES) {
+      const own = fastPaths[name];
+      // Users and apps always come from fastPaths (FastPaths requires them): the rest are concrete.
+      const Concrete = AGGREGATE_QUERIES[name] as unknown as new (knex: Knex, dialect: Dialect) => unknown;
+      Object.defineProperty(this, name, { value: own ?? new Concrete(knex, dialect), enumerable: true, configurable: true });
+    }
+  }
 
   onDatabaseError(listener: DatabaseErrorListener): void {
     this.errorListener = listener;
@@ -119,13 +133,5 @@ export abstract class KnexStore extends Queries implements Store {
 
   async close(): Promise<void> {
     await this.knex.destroy();
-  }
-}
-
-for (const aggregate of AGGREGATES) {
-  for (const name of Object.getOwnPropertyNames(aggregate.prototype)) {
-    if (name === 'constructor') continue;
-    if (Object.hasOwn(KnexStore.prototype, name)) throw new Error(`Store method ${name} is defined twice`);
-    Object.defineProperty(KnexStore.prototype, name, Object.getOwnPropertyDescriptor(aggregate.prototype, name) as PropertyDescriptor);
   }
 }

@@ -4,10 +4,11 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import { parseDatabaseUrl, type DatabaseLocation } from '../domain/database.js';
 import { knexConfig } from './connection.js';
-import type { KnexStore } from './knex-store.js';
+import { AGGREGATE_NAMES, type KnexStore } from './knex-store.js';
 import { withOutageGuard } from './outage.js';
 import { PostgresStore } from './postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
+import type { DatabaseErrorListener } from './types.js';
 
 /**
  * The store for a database (Config.database, or a DATABASE_URL as scripts and tests give it), one
@@ -17,8 +18,8 @@ import { SqliteStore } from './sqlite-store.js';
  * so it runs the same code as any SQLite file (an in-memory database would live on one connection,
  * where SqliteStore's second, read-only connection could not see it).
  *
- * Each is returned behind the outage guard (src/store/outage.ts): a database that cannot be
- * reached surfaces as Unavailable from every method.
+ * Each is returned behind the outage guard (src/store/outage.ts), the lifecycle and every
+ * aggregate: a database that cannot be reached surfaces as Unavailable from every method.
  */
 export function openStoreAt(database: DatabaseLocation | string): KnexStore {
   const location = typeof database === 'string' ? parseDatabaseUrl(database) : database;
@@ -33,5 +34,8 @@ export function openStoreAt(database: DatabaseLocation | string): KnexStore {
     store = new SqliteStore(knexFactory(knexConfig(location)), location.file);
   }
   const opened = store;
-  return withOutageGuard(opened, () => opened.errorListener);
+  const listener = (): DatabaseErrorListener | undefined => opened.errorListener;
+  const guarded = withOutageGuard(opened, listener);
+  for (const name of AGGREGATE_NAMES) Object.defineProperty(guarded, name, { value: withOutageGuard(opened[name], listener), enumerable: true, configurable: true });
+  return guarded;
 }

@@ -1,5 +1,6 @@
 /**
- * Named prepared statements on a `pg` pool of their own: how PostgresStore runs the hot paths.
+ * Named prepared statements on a `pg` pool of their own: how the PostgreSQL fast paths
+ * (src/store/<aggregate>/postgres.ts) run.
  * PostgreSQL parses and plans a named statement once per connection (pg remembers which
  * connection has which), and after that a call sends only the name and the values: no query
  * builder, no SQL text, one round trip (docs/performance.md#prepared-statements-on-postgresql).
@@ -11,10 +12,13 @@ import pg from 'pg';
 import type { Row } from './rows.js';
 
 /** A named statement: its name is unique in the service, its text fixed. */
-export interface Statement {
+interface Statement {
   readonly name: string;
   readonly text: string;
 }
+
+/** A statement of the service's: its name prefixed, so none collides with another program's. */
+export const statement = (name: string, text: string): Statement => ({ name: `idp_${name}`, text });
 
 export class PgStatements {
   private readonly pool: pg.Pool;

@@ -1,8 +1,9 @@
 /**
  * The Store: plain objects in and out, no knex types. One interface per aggregate, each in its
- * folder (src/store/<aggregate>/store.ts) beside its queries and row mapping; the records they
- * carry are the domain's (src/domain/). A caller asks for only the part it uses. Its methods are
- * listed in methods.ts (checked by the compiler), and test/store/store.test.ts calls every one on both
+ * folder (src/store/<aggregate>/store.ts) beside its queries (queries.ts), its row mapping
+ * (rows.ts) and, for the hot paths, each database's fast path (sqlite.ts, postgres.ts); the
+ * records they carry are the domain's (src/domain/). A caller asks for only the part it uses
+ * (`Pick<Store, 'users'>`). test/store/store.test.ts calls every method of every aggregate on both
  * databases.
  */
 import type { AppStore } from './apps/store.js';
@@ -41,25 +42,32 @@ interface StoreLifecycle {
   onDatabaseError(listener: DatabaseErrorListener): void;
 }
 
-/** The whole store: every aggregate's methods on one database. */
-export interface Store
-  extends StoreLifecycle,
-    UserStore,
-    AppStore,
-    RefreshTokenStore,
-    DeviceAuthorizationStore,
-    SigningKeyStore,
-    UpstreamStore,
-    UpstreamIdentityStore,
-    GameStore,
-    GrantStore,
-    SessionStore,
-    EmailLinkStore,
-    SignInStore,
-    PasskeyStore,
-    AuthenticatorAppStore,
-    ModerationStore,
-    SecurityEventStore,
-    RateLimitStore,
-    PurgeStore,
-    PictureRowStore {}
+/**
+ * The one list of aggregates: each is a property of the Store, named for its folder
+ * (src/store/<aggregate>/), so a call names what it touches (`store.apps.redeemCode(...)`).
+ * KnexStore (knex-store.ts) makes each from its queries class; the compiler holds the two together.
+ */
+export interface Aggregates {
+  users: UserStore;
+  apps: AppStore;
+  refreshTokens: RefreshTokenStore;
+  deviceAuthorizations: DeviceAuthorizationStore;
+  signingKeys: SigningKeyStore;
+  upstreams: UpstreamStore;
+  upstreamIdentities: UpstreamIdentityStore;
+  games: GameStore;
+  grants: GrantStore;
+  sessions: SessionStore;
+  emailLinks: EmailLinkStore;
+  signIns: SignInStore;
+  passkeys: PasskeyStore;
+  authenticatorApp: AuthenticatorAppStore;
+  moderation: ModerationStore;
+  securityEvents: SecurityEventStore;
+  rateLimits: RateLimitStore;
+  purge: PurgeStore;
+  pictures: PictureRowStore;
+}
+
+/** The whole store: the lifecycle, and every aggregate under its name. */
+export interface Store extends StoreLifecycle, Readonly<Aggregates> {}

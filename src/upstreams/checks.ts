@@ -8,9 +8,9 @@
 import { Unavailable } from '../domain/errors.js';
 import type { UpstreamRecord } from '../domain/upstreams.js';
 import { opensSigningKey } from '../oauth/keys.js';
-import type { SigningKeyStore } from '../store/signing-keys/store.js';
 import { failureDetail, probeTokenEndpoint } from './client.js';
 import { upstreamClientSecret } from './upstreams.js';
+import type { Store } from '../store/types.js';
 
 /** How long the discovery document may take to come. */
 const DISCOVERY_TIMEOUT_MS = 10_000;
@@ -28,7 +28,7 @@ interface Check {
  * signing key the server sealed (src/oauth/keys.ts). Passes, saying so, when the server has sealed
  * nothing yet (it never started on this database).
  */
-export async function sessionKeyCheck(store: SigningKeyStore, secrets: readonly string[]): Promise<Check & { nothingSealed?: true }> {
+export async function sessionKeyCheck(store: Pick<Store, 'signingKeys'>, secrets: readonly string[]): Promise<Check & { nothingSealed?: true }> {
   const opens = await opensSigningKey(store, secrets);
   const name = 'SESSION_SECRET';
   if (opens === undefined) return { name, ok: true, nothingSealed: true, says: 'nothing the server sealed is in the database yet (no ID-token signing key), so it cannot be compared with the server\'s' };
@@ -92,7 +92,7 @@ async function tokenEndpointCheck(upstream: UpstreamRecord, clientSecret: string
 }
 
 /** Every check of a registered upstream, in order; a check that needs what an earlier one failed to give says so. */
-export async function upstreamChecks(deps: { store: SigningKeyStore; secrets: readonly string[]; now: () => number }, upstream: UpstreamRecord, callback: string): Promise<Check[]> {
+export async function upstreamChecks(deps: { store: Pick<Store, 'signingKeys'>; secrets: readonly string[]; now: () => number }, upstream: UpstreamRecord, callback: string): Promise<Check[]> {
   const { nothingSealed: _, ...key } = await sessionKeyCheck(deps.store, deps.secrets);
   const checks: Check[] = [key];
   const { secret, ...unsealed } = await clientSecretCheck(deps.secrets, upstream);

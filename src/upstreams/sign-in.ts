@@ -95,7 +95,7 @@ function countedAmr(upstream: Pick<UpstreamRecord, 'trustMfa'>, asserted: readon
 
 /** An enabled upstream by slug; NotFound for any other (disabled ones offer no sign-in). */
 async function enabledUpstream(store: Store, slug: string): Promise<UpstreamRecord> {
-  const upstream = await store.getUpstream(slug);
+  const upstream = await store.upstreams.getUpstream(slug);
   if (!upstream?.enabled) throw new NotFound('No such way to sign in is offered here');
   return upstream;
 }
@@ -114,7 +114,7 @@ export interface OfferedUpstream {
 
 /** The enabled upstreams, as the sign-in, sign-up and account pages offer them. */
 export async function offeredUpstreams(store: Store): Promise<OfferedUpstream[]> {
-  return (await store.listUpstreams())
+  return (await store.upstreams.listUpstreams())
     .filter((u) => u.enabled)
     .map(({ slug, name, issuer, authorizationEndpoint }) => ({ slug, name, origin: new URL(authorizationEndpoint ?? issuer ?? 'invalid:').origin }));
 }
@@ -216,10 +216,10 @@ export async function startUpstreamSignIn(
  * whose identity there is linked.
  */
 async function confirmableThrough(deps: UpstreamSignInDeps, userId: number, upstream: UpstreamRecord): Promise<void> {
-  const user = await deps.store.getUser(userId);
+  const user = await deps.store.users.getUser(userId);
   if (!user) throw new Unauthenticated(START_AGAIN);
   if (hasPassword(user)) throw new Conflict('Your account has a password: confirm with it, or with a passkey');
-  if (!(await deps.store.listUpstreamIdentities(userId)).some((l) => l.upstreamSlug === upstream.slug)) {
+  if (!(await deps.store.upstreamIdentities.listUpstreamIdentities(userId)).some((l) => l.upstreamSlug === upstream.slug)) {
     throw new Forbidden(`No ${upstream.name} account is linked to yours: confirm another way`);
   }
 }
@@ -228,7 +228,7 @@ const VERIFY_FIRST = 'Verify your email address before you link another account 
 
 /** The account `userId` when another account may be linked to it: its address proven (Forbidden otherwise). */
 async function linkableAccount(deps: UpstreamSignInDeps, userId: number): Promise<UserRecord> {
-  const user = await deps.store.getUser(userId);
+  const user = await deps.store.users.getUser(userId);
   if (!user) throw new Unauthenticated(START_AGAIN);
   if (user.emailVerifiedAt === null) throw new Forbidden(VERIFY_FIRST);
   return user;
@@ -281,7 +281,7 @@ export async function finishUpstreamSignIn(
     throw notConfirmed(upstream, 'did not');
   }
   claims = { ...claims, amr: countedAmr(upstream, claims.amr) };
-  const linked = await deps.store.findUpstreamIdentity(slug, claims.subject);
+  const linked = await deps.store.upstreamIdentities.findUpstreamIdentity(slug, claims.subject);
 
   if (start.confirmFor !== undefined) {
     // Only the identity linked to this very account confirms it: another account at the upstream
@@ -292,7 +292,7 @@ export async function finishUpstreamSignIn(
     }
     // Counted from when the person signed in there (never later than now), not from the callback.
     const at = Math.min(claims.authTime ?? deps.now(), deps.now());
-    await deps.store.touchUpstreamIdentity(linked.id, deps.now());
+    await deps.store.upstreamIdentities.touchUpstreamIdentity(linked.id, deps.now());
     deps.audit('upstream_confirmed', { userId: start.confirmFor, upstream: slug, ip });
     return { confirmed: { userId: start.confirmFor, upstream: named, at } };
   }
@@ -307,11 +307,11 @@ export async function finishUpstreamSignIn(
   }
 
   if (linked) {
-    const user = await deps.store.getUser(linked.userId);
+    const user = await deps.store.users.getUser(linked.userId);
     // The link goes with its account: only a deletion racing this sign-in gets here.
     if (!user) throw new Unauthenticated(START_AGAIN);
     refuseSuspended(user, deps.now());
-    await deps.store.touchUpstreamIdentity(linked.id, deps.now());
+    await deps.store.upstreamIdentities.touchUpstreamIdentity(linked.id, deps.now());
     const amr = ['fed', ...claims.amr.filter((v) => v !== 'fed')];
     const { authTime } = claims;
     if (!claims.amr.includes('mfa') && (await authenticatorAppOn(deps.store, user.id))) return { owesSecondStep: user, amr, upstream: named, authTime };
@@ -326,7 +326,7 @@ export async function finishUpstreamSignIn(
         : `${upstream.name} does not say that ${claims.email} is verified: verify it there, or sign up with a password`,
     );
   }
-  const owner = await deps.store.getUserByEmail(claims.email);
+  const owner = await deps.store.users.getUserByEmail(claims.email);
   if (owner && owner.emailVerifiedAt === null) {
     failed('address_unproven');
     throw new Forbidden(
@@ -349,7 +349,7 @@ export async function finishUpstreamSignIn(
 /** Links an identity to `userId`, audited (`upstream_identity_linked`: its owner is told); Conflict when another account has it. */
 async function linkIdentity(deps: UpstreamSignInDeps, userId: number, upstream: Pick<UpstreamRecord, 'slug' | 'name'>, subject: string, email: string | null, ip: string): Promise<void> {
   try {
-    await deps.store.linkUpstreamIdentity({ userId, upstreamSlug: upstream.slug, subject, email, createdAt: deps.now() });
+    await deps.store.upstreamIdentities.linkUpstreamIdentity({ userId, upstreamSlug: upstream.slug, subject, email, createdAt: deps.now() });
   } catch (err) {
     if (err instanceof UniqueViolation) throw new Conflict(`This ${upstream.name} account is linked to another account here`);
     throw err;

@@ -10,8 +10,8 @@ import { CONTROL_CHARACTER, CONTROL_OR_SPACE } from '../domain/text.js';
 import { UPSTREAM_NAME_MAX, upstreamSlug, type ClaimMapping, type UpstreamPresetName, type UpstreamRecord } from '../domain/upstreams.js';
 import { webAddressProblem } from '../oauth/redirect-uris.js';
 import { seal, unseal } from '../security/sealed.js';
-import type { UpstreamStore } from '../store/upstreams/store.js';
 import { UPSTREAM_PRESETS } from './presets.js';
+import type { Store } from '../store/types.js';
 
 const CLIENT_SECRET_INFO = 'identity-profile-service: upstream client secret encryption';
 
@@ -25,7 +25,7 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,64}$/;
 const OIDC_DEFAULT_SCOPES = ['openid', 'email', 'profile'];
 
 interface Deps {
-  store: UpstreamStore;
+  store: Pick<Store, 'upstreams'>;
   now: () => number;
   /** SESSION_SECRET's values: the first seals the client secret. */
   secrets: readonly string[];
@@ -94,7 +94,7 @@ export async function addUpstream(deps: Deps, input: NewUpstream, check?: (recor
   };
   await check?.(record);
   try {
-    await deps.store.addUpstream(record);
+    await deps.store.upstreams.addUpstream(record);
   } catch (err) {
     if (err instanceof UniqueViolation) throw new Conflict(`An upstream named "${slug}" exists already`);
     throw err;
@@ -103,10 +103,10 @@ export async function addUpstream(deps: Deps, input: NewUpstream, check?: (recor
 }
 
 /** Turns an upstream's sign-in on or off, found by its name (any case: its slug); returns it as it is now. */
-export async function setUpstreamEnabled(store: UpstreamStore, name: string, enabled: boolean): Promise<UpstreamRecord> {
+export async function setUpstreamEnabled(store: Pick<Store, 'upstreams'>, name: string, enabled: boolean): Promise<UpstreamRecord> {
   const slug = upstreamSlug(name);
-  if (slug === '' || !(await store.setUpstreamEnabled(slug, enabled))) throw upstreamNotFound(name);
-  const upstream = await store.getUpstream(slug);
+  if (slug === '' || !(await store.upstreams.setUpstreamEnabled(slug, enabled))) throw upstreamNotFound(name);
+  const upstream = await store.upstreams.getUpstream(slug);
   if (!upstream) throw upstreamNotFound(name);
   return upstream;
 }
@@ -115,26 +115,26 @@ export async function setUpstreamEnabled(store: UpstreamStore, name: string, ena
  * Whether an upstream's `amr` `mfa` counts as a second factor here, found by its name as
  * setUpstreamEnabled finds it; returns it as it is now (docs/account.md#trusting-an-upstreams-mfa).
  */
-export async function setUpstreamTrustMfa(store: UpstreamStore, name: string, trustMfa: boolean): Promise<UpstreamRecord> {
+export async function setUpstreamTrustMfa(store: Pick<Store, 'upstreams'>, name: string, trustMfa: boolean): Promise<UpstreamRecord> {
   const slug = upstreamSlug(name);
-  if (slug === '' || !(await store.setUpstreamTrustMfa(slug, trustMfa))) throw upstreamNotFound(name);
-  const upstream = await store.getUpstream(slug);
+  if (slug === '' || !(await store.upstreams.setUpstreamTrustMfa(slug, trustMfa))) throw upstreamNotFound(name);
+  const upstream = await store.upstreams.getUpstream(slug);
   if (!upstream) throw upstreamNotFound(name);
   return upstream;
 }
 
 /** An upstream found by its name as setUpstreamEnabled finds it. */
-export async function upstreamByName(store: UpstreamStore, name: string): Promise<UpstreamRecord> {
+export async function upstreamByName(store: Pick<Store, 'upstreams'>, name: string): Promise<UpstreamRecord> {
   const slug = upstreamSlug(name);
-  const upstream = slug === '' ? undefined : await store.getUpstream(slug);
+  const upstream = slug === '' ? undefined : await store.upstreams.getUpstream(slug);
   if (!upstream) throw upstreamNotFound(name);
   return upstream;
 }
 
 /** Removes an upstream, found by its name as setUpstreamEnabled finds it. */
-export async function removeUpstream(store: UpstreamStore, name: string): Promise<void> {
+export async function removeUpstream(store: Pick<Store, 'upstreams'>, name: string): Promise<void> {
   const slug = upstreamSlug(name);
-  if (slug === '' || !(await store.removeUpstream(slug))) throw upstreamNotFound(name);
+  if (slug === '' || !(await store.upstreams.removeUpstream(slug))) throw upstreamNotFound(name);
 }
 
 /** The client secret of an upstream, unsealed; undefined when none of `secrets` opens it (SESSION_SECRET changed without the old value kept). */

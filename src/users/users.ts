@@ -3,7 +3,7 @@ import { hashPassword, type ScryptParams } from '../accounts/passwords.js';
 import type { components } from '../../generated/api.js';
 import { UniqueViolation } from '../domain/errors.js';
 import { NO_PASSWORD, type PublicUserRecord, type UserPatch, type UserRecord } from '../domain/users.js';
-import type { UserStore } from '../store/users/store.js';
+import type { Store } from '../store/types.js';
 
 export type PublicUser = components['schemas']['PublicUser'];
 type Identity = components['schemas']['Identity'];
@@ -81,14 +81,14 @@ export function checkNewPassword(password: string): void {
 export const EMAIL_TAKEN = 'Email address is already registered';
 export const NAME_TAKEN = 'Name is already taken';
 
-export async function createUser(deps: { store: UserStore; now: () => number; passwordHashing?: ScryptParams }, input: NewAccount): Promise<UserRecord> {
+export async function createUser(deps: { store: Pick<Store, 'users'>; now: () => number; passwordHashing?: ScryptParams }, input: NewAccount): Promise<UserRecord> {
   if (!NAME_PATTERN.test(input.name)) throw new InvalidInput(NAME_RULE);
   const email = normalizeEmail(input.email);
   checkNewPassword(input.password);
   const passwordHash = await hashPassword(input.password, deps.passwordHashing);
   const now = deps.now();
   try {
-    return await deps.store.createUser({ name: input.name, email, passwordHash, emailVerifiedAt: input.emailVerified ? now : null }, now);
+    return await deps.store.users.createUser({ name: input.name, email, passwordHash, emailVerifiedAt: input.emailVerified ? now : null }, now);
   } catch (err) {
     if (err instanceof UniqueViolation) {
       throw new Conflict(err.field === 'email' ? EMAIL_TAKEN : NAME_TAKEN);
@@ -103,14 +103,14 @@ export async function createUser(deps: { store: UserStore; now: () => number; pa
  * address verified, and that identity linked in the same transaction.
  */
 export async function createAccountWithoutPassword(
-  deps: { store: UserStore; now: () => number },
+  deps: { store: Pick<Store, 'users'>; now: () => number },
   input: { name: string; email: string; upstream: { slug: string; name: string; subject: string } },
 ): Promise<UserRecord> {
   if (!NAME_PATTERN.test(input.name)) throw new InvalidInput(NAME_RULE);
   const email = normalizeEmail(input.email);
   const now = deps.now();
   try {
-    return await deps.store.createUser(
+    return await deps.store.users.createUser(
       { name: input.name, email, passwordHash: NO_PASSWORD, emailVerifiedAt: now, upstreamIdentity: { upstreamSlug: input.upstream.slug, subject: input.upstream.subject, email } },
       now,
     );
@@ -129,8 +129,8 @@ function nonNegativeInt(name: string, value: number, max = MAX_SAFE): void {
 }
 
 /** Validates and applies a profile change; equippedFlair must be one of the (new) flairs. */
-export async function updateUser(store: UserStore, id: number, patch: UserPatch): Promise<UserRecord> {
-  const current = await store.getUser(id);
+export async function updateUser(store: Pick<Store, 'users'>, id: number, patch: UserPatch): Promise<UserRecord> {
+  const current = await store.users.getUser(id);
   if (!current) throw new NotFound(`User ${id} not found`);
   if (patch.bio !== undefined && patch.bio.length > MAX_BIO_LENGTH) {
     throw new InvalidInput(`Bio must be at most ${MAX_BIO_LENGTH} characters`);
@@ -153,7 +153,7 @@ export async function updateUser(store: UserStore, id: number, patch: UserPatch)
     // Taking away the equipped flair unequips it.
     patch.equippedFlair = flairs.includes('none') ? 'none' : flairs[0];
   }
-  const updated = await store.updateUser(id, patch);
+  const updated = await store.users.updateUser(id, patch);
   if (!updated) throw new NotFound(`User ${id} not found`);
   return updated;
 }

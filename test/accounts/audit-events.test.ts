@@ -22,7 +22,7 @@ describe('audit events of account control', () => {
   it('consent_given (traditional and game flow) and grant_revoked', async () => {
     const owner = await makeUser(t);
     const client = await makeClient(t, owner.id, [CALLBACK]);
-    const game = await t.store.createGame({ authorId: owner.id, title: 'G', url: 'https://game.example/', createdAt: t.clock.now() });
+    const game = await t.store.games.createGame({ authorId: owner.id, title: 'G', url: 'https://game.example/', createdAt: t.clock.now() });
     const { agent, user } = await signedInAgent(t);
     await agent.form('/oauth', { decision: 'authorize', client_id: client.clientId, redirect_uri: CALLBACK, scope: 'userinfo email' });
     await agent.json('DELETE', `/api/account/grants/${client.clientId}`);

@@ -63,7 +63,7 @@ describe('setting up an authenticator app', () => {
     expect(body.uri).toMatch(/^otpauth:\/\/totp\/Identity:[^?]+\?issuer=Identity&/);
     expect(body.qr_image).toMatch(/^data:image\/svg\+xml;base64,/);
     expect(Buffer.from(body.qr_image.split(',')[1]!, 'base64').toString()).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    const row = (await t.store.getTotp(user.id))!;
+    const row = (await t.store.authenticatorApp.getTotp(user.id))!;
     expect(row.confirmedAt).toBeNull();
     expect(row.secretJwe).not.toContain(totp.secret.base32);
     expect(row.secretJwe.split('.')).toHaveLength(5);
@@ -85,7 +85,7 @@ describe('setting up an authenticator app', () => {
     expect([again.status, await again.json()]).toEqual([409, { message: 'An authenticator app is already switched on; switch it off first' }]);
     const confirmed = await agent.json('POST', '/api/account/totp/confirm', { code: codeOf(totp) });
     expect(confirmed.status).toBe(409);
-    expect((await t.store.getTotp(user.id))!.secretJwe).toBe(row.secretJwe);
+    expect((await t.store.authenticatorApp.getTotp(user.id))!.secretJwe).toBe(row.secretJwe);
   });
 
   it('needs a signed-in session and the CSRF token', async () => {
@@ -221,8 +221,8 @@ describe('switching the authenticator app off', () => {
     expect(await (await agent.fetch('/api/account/totp')).json()).toEqual({ enabled: false, recovery_codes_left: 0 });
     const res = await new Agent(t).form('/signin', { name: user.name, password: TEST_PASSWORD });
     expect([res.status, res.headers.get('location')]).toEqual([303, '/account']);
-    expect(await t.store.getTotp(user.id)).toBeUndefined();
-    expect(await t.store.useRecoveryCode(user.id, recoveryCodes[0]!, t.clock.now())).toBe(false);
+    expect(await t.store.authenticatorApp.getTotp(user.id)).toBeUndefined();
+    expect(await t.store.authenticatorApp.useRecoveryCode(user.id, recoveryCodes[0]!, t.clock.now())).toBe(false);
     const again = await agent.json('DELETE', '/api/account/totp', { password: TEST_PASSWORD });
     expect([again.status, await again.json()]).toEqual([409, { message: 'No authenticator app is switched on' }]);
   });
@@ -231,8 +231,8 @@ describe('switching the authenticator app off', () => {
     const { agent, user } = await withAuthenticator();
     const res = await agent.json('POST', '/api/account/deletion', { password: TEST_PASSWORD, confirm: user.name });
     expect(res.status).toBe(204);
-    expect(await t.store.getTotp(user.id)).toBeUndefined();
-    expect(await t.store.countRecoveryCodes(user.id)).toBe(0);
+    expect(await t.store.authenticatorApp.getTotp(user.id)).toBeUndefined();
+    expect(await t.store.authenticatorApp.countRecoveryCodes(user.id)).toBe(0);
   });
 });
 
@@ -262,7 +262,7 @@ describe('a seed no SESSION_SECRET value opens', () => {
           msg: 'authenticator app seed unreadable: no SESSION_SECRET key opens it (the key changed); its codes cannot be checked, recovery codes still sign in, and the app must be set up again',
         },
       ]);
-      const row = (await t.store.getTotp(user.id))!;
+      const row = (await t.store.authenticatorApp.getTotp(user.id))!;
       expect(lines.join('\n')).not.toContain(row.secretJwe);
       expect(lines.join('\n')).not.toContain(totp.secret.base32);
       // The page's own form, as sent: a recovery code goes on to the account.

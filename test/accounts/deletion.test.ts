@@ -10,6 +10,7 @@ import { runCli } from '../../src/cli/admin.js';
 import { setPicture } from '../../src/pictures/pictures.js';
 import { Agent, fixturesDir, makeClient, makeUser, signedInAgent, startServer, storedPictures, TEST_DATABASE, TEST_PASSWORD, tokenRequest, type TestServer } from '../helpers.js';
 import { NOTHING } from '../../src/domain/security-events.js';
+import type { Aggregates } from '../../src/store/types.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -24,7 +25,7 @@ async function populatedUser() {
   const { agent, user } = await signedInAgent(t);
   const pfp = await setPicture({ store: t.store, pictures: t.app.deps.pictures, now: t.clock.now }, user.id, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')));
   const ownApp = await makeClient(t, user.id, [CALLBACK]);
-  const game = await t.store.createGame({ authorId: user.id, title: 'Mine', url: 'https://game.example/', createdAt: t.clock.now() });
+  const game = await t.store.games.createGame({ authorId: user.id, title: 'Mine', url: 'https://game.example/', createdAt: t.clock.now() });
   const otherOwner = await makeUser(t);
   const otherApp = await makeClient(t, otherOwner.id, [CALLBACK]);
   const consent = async (clientId: string) => {
@@ -44,12 +45,12 @@ async function populatedUser() {
   const fanToken = await exchange(ownApp, fanCode);
   const pendingCode = await consent(otherApp.clientId);
   // Factors: a passkey, an authenticator app and its recovery codes.
-  await t.store.createPasskey({ userId: user.id, credentialId: `credential-of-${user.id}`, publicKey: 'key', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'Phone', createdAt: t.clock.now() });
-  await t.store.savePendingTotp(user.id, 'sealed-seed', t.clock.now());
-  await t.store.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash'], NOTHING);
+  await t.store.passkeys.createPasskey({ userId: user.id, credentialId: `credential-of-${user.id}`, publicKey: 'key', counter: 0, transports: [], deviceType: 'singleDevice', backedUp: false, name: 'Phone', createdAt: t.clock.now() });
+  await t.store.authenticatorApp.savePendingTotp(user.id, 'sealed-seed', t.clock.now());
+  await t.store.authenticatorApp.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash'], NOTHING);
   // An account at an upstream identity provider, linked.
   const upstreamSlug = `deletion-${user.id}`;
-  await t.store.addUpstream({
+  await t.store.upstreams.addUpstream({
     slug: upstreamSlug,
     name: `Deletion ${user.id}`,
     kind: 'oidc',
@@ -66,8 +67,8 @@ async function populatedUser() {
     trustMfa: false,
     createdAt: t.clock.now(),
   });
-  await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug, subject: `subject-of-${user.id}`, email: user.email, createdAt: t.clock.now() });
-  expect(await t.store.listUpstreamIdentities(user.id)).toHaveLength(1);
+  await t.store.upstreamIdentities.linkUpstreamIdentity({ userId: user.id, upstreamSlug, subject: `subject-of-${user.id}`, email: user.email, createdAt: t.clock.now() });
+  expect(await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).toHaveLength(1);
   // Everything that must disappear answers before the deletion.
   expect((await fetch(`${t.baseUrl}/pfp/small/${user.id}-${pfp}.webp`)).status).toBe(200);
   expect((await fetch(`${t.baseUrl}/api/oauth/whois`, { headers: { Authorization: `Bearer ${fanToken}` } })).status).toBe(200);
@@ -87,22 +88,22 @@ async function expectGone(p: Awaited<ReturnType<typeof populatedUser>>) {
   }
   const redeem = await tokenRequest(t, { grant_type: 'authorization_code', code: p.pendingCode, client_id: p.otherApp.clientId, client_secret: p.otherApp.clientSecret });
   expect(redeem.status).toBe(400);
-  expect(await t.store.getApp(p.ownApp.clientId)).toBeUndefined();
-  expect(await t.store.getGame(p.game.id)).toBeUndefined();
-  expect(await t.store.listGrants(user.id)).toEqual([]);
-  expect(await t.store.getGrant(p.fan.user.id, p.ownApp.clientId)).toBeUndefined();
-  expect(await t.store.listUserSessions(user.id, t.clock.now())).toEqual([]);
+  expect(await t.store.apps.getApp(p.ownApp.clientId)).toBeUndefined();
+  expect(await t.store.games.getGame(p.game.id)).toBeUndefined();
+  expect(await t.store.grants.listGrants(user.id)).toEqual([]);
+  expect(await t.store.grants.getGrant(p.fan.user.id, p.ownApp.clientId)).toBeUndefined();
+  expect(await t.store.sessions.listUserSessions(user.id, t.clock.now())).toEqual([]);
   const knex = t.store.knex;
   for (const [table, column] of [['access_tokens', 'user_id'], ['auth_codes', 'user_id'], ['grants', 'user_id'], ['sessions', 'user_id'], ['apps', 'owner_id'], ['games', 'author_id'], ['passkeys', 'user_id'], ['totp_factors', 'user_id'], ['recovery_codes', 'user_id'], ['upstream_identities', 'user_id']] as const) {
     expect(await knex(table).where(column, user.id)).toEqual([]);
   }
   // The linked identity is free again; its upstream stays.
-  expect(await t.store.findUpstreamIdentity(p.upstreamSlug, `subject-of-${user.id}`)).toBeUndefined();
-  expect(await t.store.getUpstream(p.upstreamSlug)).toMatchObject({ slug: p.upstreamSlug });
+  expect(await t.store.upstreamIdentities.findUpstreamIdentity(p.upstreamSlug, `subject-of-${user.id}`)).toBeUndefined();
+  expect(await t.store.upstreams.getUpstream(p.upstreamSlug)).toMatchObject({ slug: p.upstreamSlug });
   // The app's other users lost their tokens with it, but not their accounts.
   expect((await p.fan.agent.fetch('/api/account')).status).toBe(200);
   // The other app and its owner are untouched.
-  expect(await t.store.getApp(p.otherApp.clientId)).toBeDefined();
+  expect(await t.store.apps.getApp(p.otherApp.clientId)).toBeDefined();
 }
 
 describe('deleteAccount', () => {
@@ -127,14 +128,14 @@ describe('deleteAccount', () => {
     expect(await taken.text()).toContain('Name is already taken');
     const again = await fresh.form('/signup', { name: `${user.name}_2`.slice(0, 28), email: user.email, password: 'long enough password' });
     expect(again.status).toBe(200);
-    expect(await t.store.getUserByEmail(user.email)).toMatchObject({ name: `${user.name}_2`.slice(0, 28) });
+    expect(await t.store.users.getUserByEmail(user.email)).toMatchObject({ name: `${user.name}_2`.slice(0, 28) });
     const next = await makeUser(t);
     expect(next.id).toBeGreaterThan(user.id);
   });
 
   it('ids are never reused even when the newest user is deleted (SQLite AUTOINCREMENT, PostgreSQL sequence)', async () => {
     const last = await makeUser(t);
-    await t.store.deleteUser(last.id, t.clock.now());
+    await t.store.users.deleteUser(last.id, t.clock.now());
     const next = await makeUser(t);
     expect(next.id).toBe(last.id + 1);
     if (TEST_DATABASE === 'sqlite') {
@@ -152,7 +153,7 @@ describe('deleteAccount', () => {
       expect([res.status, await res.json()]).toEqual([400, { message: 'Type your name exactly to confirm' }]);
     }
     expect((await agent.fetch('/api/account')).status).toBe(200);
-    expect(await t.store.getUser(user.id)).toBeDefined();
+    expect(await t.store.users.getUser(user.id)).toBeDefined();
   });
 
   it('needs the CSRF token and a signed-in user', async () => {
@@ -163,7 +164,7 @@ describe('deleteAccount', () => {
       body: JSON.stringify({ password: TEST_PASSWORD, confirm: user.name }),
     });
     expect(res.status).toBe(403);
-    expect(await t.store.getUser(user.id)).toBeDefined();
+    expect(await t.store.users.getUser(user.id)).toBeDefined();
     expect((await new Agent(t).json('POST', '/api/account/deletion', { password: 'x', confirm: 'y' })).status).toBe(401);
   });
 
@@ -173,7 +174,7 @@ describe('deleteAccount', () => {
       expect((await agent.json('POST', '/api/account/deletion', { password: `wrong-${i}-password`, confirm: user.name })).status).toBe(403);
     }
     expect((await agent.json('POST', '/api/account/deletion', { password: TEST_PASSWORD, confirm: user.name })).status).toBe(429);
-    expect(await t.store.getUser(user.id)).toBeDefined();
+    expect(await t.store.users.getUser(user.id)).toBeDefined();
   });
 });
 
@@ -206,10 +207,10 @@ describe('an account deleted (in another tab) while its own picture change is in
   const moments: [Change, string, () => [object, string, 'before' | 'after']][] = [
     ['upload', 'while the picture is still being read and converted', () => [t.app.deps.limits.pictureUpload, 'consume', 'after']],
     ['upload', 'after the conversion, before the new picture is stored', () => [t.app.deps.pictures, 'writeAll', 'before']],
-    ['upload', 'after the new picture is stored, before the account points at it', () => [t.store, 'swapPfpTimestamp', 'before']],
-    ['upload', 'after the account points at the new picture, before the answer', () => [t.store, 'swapPfpTimestamp', 'after']],
-    ['removal', 'before the account stops pointing at the picture', () => [t.store, 'swapPfpTimestamp', 'before']],
-    ['removal', 'after the account stops pointing at the picture, before the answer', () => [t.store, 'swapPfpTimestamp', 'after']],
+    ['upload', 'after the new picture is stored, before the account points at it', () => [t.store.users, 'swapPfpTimestamp', 'before']],
+    ['upload', 'after the account points at the new picture, before the answer', () => [t.store.users, 'swapPfpTimestamp', 'after']],
+    ['removal', 'before the account stops pointing at the picture', () => [t.store.users, 'swapPfpTimestamp', 'before']],
+    ['removal', 'after the account stops pointing at the picture, before the answer', () => [t.store.users, 'swapPfpTimestamp', 'after']],
   ];
 
   for (const [change, moment, where] of moments) {
@@ -236,7 +237,7 @@ describe('an account deleted (in another tab) while its own picture change is in
       }
       expect(deletion).toBe(204);
       expect([res.status, await res.json()]).toEqual([401, { message: 'Sign in first' }]);
-      expect(await t.store.getUser(user.id)).toBeUndefined();
+      expect(await t.store.users.getUser(user.id)).toBeUndefined();
       // Neither the old picture nor the new one: no file on SQLite, no row on PostgreSQL.
       expect(await storedPictures(t, user.id)).toEqual([]);
       expect(await t.store.knex('pictures').where({ user_id: user.id })).toEqual([]);
@@ -251,9 +252,9 @@ describe('an account deleted (in another tab) while another change of its own is
   // The deletion lands after the session was checked, just before the change's write: a write
   // that finds no account (a "not found", a foreign key refused) answers 401 like the session.
   const changes: [string, string, Record<string, unknown>, string, () => Promise<unknown[]>][] = [
-    ['updateAccount', '/api/account', { bio: 'Gone soon' }, 'updateUser', async () => []],
-    ['registerApp', '/api/apps', { name: 'Chess', redirect_uris: [CALLBACK] }, 'createApp', () => t.store.knex('apps').where({ name: 'Chess' })],
-    ['registerGame', '/api/games', { title: 'Orphan', url: 'https://game.example/orphan' }, 'createGame', () => t.store.knex('games').where({ title: 'Orphan' })],
+    ['updateAccount', '/api/account', { bio: 'Gone soon' }, 'users.updateUser', async () => []],
+    ['registerApp', '/api/apps', { name: 'Chess', redirect_uris: [CALLBACK] }, 'apps.createApp', () => t.store.knex('apps').where({ name: 'Chess' })],
+    ['registerGame', '/api/games', { title: 'Orphan', url: 'https://game.example/orphan' }, 'games.createGame', () => t.store.knex('games').where({ title: 'Orphan' })],
   ];
 
   for (const [operationId, route, body, storeMethod, leftBehind] of changes) {
@@ -261,7 +262,8 @@ describe('an account deleted (in another tab) while another change of its own is
       const { agent, user } = await signedInAgent(t);
       const method = operationId === 'updateAccount' ? 'PATCH' : 'POST';
       let deletion: number | undefined;
-      const restore = interceptOnce(t.store, storeMethod, 'before', async () => {
+      const [aggregate, name] = storeMethod.split('.') as [keyof Aggregates, string];
+      const restore = interceptOnce(t.store[aggregate], name, 'before', async () => {
         deletion = (await agent.json('POST', '/api/account/deletion', { password: TEST_PASSWORD, confirm: user.name })).status;
       });
       let res: Response;
@@ -272,7 +274,7 @@ describe('an account deleted (in another tab) while another change of its own is
       }
       expect(deletion).toBe(204);
       expect([res.status, await res.json()]).toEqual([401, { message: 'Sign in first' }]);
-      expect(await t.store.getUser(user.id)).toBeUndefined();
+      expect(await t.store.users.getUser(user.id)).toBeUndefined();
       expect(await leftBehind()).toEqual([]);
     });
   }
@@ -291,7 +293,7 @@ describe('an account deleted (in another tab) while another change of its own is
     const { agent, user } = await signedInAgent(t);
     const res = await agent.json('DELETE', '/api/account/grants/nobody');
     expect([res.status, await res.json()]).toEqual([404, { message: 'No grant for this app' }]);
-    expect(await t.store.getUser(user.id)).toBeDefined();
+    expect(await t.store.users.getUser(user.id)).toBeDefined();
   });
 });
 

@@ -15,13 +15,13 @@ const CALLBACK = 'https://client.example/callback';
 describe('exportAccount', () => {
   it('is an attachment with profile, email, apps and games owned, grants, sessions, sign-ins, passkeys, the authenticator app and linked upstream identities', async () => {
     const { agent, user } = await signedInAgent(t);
-    await t.store.updateUser(user.id, { bio: 'hello' });
+    await t.store.users.updateUser(user.id, { bio: 'hello' });
     const own = await makeClient(t, user.id, [CALLBACK]);
-    const game = await t.store.createGame({ authorId: user.id, title: 'Mine', url: 'https://game.example/', createdAt: t.clock.now() });
+    const game = await t.store.games.createGame({ authorId: user.id, title: 'Mine', url: 'https://game.example/', createdAt: t.clock.now() });
     const owner = await makeUser(t);
     const other = await makeClient(t, owner.id, [CALLBACK]);
     await agent.form('/oauth', { decision: 'authorize', client_id: other.clientId, redirect_uri: CALLBACK, scope: 'userinfo email' });
-    const passkey = await t.store.createPasskey({
+    const passkey = await t.store.passkeys.createPasskey({
       userId: user.id,
       credentialId: 'credential-id-of-the-phone',
       publicKey: 'public-key-of-the-phone',
@@ -34,19 +34,19 @@ describe('exportAccount', () => {
     });
     const seed = 'sealed-seed-of-the-authenticator-app';
     const codeHashes = ['recovery-code-hash-1', 'recovery-code-hash-2'];
-    await t.store.savePendingTotp(user.id, seed, t.clock.now());
-    await t.store.confirmTotp(user.id, seed, 1, t.clock.now(), codeHashes, NOTHING);
+    await t.store.authenticatorApp.savePendingTotp(user.id, seed, t.clock.now());
+    await t.store.authenticatorApp.confirmTotp(user.id, seed, 1, t.clock.now(), codeHashes, NOTHING);
     // Two linked upstream identities: one with an address and used since, one with neither.
     const upstream = { kind: 'oidc' as const, preset: null, authorizationEndpoint: null, tokenEndpoint: null, userinfoEndpoint: null, claimMapping: null, scopes: ['openid', 'email'], clientSecretSealed: 'sealed-upstream-secret', enabled: true, trustMfa: false, createdAt: t.clock.now() };
-    await t.store.addUpstream({ ...upstream, slug: 'export-acme', name: 'Export Acme', issuer: 'https://acme.example', clientId: 'acme-client' });
-    await t.store.addUpstream({ ...upstream, slug: 'export-globex', name: 'Export Globex', issuer: 'https://globex.example', clientId: 'globex-client' });
-    const acme = await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'export-acme', subject: 'acme-subject-1', email: 'ada@acme.example', createdAt: t.clock.now() - 2 });
-    await t.store.touchUpstreamIdentity(acme.id, t.clock.now() + 2);
-    const globex = await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'export-globex', subject: 'globex-subject-1', email: null, createdAt: t.clock.now() - 1 });
+    await t.store.upstreams.addUpstream({ ...upstream, slug: 'export-acme', name: 'Export Acme', issuer: 'https://acme.example', clientId: 'acme-client' });
+    await t.store.upstreams.addUpstream({ ...upstream, slug: 'export-globex', name: 'Export Globex', issuer: 'https://globex.example', clientId: 'globex-client' });
+    const acme = await t.store.upstreamIdentities.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'export-acme', subject: 'acme-subject-1', email: 'ada@acme.example', createdAt: t.clock.now() - 2 });
+    await t.store.upstreamIdentities.touchUpstreamIdentity(acme.id, t.clock.now() + 2);
+    const globex = await t.store.upstreamIdentities.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'export-globex', subject: 'globex-subject-1', email: null, createdAt: t.clock.now() - 1 });
     // The sign-in history, newest first: the agent's own sign-in, one recorded from elsewhere and one through an upstream.
-    const [signedIn] = await t.store.listSignIns(user.id, 10);
-    await t.store.recordSignIn(user.id, { at: t.clock.now() + 1, ip: '203.0.113.7', userAgent: 'Browser/2 (elsewhere)', upstream: null }, 20);
-    await t.store.recordSignIn(user.id, { at: t.clock.now() + 2, ip: '203.0.113.8', userAgent: 'Browser/3', upstream: 'Export Acme' }, 20);
+    const [signedIn] = await t.store.signIns.listSignIns(user.id, 10);
+    await t.store.signIns.recordSignIn(user.id, { at: t.clock.now() + 1, ip: '203.0.113.7', userAgent: 'Browser/2 (elsewhere)', upstream: null }, 20);
+    await t.store.signIns.recordSignIn(user.id, { at: t.clock.now() + 2, ip: '203.0.113.8', userAgent: 'Browser/3', upstream: 'Export Acme' }, 20);
     const res = await agent.fetch('/api/account/export');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -81,8 +81,8 @@ describe('exportAccount', () => {
       ],
     });
     // No secret of any kind.
-    const stored = await t.store.getUser(user.id);
-    const app = await t.store.getApp(own.clientId);
+    const stored = await t.store.users.getUser(user.id);
+    const app = await t.store.apps.getApp(own.clientId);
     for (const secret of [TEST_PASSWORD, stored!.passwordHash, own.clientSecret, app!.secretHash, agent.cookies.get('idp.sid')!, passkey.credentialId, passkey.publicKey, seed, ...codeHashes, 'sealed-upstream-secret']) {
       expect(text).not.toContain(secret);
     }
@@ -90,7 +90,7 @@ describe('exportAccount', () => {
 
   it('says the authenticator app is off while no setup is confirmed', async () => {
     const { agent, user } = await signedInAgent(t);
-    await t.store.savePendingTotp(user.id, 'sealed-seed-of-a-setup', t.clock.now());
+    await t.store.authenticatorApp.savePendingTotp(user.id, 'sealed-seed-of-a-setup', t.clock.now());
     const body = (await (await agent.fetch('/api/account/export')).json()) as Record<string, unknown>;
     expect(body.authenticator_app).toEqual({ enabled: false, recovery_codes_left: 0 });
   });

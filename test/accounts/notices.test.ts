@@ -87,7 +87,7 @@ describe('notices of sign-in changes', () => {
   it('tells the owner when an account at an upstream is unlinked', async () => {
     const { agent, user } = await signedInAgent(t);
     await addUpstream({ store: t.store, now: t.clock.now, secrets: t.config.sessionSecrets }, { name: 'Acme', source: { issuer: 'https://op.example' }, clientId: 'acme', clientSecret: 'acme-secret' });
-    const link = await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'acme', subject: 'ada', email: 'ada@acme.example', createdAt: t.clock.now() });
+    const link = await t.store.upstreamIdentities.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'acme', subject: 'ada', email: 'ada@acme.example', createdAt: t.clock.now() });
     expect((await agent.json('DELETE', `/api/account/upstream-identities/${link.id}`, { password: TEST_PASSWORD })).status).toBe(204);
     expect(await subjects(user.email)).toEqual(['Another account was unlinked from yours']);
     expect(smtp.to(user.email)[0]!.mail.text).toBe(

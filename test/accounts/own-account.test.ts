@@ -40,7 +40,7 @@ describe('getAccount', () => {
 describe('updateAccount', () => {
   it('sets the bio and equips an owned flair', async () => {
     const { agent, user } = await signedInAgent(t);
-    await t.store.updateUser(user.id, { flairs: ['none', 'gold'] });
+    await t.store.users.updateUser(user.id, { flairs: ['none', 'gold'] });
     const res = await agent.json('PATCH', '/api/account', { bio: 'Plays chess <b>badly</b>', equippedFlair: 'gold' });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { user: unknown }).user).toMatchObject({ bio: 'Plays chess <b>badly</b>', equippedFlair: 'gold', flairs: ['none', 'gold'] });
@@ -102,7 +102,7 @@ describe('setAccountPicture and removeAccountPicture', () => {
     const { agent, user } = await signedInAgent(t);
     const res = await upload(agent, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')), 'forged');
     expect([res.status, await res.json()]).toEqual([403, { message: 'Invalid CSRF token' }]);
-    expect((await t.store.getUser(user.id))?.pfpTimestamp).toBeNull();
+    expect((await t.store.users.getUser(user.id))?.pfpTimestamp).toBeNull();
   });
 
   it('multipart is refused on any other route (415)', async () => {
@@ -128,7 +128,7 @@ describe('postHeartbeat', () => {
     expect(await beat()).toEqual({ addedMinutes: 3, playMinutes: 4, lastHeartbeat: start + 240_000 });
     t.clock.advance(6 * 60_000); // a gap: not played
     expect(await beat()).toEqual({ addedMinutes: 0, playMinutes: 4, lastHeartbeat: t.clock.now() });
-    expect((await t.store.getUser(user.id))?.playMinutes).toBe(4);
+    expect((await t.store.users.getUser(user.id))?.playMinutes).toBe(4);
   });
 
   it('counts concurrent heartbeats once', async () => {
@@ -137,7 +137,7 @@ describe('postHeartbeat', () => {
     t.clock.advance(120_000);
     const results = (await Promise.all([1, 2, 3].map(() => agent.json('POST', '/api/account/heartbeat').then((r) => r.json())))) as { addedMinutes: number }[];
     expect(results.map((r) => r.addedMinutes).reduce((a, b) => a + b, 0)).toBe(2);
-    expect((await t.store.getUser(user.id))?.playMinutes).toBe(2);
+    expect((await t.store.users.getUser(user.id))?.playMinutes).toBe(2);
   });
 
   it('is 401 signed out', async () => {

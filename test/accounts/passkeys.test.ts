@@ -44,7 +44,7 @@ async function addPasskey(agent: Agent, o: { synced?: boolean; name?: string } =
 
 /** The amr the agent's session recorded (read from the stored session). */
 async function storedAmr(agent: Agent): Promise<unknown> {
-  const data = await t.store.getSession(hashSecret(agent.cookies.get('idp.sid')!), t.clock.now());
+  const data = await t.store.sessions.getSession(hashSecret(agent.cookies.get('idp.sid')!), t.clock.now());
   return (JSON.parse(data!) as { amr?: string[] }).amr;
 }
 
@@ -79,7 +79,7 @@ describe('the account passkeys', () => {
     expect(first).toEqual([201, { id: expect.any(Number) as number, name: 'Passkey 1', created_at: now, synced: true }]);
     const id = ((first as [number, { id: number }])[1]).id;
     expect(events).toEqual([{ event: 'passkey_added', fields: { userId: user.id, passkeyId: id, ip: '127.0.0.1' } }]);
-    const stored = (await t.store.listPasskeys(user.id))[0]!;
+    const stored = (await t.store.passkeys.listPasskeys(user.id))[0]!;
     expect(stored).toMatchObject({ credentialId: key.id, counter: 0, transports: ['internal'], deviceType: 'multiDevice', backedUp: true });
 
     // The next options exclude it; a second passkey is "Passkey 2" unless named.
@@ -180,7 +180,7 @@ describe('signing in with a passkey', () => {
     expect(await body(await agent.fetch('/api/session'))).toMatchObject([200, { signed_in: true, user: { id: user.id, name: user.name } }]);
     expect(await storedAmr(agent)).toEqual(['hwk', 'user', 'mfa']);
     expect(events.map((e) => e.event)).toEqual(['sign_in']);
-    expect((await t.store.listPasskeys(user.id))[0]).toMatchObject({ id, lastUsedAt: t.clock.now() });
+    expect((await t.store.passkeys.listPasskeys(user.id))[0]).toMatchObject({ id, lastUsedAt: t.clock.now() });
     // An address that is not a path here is ignored.
     const elsewhere = await signInWith(key, { return_to: 'https://evil.example/' });
     expect(await body(elsewhere.res)).toEqual([200, { redirect: '/account' }]);
@@ -314,7 +314,7 @@ describe('confirming before adding or removing a passkey', () => {
       expect(await body(await agent.json('DELETE', `/api/account/passkeys/${passkey.id}`, { password: 'wrong password' }))).toEqual(wrong);
       expect((await agent.json('DELETE', `/api/account/passkeys/${passkey.id}`, { password: TEST_PASSWORD })).status).toBe(204);
     }
-    expect(await t.store.listPasskeys(user.id)).toEqual([]);
+    expect(await t.store.passkeys.listPasskeys(user.id)).toEqual([]);
   });
 
   it('takes a passkey confirmation of the session instead, for 5 minutes, from one of the account\'s passkeys only', async () => {

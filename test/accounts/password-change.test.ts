@@ -25,7 +25,7 @@ describe('changePassword', () => {
     expect(old.status).toBe(401);
     await new Agent(t).signIn(user, NEW_PASSWORD);
     // The stored hash is not the password.
-    expect((await t.store.getUser(user.id))!.passwordHash).not.toContain(NEW_PASSWORD);
+    expect((await t.store.users.getUser(user.id))!.passwordHash).not.toContain(NEW_PASSWORD);
   });
 
   it('refuses a wrong current password (403), changing nothing and ending no session', async () => {

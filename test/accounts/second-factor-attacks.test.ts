@@ -167,7 +167,7 @@ describe('parallel bursts of guesses (finding 3)', () => {
     expect(statuses).toEqual([...Array<number>(10).fill(403), ...Array<number>(20).fill(429)]);
     // The owner's password now waits too: the lock counts guesses, whoever makes them.
     expect((await agent.json('DELETE', '/api/account/totp', { password: TEST_PASSWORD })).status).toBe(429);
-    expect(await t.store.getTotp(user.id)).toMatchObject({ confirmedAt: expect.any(Number) as number });
+    expect(await t.store.authenticatorApp.getTotp(user.id)).toMatchObject({ confirmedAt: expect.any(Number) as number });
   });
 });
 
@@ -190,8 +190,8 @@ describe('a stolen session and the factors (finding 2)', () => {
     ]);
     expect(await body(await agent.json('POST', '/api/account/totp'))).toEqual(missing);
     expect(await body(await agent.json('POST', '/api/account/totp', { password: 'a guess' }))).toEqual([403, { message: 'The password is wrong' }]);
-    expect(await t.store.listPasskeys(user.id)).toEqual([]);
-    expect(await t.store.getTotp(user.id)).toBeUndefined();
+    expect(await t.store.passkeys.listPasskeys(user.id)).toEqual([]);
+    expect(await t.store.authenticatorApp.getTotp(user.id)).toBeUndefined();
   });
 
   it('cannot remove any passkey without the password or a recent passkey confirmation, with the authenticator app on too', async () => {
@@ -203,7 +203,7 @@ describe('a stolen session and the factors (finding 2)', () => {
     }
     expect(await body(await agent.json('DELETE', `/api/account/passkeys/${ids[0]}`))).toEqual([400, { message: 'Body field password is required' }]);
     expect(await body(await agent.json('DELETE', `/api/account/passkeys/${ids[0]}`, { password: 'a guess' }))).toEqual([403, { message: 'The password is wrong' }]);
-    expect((await t.store.listPasskeys(user.id)).map((p) => p.id)).toEqual(ids);
+    expect((await t.store.passkeys.listPasskeys(user.id)).map((p) => p.id)).toEqual(ids);
     expect((await agent.json('DELETE', `/api/account/passkeys/${ids[0]}`, { password: TEST_PASSWORD })).status).toBe(204);
     expect(events.filter((e) => e.event === 'passkey_removed')).toHaveLength(1);
   });
@@ -240,7 +240,7 @@ describe('recovery codes in a copy of the database (finding 5)', () => {
 
   it('are stored as scrypt under one salt per set, never as a plain SHA-256', async () => {
     const { user, recoveryCodes } = await withAuthenticator();
-    const stored = await t.store.listRecoveryCodeHashes(user.id);
+    const stored = await t.store.authenticatorApp.listRecoveryCodeHashes(user.id);
     expect(stored).toHaveLength(10);
     const salts = new Set(stored.map((h) => h.split('$').slice(0, 5).join('$')));
     expect([...salts]).toEqual([expect.stringMatching(/^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}$/) as string]);
@@ -255,12 +255,12 @@ describe('recovery codes in a copy of the database (finding 5)', () => {
   it('re-hashes the SHA-256 rows of before at start, and those codes keep working, once each', async () => {
     const { user } = await withAuthenticator();
     const old = ['abcde-fghjk', 'mnpqr-stuvw'];
-    await t.store.replaceRecoveryCodes(user.id, old.map((c) => hashSecret(c.replace('-', ''))), t.clock.now());
-    const legacy = await t.store.listLegacyRecoveryCodes('scrypt$');
+    await t.store.authenticatorApp.replaceRecoveryCodes(user.id, old.map((c) => hashSecret(c.replace('-', ''))), t.clock.now());
+    const legacy = await t.store.authenticatorApp.listLegacyRecoveryCodes('scrypt$');
     expect(legacy.filter((r) => r.userId === user.id)).toHaveLength(2);
     expect(await upgradeRecoveryCodes(t.store)).toBe(legacy.length);
     expect(await upgradeRecoveryCodes(t.store)).toBe(0);
-    const stored = await t.store.listRecoveryCodeHashes(user.id);
+    const stored = await t.store.authenticatorApp.listRecoveryCodeHashes(user.id);
     expect(stored.every((h) => h.startsWith('scrypt$16384$8$1$'))).toBe(true);
     const first = await halfSignedIn(user);
     expect((await formFrom(first, newAddress(), '/signin/otp', { otp: 'ABCDE FGHJK' })).status).toBe(303);

@@ -204,7 +204,7 @@ const EVENTS: Record<SecurityEvent, { setUp?: (agent: Agent, user: UserRecord) =
   },
   upstream_unlinked: {
     actorKept: true,
-    setUp: async (_agent, user) => (await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: upstreamSlug, subject: `events-${user.id}`, email: null, createdAt: t.clock.now() })).id,
+    setUp: async (_agent, user) => (await t.store.upstreamIdentities.linkUpstreamIdentity({ userId: user.id, upstreamSlug: upstreamSlug, subject: `events-${user.id}`, email: null, createdAt: t.clock.now() })).id,
     happen: async (a, linkId) => {
       expect((await a.actor.json('DELETE', `/api/account/upstream-identities/${linkId as number}`, { password: TEST_PASSWORD })).status).toBe(204);
     },
@@ -265,7 +265,7 @@ const EVENTS: Record<SecurityEvent, { setUp?: (agent: Agent, user: UserRecord) =
       // A reset proves the mailbox: the mailbox's owner, perhaps not the account's maker.
       const link = await makeEmailLink(t, a.user.id, 'reset', null);
       expect((await new Agent(t).form('/reset-password', { token: link, password: 'the mailbox owner 1' })).status).toBe(200);
-      expect(await t.store.listPasskeys(a.user.id)).toEqual([]);
+      expect(await t.store.passkeys.listPasskeys(a.user.id)).toEqual([]);
     },
   },
 };
@@ -362,9 +362,9 @@ describe('proving an address never proven', () => {
     await totpOn(agent);
     const link = await makeEmailLink(t, user.id, 'reset', null);
     expect((await new Agent(t).form('/reset-password', { token: link, password: 'the mailbox owner 1' })).status).toBe(200);
-    const after = (await t.store.getUser(user.id))!;
+    const after = (await t.store.users.getUser(user.id))!;
     expect(after.emailVerifiedAt).toBe(t.clock.now());
-    expect([await t.store.listPasskeys(user.id), await t.store.getTotp(user.id)]).toEqual([[], undefined]);
+    expect([await t.store.passkeys.listPasskeys(user.id), await t.store.authenticatorApp.getTotp(user.id)]).toEqual([[], undefined]);
     expect((await agent.fetch('/api/account')).status).toBe(401);
     expect(audited.filter(([e, f]) => e === 'address_proven' && (f as { userId: number }).userId === user.id).map(([, f]) => f)).toEqual([
       { userId: user.id, by: 'reset', passkeys: 1, upstreamIdentities: 0, authenticatorApp: true, endedSessions: 1 },
@@ -380,16 +380,16 @@ describe('proving an address never proven', () => {
     const asked = await elsewhere.fetch(`/verify-email?token=${link}`);
     const back = encodeURIComponent(`/verify-email?token=${link}`);
     expect([asked.status, /<p><a class="button" id="forward" href="([^"]+)">Sign in to confirm<\/a><\/p>/.exec(await asked.text())?.[1]]).toEqual([200, `/signin?return_to=${back}`]);
-    expect((await t.store.getUser(user.id))!.emailVerifiedAt).toBeNull();
+    expect((await t.store.users.getUser(user.id))!.emailVerifiedAt).toBeNull();
     // Signed in to another account, it asks for a sign-in again.
     const other = (await signedInAgent(t)).agent;
     expect(/id="forward" href="([^"]+)"/.exec(await (await other.fetch(`/verify-email?token=${link}`)).text())?.[1]).toBe(`/signin?prompt=login&amp;return_to=${back}`);
-    expect((await t.store.getUser(user.id))!.emailVerifiedAt).toBeNull();
+    expect((await t.store.users.getUser(user.id))!.emailVerifiedAt).toBeNull();
     // Signed in to the account, through the sign-in page's way back, the same link works.
     const signIn = await elsewhere.form('/signin', { name: user.name, password: TEST_PASSWORD, return_to: `/verify-email?token=${link}` });
     expect([signIn.status, signIn.headers.get('location')]).toEqual([303, `/verify-email?token=${link}`]);
     expect((await elsewhere.fetch(`/verify-email?token=${link}`)).status).toBe(200);
-    expect((await t.store.getUser(user.id))!.emailVerifiedAt).toBe(t.clock.now());
+    expect((await t.store.users.getUser(user.id))!.emailVerifiedAt).toBe(t.clock.now());
   });
 
   it('a verification link followed in the account\'s own session removes nothing', async () => {
@@ -398,7 +398,7 @@ describe('proving an address never proven', () => {
     await addPasskey(agent);
     const link = await makeEmailLink(t, user.id, 'verify', user.email);
     expect((await agent.fetch(`/verify-email?token=${link}`)).status).toBe(200);
-    expect(await t.store.listPasskeys(user.id)).toHaveLength(1);
+    expect(await t.store.passkeys.listPasskeys(user.id)).toHaveLength(1);
     expect((await agent.fetch('/api/account')).status).toBe(200);
   });
 });
@@ -434,7 +434,7 @@ describe('a request in flight across a security event (the second review)', () =
     expect((await agent.fetch('/api/account')).status).toBe(401);
     finish();
     expect(await answered).toBe(401);
-    expect(await t.store.listPasskeys(user.id)).toEqual([]);
+    expect(await t.store.passkeys.listPasskeys(user.id)).toEqual([]);
     expect((await agent.fetch('/api/account')).status).toBe(401);
   });
 });

@@ -68,7 +68,7 @@ describe('postSignUp', () => {
     expect(body).toContain('<a href="/signin?return_to=%2Fapps" id="sign-in-link">sign in</a>');
     expect(agent.cookies.has('idp.sid')).toBe(false);
     expect(((await (await agent.fetch('/api/session')).json()) as { signed_in: boolean }).signed_in).toBe(false);
-    const stored = await t.store.getUserByName(name);
+    const stored = await t.store.users.getUserByName(name);
     expect(stored?.email).toBe(`${name}@example.com`);
     expect(stored?.passwordHash).toMatch(/^scrypt\$/);
     await agent.signIn({ name }, 'a long password');
@@ -88,8 +88,8 @@ describe('postSignUp', () => {
     const taken = await answer(existing.email.toUpperCase(), `taken_${process.pid}`);
     expect(taken).toEqual(fresh);
     expect(taken.status).toBe(200);
-    expect(await t.store.getUserByName(`taken_${process.pid}`)).toBeUndefined();
-    expect((await t.store.getUserByEmail(existing.email))!.id).toBe(existing.id);
+    expect(await t.store.users.getUserByName(`taken_${process.pid}`)).toBeUndefined();
+    expect((await t.store.users.getUserByEmail(existing.email))!.id).toBe(existing.id);
   });
 
   it('a taken name is still said (409) even when the address is taken too', async () => {
@@ -124,7 +124,7 @@ describe('postSignUp', () => {
     expect(res.status).toBe(403);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await res.text()).toContain('<p class="error" id="error-message">Invalid CSRF token</p>');
-    expect(await t.store.getUserByName('csrf_less')).toBeUndefined();
+    expect(await t.store.users.getUserByName('csrf_less')).toBeUndefined();
   });
 });
 
@@ -154,8 +154,8 @@ describe('postSignIn', () => {
   it('keeps only a hash of the session id in the store', async () => {
     const { agent } = await signedInAgent(t);
     const sid = agent.cookies.get('idp.sid')!;
-    expect(await t.store.getSession(sid, t.clock.now())).toBeUndefined();
-    expect(JSON.parse((await t.store.getSession(hashSecret(sid), t.clock.now()))!)).toMatchObject({ userId: expect.any(Number) });
+    expect(await t.store.sessions.getSession(sid, t.clock.now())).toBeUndefined();
+    expect(JSON.parse((await t.store.sessions.getSession(hashSecret(sid), t.clock.now()))!)).toMatchObject({ userId: expect.any(Number) });
   });
 
   it("records whose a session is, so all of a user's sessions can be ended together (except one)", async () => {
@@ -167,9 +167,9 @@ describe('postSignIn', () => {
     await bystander.signIn(other);
     const signedIn = async (a: Agent) => ((await (await a.fetch('/api/session')).json()) as { signed_in: boolean }).signed_in;
     const keep = hashSecret(agents[0]!.cookies.get('idp.sid')!);
-    expect((await t.store.recordSecurityEvent({ userId: user.id, keepSessionIdHash: keep }, { ...NOTHING, sessions: 'others' }, t.clock.now()))?.sessions).toBe(2);
+    expect((await t.store.securityEvents.recordSecurityEvent({ userId: user.id, keepSessionIdHash: keep }, { ...NOTHING, sessions: 'others' }, t.clock.now()))?.sessions).toBe(2);
     expect(await Promise.all([...agents, bystander].map(signedIn))).toEqual([true, false, false, true]);
-    expect((await t.store.recordSecurityEvent({ userId: user.id }, { ...NOTHING, sessions: 'all' }, t.clock.now()))?.sessions).toBe(1);
+    expect((await t.store.securityEvents.recordSecurityEvent({ userId: user.id }, { ...NOTHING, sessions: 'all' }, t.clock.now()))?.sessions).toBe(1);
     expect(await Promise.all([...agents, bystander].map(signedIn))).toEqual([false, false, false, true]);
   });
 
@@ -225,7 +225,7 @@ describe('rate limits', () => {
       expect((await new Agent(s).form('/signup', { name: 'first_one', email: 'f@example.com', password: 'password-1' })).status).toBe(200);
       const second = await new Agent(s).form('/signup', { name: 'second_one', email: 's@example.com', password: 'password-1' });
       expect(second.status).toBe(429);
-      expect(await s.store.getUserByName('second_one')).toBeUndefined();
+      expect(await s.store.users.getUserByName('second_one')).toBeUndefined();
     } finally {
       await s.close();
     }
@@ -239,7 +239,7 @@ describe('the cost of a password hash', () => {
       const agent = new Agent(real);
       const res = await agent.form('/signup', { name: 'cost_check', email: 'cost_check@example.com', password: 'correct horse battery' });
       expect(res.status).toBe(200);
-      const user = (await real.store.getUserByName('cost_check'))!;
+      const user = (await real.store.users.getUserByName('cost_check'))!;
       expect(user.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
       await agent.signIn(user, 'correct horse battery');
     } finally {
@@ -248,7 +248,7 @@ describe('the cost of a password hash', () => {
     // A test server's own sign-ups are cheaper, and sign in all the same.
     const agent = new Agent(t);
     expect((await agent.form('/signup', { name: 'cheap_hash', email: 'cheap_hash@example.com', password: 'correct horse battery' })).status).toBe(200);
-    expect((await t.store.getUserByName('cheap_hash'))!.passwordHash).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect((await t.store.users.getUserByName('cheap_hash'))!.passwordHash).toMatch(/^scrypt\$1024\$8\$1\$/);
     await agent.signIn({ name: 'cheap_hash' }, 'correct horse battery');
   });
 });

@@ -15,7 +15,7 @@ beforeAll(async () => {
   smtp = await new MailServer().start();
   t = await startServer({ SMTP_URL: smtp.url, PUBLIC_URL: 'https://idp.example' }, { limits: { signInIp: { points: 1000, seconds: 600 } } });
   const moderator = await makeUser(t);
-  await t.store.updateUser(moderator.id, { modLevel: 2 });
+  await t.store.users.updateUser(moderator.id, { modLevel: 2 });
   mod = new Agent(t);
   await mod.signIn(moderator);
 });

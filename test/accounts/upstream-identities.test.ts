@@ -36,7 +36,7 @@ const LAST = { message: 'This is the last way to sign in to your account: set a 
 let subjects = 0;
 /** Links a new identity at `slug` to the user, as a sign-in through it would. */
 function link(userId: number, slug: 'acme' | 'globex', email: string | null = null, createdAt = t.clock.now()) {
-  return t.store.linkUpstreamIdentity({ userId, upstreamSlug: slug, subject: `subject-${process.pid}-${++subjects}`, email, createdAt });
+  return t.store.upstreamIdentities.linkUpstreamIdentity({ userId, upstreamSlug: slug, subject: `subject-${process.pid}-${++subjects}`, email, createdAt });
 }
 
 let names = 0;
@@ -48,7 +48,7 @@ let names = 0;
 async function passwordlessAgent(o: { withPasskey?: boolean } = {}): Promise<{ agent: Agent; user: UserRecord; key?: SoftAuthenticator; passkeyId?: number }> {
   const name = `nopass_${process.pid}_${++names}`;
   const email = `${name}@example.com`;
-  const user = await t.store.createUser(
+  const user = await t.store.users.createUser(
     { name, email, passwordHash: NO_PASSWORD, emailVerifiedAt: t.clock.now(), upstreamIdentity: { upstreamSlug: 'acme', subject: `subject-${process.pid}-${++subjects}`, email } },
     t.clock.now(),
   );
@@ -65,7 +65,7 @@ async function passwordlessAgent(o: { withPasskey?: boolean } = {}): Promise<{ a
     added = { key, passkeyId: ((await res.json()) as { id: number }).id };
   }
   await t.store.knex('users').where({ id: user.id }).update({ password_hash: NO_PASSWORD });
-  return { agent, user: (await t.store.getUser(user.id))!, ...added };
+  return { agent, user: (await t.store.users.getUser(user.id))!, ...added };
 }
 
 /** Confirms the agent's session with its passkey (`reauthWithPasskey`): for 5 minutes no password is asked. */
@@ -82,7 +82,7 @@ describe('linked identities', () => {
     const now = t.clock.now();
     const later = await link(user.id, 'globex', null, now + 1000);
     const first = await link(user.id, 'acme', 'ada@acme.example', now);
-    await t.store.touchUpstreamIdentity(first.id, now + 5000);
+    await t.store.upstreamIdentities.touchUpstreamIdentity(first.id, now + 5000);
     await link((await signedInAgent(t)).user.id, 'acme', 'someone@acme.example');
     const res = await agent.fetch('/api/account/upstream-identities');
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -112,7 +112,7 @@ describe('linked identities', () => {
     expect(await body(await agent.json('DELETE', `/api/account/upstream-identities/${acme.id}`, { password: TEST_PASSWORD }))).toEqual([404, NOT_FOUND]);
     // An account with a password may unlink its last link: the password still signs in.
     expect((await agent.json('DELETE', `/api/account/upstream-identities/${globex.id}`, { password: TEST_PASSWORD })).status).toBe(204);
-    expect(await t.store.listUpstreamIdentities(user.id)).toEqual([]);
+    expect(await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).toEqual([]);
     expect(unlinked()).toHaveLength(2);
   });
 
@@ -122,7 +122,7 @@ describe('linked identities', () => {
     const theirs = await link(other.user.id, 'acme');
     expect(await body(await agent.json('DELETE', `/api/account/upstream-identities/${theirs.id}`, { password: TEST_PASSWORD }))).toEqual([404, NOT_FOUND]);
     expect(await body(await agent.json('DELETE', '/api/account/upstream-identities/999999', { password: TEST_PASSWORD }))).toEqual([404, NOT_FOUND]);
-    expect((await t.store.listUpstreamIdentities(other.user.id)).map((i) => i.id)).toEqual([theirs.id]);
+    expect((await t.store.upstreamIdentities.listUpstreamIdentities(other.user.id)).map((i) => i.id)).toEqual([theirs.id]);
     expect(unlinked()).toEqual([]);
   });
 
@@ -133,17 +133,17 @@ describe('linked identities', () => {
     expect(await body(await agent.json('DELETE', `/api/account/upstream-identities/${acme.id}`, { password: 'not the password' }))).toEqual([403, { message: 'The password is wrong' }]);
     const noCsrf = await agent.fetch(`/api/account/upstream-identities/${acme.id}`, { method: 'DELETE', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ password: TEST_PASSWORD }) });
     expect(await body(noCsrf)).toEqual([403, { message: 'Invalid CSRF token' }]);
-    expect((await t.store.listUpstreamIdentities(user.id)).map((i) => i.id)).toEqual([acme.id]);
+    expect((await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).map((i) => i.id)).toEqual([acme.id]);
     expect(unlinked()).toEqual([]);
   });
 
   it('never unlinks the last way in: a password-less account without a passkey keeps its one link (409)', async () => {
     const { agent, user } = await passwordlessAgent();
-    const [only] = await t.store.listUpstreamIdentities(user.id);
+    const [only] = await t.store.upstreamIdentities.listUpstreamIdentities(user.id);
     // Said before any password is asked for: the account has none to give.
     expect(await body(await agent.json('DELETE', `/api/account/upstream-identities/${only!.id}`))).toEqual([409, LAST]);
     expect(await body(await agent.json('DELETE', `/api/account/upstream-identities/${only!.id}`, { password: 'anything' }))).toEqual([409, LAST]);
-    expect((await t.store.listUpstreamIdentities(user.id)).map((i) => i.id)).toEqual([only!.id]);
+    expect((await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).map((i) => i.id)).toEqual([only!.id]);
     // With a second link, one of them may go, once confirmed: it has no password, so a wrong one is refused.
     const globex = await link(user.id, 'globex');
     expect(await body(await agent.json('DELETE', `/api/account/upstream-identities/${globex.id}`, { password: 'anything' }))).toEqual([403, { message: 'The password is wrong' }]);
@@ -152,7 +152,7 @@ describe('linked identities', () => {
 
   it('lets a password-less account confirm with a passkey; its passkey is then a way in, and never removed as the last (409)', async () => {
     const { agent, user, key, passkeyId } = await passwordlessAgent({ withPasskey: true });
-    const [only] = await t.store.listUpstreamIdentities(user.id);
+    const [only] = await t.store.upstreamIdentities.listUpstreamIdentities(user.id);
     // It has no password to give: it is told to confirm.
     expect(await body(await agent.json('DELETE', `/api/account/upstream-identities/${only!.id}`))).toEqual([
       400,
@@ -160,14 +160,14 @@ describe('linked identities', () => {
     ]);
     await confirmWithPasskey(agent, key!);
     expect((await agent.json('DELETE', `/api/account/upstream-identities/${only!.id}`)).status).toBe(204);
-    expect(await t.store.listUpstreamIdentities(user.id)).toEqual([]);
+    expect(await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).toEqual([]);
     expect(unlinked()).toEqual([{ event: 'upstream_identity_unlinked', fields: { userId: user.id, upstream: 'acme', ip: '127.0.0.1' } }]);
     // The passkey is now the last way in: removing it is 409, with the confirmation and, said before any is asked for, without.
     const lastPasskey = { message: 'This is the last way to sign in to your account: set a password or link another account first' };
     expect(await body(await agent.json('DELETE', `/api/account/passkeys/${passkeyId!}`))).toEqual([409, lastPasskey]);
     t.clock.advance(6 * 60_000);
     expect(await body(await agent.json('DELETE', `/api/account/passkeys/${passkeyId!}`))).toEqual([409, lastPasskey]);
-    expect((await t.store.listPasskeys(user.id)).map((p) => p.id)).toEqual([passkeyId]);
+    expect((await t.store.passkeys.listPasskeys(user.id)).map((p) => p.id)).toEqual([passkeyId]);
   });
 
   it('of two unlinks racing for a password-less account\'s last two links, one wins and one is 409 (10 rounds)', async () => {
@@ -175,10 +175,10 @@ describe('linked identities', () => {
     await confirmWithPasskey(agent, key!);
     // The confirmation stands for 5 minutes; with the passkey removed, the links are the only way in.
     expect((await agent.json('DELETE', `/api/account/passkeys/${passkeyId!}`)).status).toBe(204);
-    expect(await t.store.listPasskeys(user.id)).toEqual([]);
+    expect(await t.store.passkeys.listPasskeys(user.id)).toEqual([]);
     for (let round = 0; round < 10; round++) {
       await link(user.id, round % 2 === 0 ? 'globex' : 'acme');
-      const links = await t.store.listUpstreamIdentities(user.id);
+      const links = await t.store.upstreamIdentities.listUpstreamIdentities(user.id);
       expect(links).toHaveLength(2);
       const answers = await Promise.all(links.map((l) => agent.json('DELETE', `/api/account/upstream-identities/${l.id}`)));
       const outcomes = await Promise.all(answers.map(async (r) => [r.status, r.status === 204 ? await r.text() : await r.json()]));
@@ -186,7 +186,7 @@ describe('linked identities', () => {
         [204, ''],
         [409, LAST],
       ]);
-      expect(await t.store.listUpstreamIdentities(user.id)).toHaveLength(1);
+      expect(await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).toHaveLength(1);
     }
     expect(unlinked()).toHaveLength(10);
   });

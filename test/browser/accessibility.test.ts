@@ -85,7 +85,7 @@ async function signedOut(viewport: Viewport): Promise<void> {
   const context = await browser.newContext({ viewport });
   const page = await newPage(context);
   const other = await makeUser(t);
-  await t.store.updateUser(other.id, { bio: 'Plays every night.\nLikes puzzles.', flairs: ['none', 'gold'], equippedFlair: 'gold', playMinutes: 75 });
+  await t.store.users.updateUser(other.id, { bio: 'Plays every night.\nLikes puzzles.', flairs: ['none', 'gold'], equippedFlair: 'gold', playMinutes: 75 });
   await check(page, viewport.name, 'home', '/');
   // The sign-in page as it is first shown has the same markup as with its error, checked below.
   await page.goto(`${t.baseUrl}/signin`);
@@ -145,8 +145,8 @@ async function signedOut(viewport: Viewport): Promise<void> {
 
   // The second step of sign-in, for an account with an authenticator app, with a wrong code.
   const withApp = await makeUser(t);
-  expect(await t.store.savePendingTotp(withApp.id, 'sealed-seed', t.clock.now())).toBe(true);
-  expect(await t.store.confirmTotp(withApp.id, 'sealed-seed', 1, t.clock.now(), [hashSecret('abcdefghjk')], NOTHING)).not.toBeUndefined();
+  expect(await t.store.authenticatorApp.savePendingTotp(withApp.id, 'sealed-seed', t.clock.now())).toBe(true);
+  expect(await t.store.authenticatorApp.confirmTotp(withApp.id, 'sealed-seed', 1, t.clock.now(), [hashSecret('abcdefghjk')], NOTHING)).not.toBeUndefined();
   await page.goto(`${t.baseUrl}/signin`);
   await page.fill('input[name=name]', withApp.name);
   await page.fill('input[name=password]', TEST_PASSWORD);
@@ -169,11 +169,11 @@ async function signedIn(viewport: Viewport): Promise<void> {
   const page = await newPage(context);
   // A moderator (level 2, so every moderation control shows), with a report waiting on another user.
   const user = await makeUser(t);
-  await t.store.updateUser(user.id, { modLevel: 2 });
+  await t.store.users.updateUser(user.id, { modLevel: 2 });
   const other = await makeUser(t);
-  await t.store.updateUser(other.id, { bio: 'Buy gold at example.com', flairs: ['none', 'gold'], equippedFlair: 'gold' });
+  await t.store.users.updateUser(other.id, { bio: 'Buy gold at example.com', flairs: ['none', 'gold'], equippedFlair: 'gold' });
   const reporter = await makeUser(t);
-  await t.store.createReport({ reporterId: reporter.id, targetId: other.id, reason: 'spam', text: 'Advertises in every game.', createdAt: t.clock.now() });
+  await t.store.moderation.createReport({ reporterId: reporter.id, targetId: other.id, reason: 'spam', text: 'Advertises in every game.', createdAt: t.clock.now() });
   await signIn(page, user);
   await check(page, viewport.name, 'home-signed-in', '/');
   await check(page, viewport.name, 'account', '/account', '#sessions li.session');
@@ -217,7 +217,7 @@ async function darkScheme(viewport: Viewport): Promise<void> {
   const page = await newPage(context);
   await check(page, viewport.name, 'dark-home', '/');
   const user = await makeUser(t, undefined, { verified: false });
-  await t.store.updateUser(user.id, { flairs: ['none', 'gold'], equippedFlair: 'gold' });
+  await t.store.users.updateUser(user.id, { flairs: ['none', 'gold'], equippedFlair: 'gold' });
   await signIn(page, user);
   await check(page, viewport.name, 'dark-account', '/account', '#sessions li.session');
   const consent = new URLSearchParams({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'userinfo email', state: 's' });

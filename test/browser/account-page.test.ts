@@ -115,7 +115,7 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
     await expectErrorBeside(page, '#delete-form', 'delete-result', '#delete-confirm', 'Deleting the account failed: Type your name exactly to confirm');
     // The password is no longer what is wrong.
     expect(await page.getAttribute('#delete-password', 'aria-invalid')).toBeNull();
-    expect(await t.store.getUser(user.id)).toBeDefined();
+    expect(await t.store.users.getUser(user.id)).toBeDefined();
   });
 
   it('a refused upload (a text file as picture): said below the picture form, in view, the file still chosen', async () => {
@@ -144,13 +144,13 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
       // Only the wrong field is marked.
       expect(await page.locator('#email-section [aria-invalid]').count()).toBe(1);
     }
-    expect((await t.store.getUser(user.id))!.email).toBe(user.email);
+    expect((await t.store.users.getUser(user.id))!.email).toBe(user.email);
   });
 
   it('no flair badge for "none"; a flair equipped shows one', async () => {
     await page.waitForFunction(() => document.querySelectorAll('#flair option').length > 0);
     expect(await page.isHidden('#profile-flair')).toBe(true);
-    await t.store.updateUser(user.id, { flairs: ['none', 'gold'] });
+    await t.store.users.updateUser(user.id, { flairs: ['none', 'gold'] });
     await page.reload();
     await page.waitForFunction(() => document.querySelectorAll('#flair option').length === 2);
     await page.selectOption('#flair', 'gold');
@@ -173,7 +173,7 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
     await page.click('#remove-picture');
     await expect.poll(() => page.textContent('#picture-result-status')).toBe('Picture removed: your profile shows the default picture again');
     expect(await page.isHidden('#remove-picture')).toBe(true);
-    expect((await t.store.getUser(user.id))!.pfpTimestamp).toBeFalsy();
+    expect((await t.store.users.getUser(user.id))!.pfpTimestamp).toBeFalsy();
 
     // Removed elsewhere (another tab) while this page still offers it.
     await upload();
@@ -198,7 +198,7 @@ describe.skipIf(!hasChromium)('the account page in Chromium', () => {
     }
     const owner = await makeUser(t);
     const client = await makeClient(t, owner.id);
-    await t.store.saveGrant({ userId: user.id, clientId: client.clientId, scopes: ['userinfo', 'email'] }, t.clock.now());
+    await t.store.grants.saveGrant({ userId: user.id, clientId: client.clientId, scopes: ['userinfo', 'email'] }, t.clock.now());
     // This page's session is seen again later than the others were.
     t.clock.advance(7 * 60_000);
     await page.reload();

@@ -57,12 +57,12 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
       await game(page, id).locator('button', { hasText: 'Save' }).click();
       await expect.poll(() => page.textContent(`#game-${id}-result-status`)).toBe('Saved: New title, hosted at https://new.example/game');
       expect(await game(page, id).locator('a').first().textContent()).toBe('New title');
-      expect(await t.store.getGame(id)).toMatchObject({ title: 'New title', url: 'https://new.example/game' });
+      expect(await t.store.games.getGame(id)).toMatchObject({ title: 'New title', url: 'https://new.example/game' });
 
       // Delete asks first: dismissed, nothing happens; accepted, the game goes.
       page.once('dialog', (d) => void d.dismiss());
       await game(page, id).locator('button', { hasText: 'Delete the game' }).click();
-      await expect.poll(async () => (await t.store.getGame(id)) !== undefined).toBe(true);
+      await expect.poll(async () => (await t.store.games.getGame(id)) !== undefined).toBe(true);
       let asked = '';
       page.once('dialog', (d) => {
         asked = d.message();
@@ -99,7 +99,7 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
     expect(await saved.locator('h3').textContent()).toBe('After');
     expect(await saved.locator('p.redirect-uris').textContent()).toBe('Redirect URIs: https://after.example/cb, https://after.example/cb2');
     expect(await saved.locator('select.redirect-uri option').allTextContents()).toEqual(['https://after.example/cb', 'https://after.example/cb2']);
-    expect(await t.store.getApp(app.clientId)).toMatchObject({ name: 'After', redirectUris: ['https://after.example/cb', 'https://after.example/cb2'], postLogoutRedirectUris: ['https://after.example/bye'] });
+    expect(await t.store.apps.getApp(app.clientId)).toMatchObject({ name: 'After', redirectUris: ['https://after.example/cb', 'https://after.example/cb2'], postLogoutRedirectUris: ['https://after.example/bye'] });
     await expectNoAxeViolations(page, 'apps page, after an edit');
 
     // A new secret, and its copy button.
@@ -140,7 +140,7 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
       await page.click('#register');
       await expect.poll(() => page.textContent('#apps-result-status')).toBe(`Registered Refreshing ${width}`);
       const clientId = (await page.textContent('#new-client-id'))!;
-      expect(await t.store.getApp(clientId)).toMatchObject({ grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] });
+      expect(await t.store.apps.getApp(clientId)).toMatchObject({ grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] });
       // The form is reset for the next app: the boxes are clear again.
       expect(await page.isChecked('#app-refresh-tokens')).toBe(false);
       expect(await page.isChecked('#app-device-grant')).toBe(false);
@@ -161,7 +161,7 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
       expect(await card().locator('p.refresh-tokens').textContent()).toBe('Refresh tokens: off');
       expect(await card().locator('p.device-grant').textContent()).toBe('Devices without a browser: on (people approve on /device)');
       expect(await card().locator('input.scope-offline_access').count()).toBe(0);
-      expect(await t.store.getApp(clientId)).toMatchObject({ grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'] });
+      expect(await t.store.apps.getApp(clientId)).toMatchObject({ grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'] });
       await card().locator('summary', { hasText: 'Edit name, addresses and grants' }).click();
       expect(await card().getByLabel('Refresh tokens: let this app keep people signed in (offline_access)').isChecked()).toBe(false);
       expect(await card().getByLabel('Devices without a browser: let this app sign people in from a console, a TV or a terminal').isChecked()).toBe(true);
@@ -176,7 +176,7 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
 
   it('a moderator removes someone else\'s game with a reason; the record names it', async () => {
     const moderator = await makeUser(t);
-    await t.store.updateUser(moderator.id, { modLevel: 1 });
+    await t.store.users.updateUser(moderator.id, { modLevel: 1 });
     const author = await makeUser(t);
     const { id } = await registerGame(t.app.deps, { authorId: author.id, title: 'Spam game', url: 'https://spam.example/' });
     const phone = await signedIn(moderator, 390, 844);
@@ -192,7 +192,7 @@ describe.skipIf(!hasChromium)('editing games and apps in Chromium', () => {
     page.once('dialog', (d) => void d.accept());
     await game(page, id).locator('button', { hasText: 'Remove the game' }).click();
     await expect.poll(() => page.textContent('#games-list-result-status')).toBe('Removed Spam game; the moderation record says why');
-    expect(await t.store.getGame(id)).toBeUndefined();
+    expect(await t.store.games.getGame(id)).toBeUndefined();
     await page.goto(`${t.baseUrl}/moderation?user=${author.id}`);
     await expect.poll(() => page.textContent('#moderation-history')).toContain('Removed the game "Spam game" (id');
     expect(await page.textContent('#moderation-history')).toContain(': Advertising, not a game (by ');

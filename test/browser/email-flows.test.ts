@@ -120,7 +120,7 @@ describe.skipIf(!hasChromium)('email flows in Chromium', () => {
     expect(await page.isDisabled('#authorize')).toBe(false);
     expect(await page.$('#email-unverified')).toBeNull();
     await Promise.all([page.waitForURL(`${callbackUrl}?**`), page.click('#authorize')]);
-    const user = await t.store.getUserByName(name);
+    const user = await t.store.users.getUserByName(name);
     expect(await whois(page.url())).toEqual({ id: user!.id, name, email });
   });
 
@@ -151,7 +151,7 @@ describe.skipIf(!hasChromium)('email flows in Chromium', () => {
     } finally {
       t.clock.advance(-3600 * 1000);
     }
-    expect((await t.store.getUserByName(name))!.email).toBe(email);
+    expect((await t.store.users.getUserByName(name))!.email).toBe(email);
   });
 
   it('forgot password -> mail -> reset: the new password works and the other browser is signed out', async () => {
@@ -218,7 +218,7 @@ describe.skipIf(!hasChromium)('email flows in Chromium', () => {
     // and the code it issues vouches for the new, verified address.
     await page.goto(authorizeLink('userinfo email'));
     await page.waitForURL(`${callbackUrl}?**`);
-    const user = await t.store.getUserByName(name);
+    const user = await t.store.users.getUserByName(name);
     expect(await whois(page.url())).toEqual({ id: user!.id, name, email: next });
   });
 });

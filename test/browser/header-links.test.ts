@@ -102,7 +102,7 @@ describe.skipIf(!hasChromium)("the header's links on every page, at a phone's wi
   beforeAll(async () => {
     t = await startServer({}, { limits: { signInIp: { points: 1000, seconds: 600 } } });
     moderator = await makeUser(t, 'a_rather_long_name_28_chars');
-    await t.store.updateUser(moderator.id, { modLevel: 1 });
+    await t.store.users.updateUser(moderator.id, { modLevel: 1 });
     member = await makeUser(t);
     const gamePage = fs.readFileSync(path.resolve(import.meta.dirname, '../../examples/game/index.html'));
     gameServer = http.createServer((_req, res) => res.setHeader('Content-Type', 'text/html').end(gamePage));

@@ -47,7 +47,7 @@ function formatted(page: Page, ms: number): Promise<string> {
 
 let subjects = 0;
 const link = (userId: number, slug: string, email: string | null = null) =>
-  t.store.linkUpstreamIdentity({ userId, upstreamSlug: slug, subject: `subject-${++subjects}`, email, createdAt: t.clock.now() });
+  t.store.upstreamIdentities.linkUpstreamIdentity({ userId, upstreamSlug: slug, subject: `subject-${++subjects}`, email, createdAt: t.clock.now() });
 
 describe.skipIf(!hasChromium)('linked accounts on the account page', () => {
   beforeAll(async () => {
@@ -67,7 +67,7 @@ describe.skipIf(!hasChromium)('linked accounts on the account page', () => {
       const size = `${viewport.width}x${viewport.height}`;
       const user = await makeUser(t);
       const acme = await link(user.id, 'acme', 'ada@acme.example');
-      await t.store.touchUpstreamIdentity(acme.id, t.clock.now() + 60_000);
+      await t.store.upstreamIdentities.touchUpstreamIdentity(acme.id, t.clock.now() + 60_000);
       const page = await signedIn(user, TEST_PASSWORD, viewport);
 
       await page.waitForSelector('#upstream-identity-list li.upstream-identity');
@@ -100,14 +100,14 @@ describe.skipIf(!hasChromium)('linked accounts on the account page', () => {
       expect(dialogs).toEqual([]);
       expect(await page.textContent('#upstream-identity-list')).toBe('No linked accounts.');
       expect(await page.isVisible('#link-upstream-acme')).toBe(true);
-      expect(await t.store.listUpstreamIdentities(user.id)).toEqual([]);
+      expect(await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).toEqual([]);
       await page.context().close();
     });
   }
 
   it('says in the section why the last way in of an account without a password stays', async () => {
     const name = `nopass_${process.pid}`;
-    const user = await t.store.createUser(
+    const user = await t.store.users.createUser(
       { name, email: `${name}@example.com`, passwordHash: NO_PASSWORD, emailVerifiedAt: t.clock.now(), upstreamIdentity: { upstreamSlug: 'globex', subject: 'only-one', email: null } },
       t.clock.now(),
     );
@@ -124,7 +124,7 @@ describe.skipIf(!hasChromium)('linked accounts on the account page', () => {
       .poll(() => page.textContent('#upstream-identities-result-error'))
       .toBe('Unlinking Globex failed: This is the last way to sign in to your account: set a password or add a passkey first');
     expect(dialogs).toEqual([]);
-    expect((await t.store.listUpstreamIdentities(user.id)).map((i) => i.subject)).toEqual(['only-one']);
+    expect((await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).map((i) => i.subject)).toEqual(['only-one']);
     await expectNoAxeViolations(page, 'linked accounts, the last way in');
     await page.context().close();
   });

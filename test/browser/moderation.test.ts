@@ -74,7 +74,7 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
 
   it('the profile page: escaped bio, flair, picture; 404 and 400 pages; a visitor is asked to sign in instead of a form', async () => {
     const b = await makeUser(t);
-    await t.store.updateUser(b.id, { bio: '<b>loud</b> & "proud"', flairs: ['none', 'gold'], equippedFlair: 'gold', playMinutes: 75 });
+    await t.store.users.updateUser(b.id, { bio: '<b>loud</b> & "proud"', flairs: ['none', 'gold'], equippedFlair: 'gold', playMinutes: 75 });
     const res = await fetch(`${t.baseUrl}/users/${b.id}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -136,10 +136,10 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
   it('a moderator works through the queue: hides a bio, removes a picture, suspends (once asked), closes the reports; the users see why', async () => {
     const rude = await makeUser(t);
     const spammer = await makeUser(t);
-    await t.store.updateUser(rude.id, { bio: 'You are all idiots' });
+    await t.store.users.updateUser(rude.id, { bio: 'You are all idiots' });
     await upload(spammer);
     const mod = await makeUser(t);
-    await t.store.updateUser(mod.id, { modLevel: 1 });
+    await t.store.users.updateUser(mod.id, { modLevel: 1 });
     const { agent: c } = await signedInAgent(t);
     const { agent: d } = await signedInAgent(t);
     const first = await report(c, rude, 'harassment', 'Calls everyone idiots.');
@@ -249,8 +249,8 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
   it('search, look-only for a peer, an admin setting the level from the page; 303 signed out, 403 page for a user; fits a phone', async () => {
     const mod = await makeUser(t, `mod_search_${process.pid}`);
     const peer = await makeUser(t, `mod_peer_${process.pid}`);
-    await t.store.updateUser(mod.id, { modLevel: 1 });
-    await t.store.updateUser(peer.id, { modLevel: 1 });
+    await t.store.users.updateUser(mod.id, { modLevel: 1 });
+    await t.store.users.updateUser(peer.id, { modLevel: 1 });
     const page = await signedIn(mod, 360);
     await page.goto(`${t.baseUrl}/moderation`);
     await page.fill('#moderation-search', 'mod_peer_');
@@ -266,7 +266,7 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     expect(await scrollsSideways(page)).toBe(false);
 
     // Made an admin, the same moderator opens the peer by address and may now set their level.
-    await t.store.updateUser(mod.id, { modLevel: 2 });
+    await t.store.users.updateUser(mod.id, { modLevel: 2 });
     await page.goto(`${t.baseUrl}/moderation?user=${peer.id}`);
     await expect.poll(() => page.textContent('#moderation-user-heading')).toBe(`${peer.name} (id ${peer.id})`);
     expect(await page.locator('#mod-level option').allTextContents()).toEqual(['0', '1']);
@@ -276,7 +276,7 @@ describe.skipIf(!hasChromium)('moderation in Chromium', () => {
     await page.click('#set-mod-level');
     await expect.poll(() => page.textContent('#moderation-result-status')).toBe('Setting the mod level: done.');
     expect(await page.locator('#moderation-history li').first().textContent()).toMatch(new RegExp(`^Set the mod level to 0: Stepped down\\. \\(by ${mod.name}, .+\\)$`));
-    expect((await t.store.getUser(peer.id))!.modLevel).toBe(0);
+    expect((await t.store.users.getUser(peer.id))!.modLevel).toBe(0);
     expect(await scrollsSideways(page)).toBe(false);
 
     const out = await fetch(`${t.baseUrl}/moderation`, { redirect: 'manual' });

@@ -284,7 +284,7 @@ describe.skipIf(!hasChromium)('an SPA on another site stays signed in with refre
 
     // 30 minutes after the sign-in, the app still reads the person's profile with its current token.
     expect(serverSeconds(t) - signedInAt).toBe(1800);
-    expect(await spa((s) => s.userInfo())).toEqual({ status: 200, body: { sub: String(user.id), ...profileClaims(issuer, (await t.store.getUser(user.id))!) } });
+    expect(await spa((s) => s.userInfo())).toEqual({ status: 200, body: { sub: String(user.id), ...profileClaims(issuer, (await t.store.users.getUser(user.id))!) } });
     expect(await page.textContent('#status')).toBe('signed in');
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'oidc-spa-refresh-signed-in.png'), fullPage: true });
     expect(pageProblems).toEqual([]);

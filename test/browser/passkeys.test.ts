@@ -61,7 +61,7 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
     await page.fill('#passkeys .passkey-name', 'This laptop');
     await page.click('#passkeys .rename-passkey');
     await page.waitForFunction(() => document.getElementById('passkeys-result-status')?.textContent === 'Passkey renamed to This laptop');
-    expect((await t.store.listPasskeys(user.id)).map((p) => p.name)).toEqual(['This laptop']);
+    expect((await t.store.passkeys.listPasskeys(user.id)).map((p) => p.name)).toEqual(['This laptop']);
 
     // Signed out, the sign-in page offers the passkey in the name field's autofill (conditional
     // mediation): the virtual authenticator picks it at once, and the page signs in to return_to.
@@ -81,17 +81,17 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
     expect(await page.textContent('#passkeys .passkey-times')).toMatch(/, last used /);
 
     // With an authenticator app on, the passkey stands in for the password for 5 minutes.
-    await t.store.savePendingTotp(user.id, 'sealed-seed', t.clock.now());
-    await t.store.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash'], NOTHING);
+    await t.store.authenticatorApp.savePendingTotp(user.id, 'sealed-seed', t.clock.now());
+    await t.store.authenticatorApp.confirmTotp(user.id, 'sealed-seed', 1, t.clock.now(), ['recovery-code-hash'], NOTHING);
     await page.reload();
     await page.click('#totp-passkey-confirm');
     await page.waitForFunction(() => document.getElementById('totp-passkey-result-status')?.textContent === 'Confirmed with a passkey: for 5 minutes, leave the password empty.');
     await page.click('#recovery-new');
     await page.waitForSelector('#recovery-codes li');
-    expect(await t.store.countRecoveryCodes(user.id)).toBe(10);
+    expect(await t.store.authenticatorApp.countRecoveryCodes(user.id)).toBe(10);
     await page.click('#totp-disable');
     await page.waitForSelector('#totp-off', { state: 'visible' });
-    expect(await t.store.getTotp(user.id)).toBeUndefined();
+    expect(await t.store.authenticatorApp.getTotp(user.id)).toBeUndefined();
     t.clock.advance(5 * 60 * 1000);
 
     // Removing a passkey: the password again, or a passkey confirmation (5 minutes have passed).
@@ -103,7 +103,7 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
     expect(await page.getAttribute('#passkeys .passkey-remove-password', 'aria-invalid')).toBe('true');
     await page.click('#passkeys .remove-passkey-with-passkey');
     await page.waitForFunction(() => document.getElementById('passkey-list')?.textContent === 'No passkeys yet.');
-    expect(await t.store.listPasskeys(user.id)).toEqual([]);
+    expect(await t.store.passkeys.listPasskeys(user.id)).toEqual([]);
     await context.close();
   });
 });

@@ -25,7 +25,7 @@ describe.skipIf(!hasChromium)('the layout on a phone and a desktop', () => {
     t = await startServer();
     // A moderator with a long name: the fullest header there is.
     moderator = await makeUser(t, 'a_rather_long_name_28_chars');
-    await t.store.updateUser(moderator.id, { modLevel: 1 });
+    await t.store.users.updateUser(moderator.id, { modLevel: 1 });
     gameId = (await registerGame(t.app.deps, { authorId: moderator.id, title: 'Frame test', url: 'http://localhost:9/game.html' })).id;
     browser = await launchChromium();
   });

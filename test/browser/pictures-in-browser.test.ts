@@ -72,7 +72,7 @@ describe.skipIf(!hasChromium)('in Chromium, from another origin', () => {
     );
     // The exchange itself happened (the code is used), but the page may not read its answer.
     expect(outcome).toEqual({ success: 'blocked', error: 401 });
-    expect((await t.store.getCode(createHash('sha256').update(code).digest('hex')))?.usedAt).not.toBeNull();
+    expect((await t.store.apps.getCode(createHash('sha256').update(code).digest('hex')))?.usedAt).not.toBeNull();
     await tab.close();
   });
 });

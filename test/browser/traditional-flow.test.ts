@@ -115,7 +115,7 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     // The confidential app keeps its rotate button.
     expect(await page.locator(`section.app[data-client-id="${app.clientId}"] button.rotate`).count()).toBe(1);
     const clientId = (await card.getAttribute('data-client-id'))!;
-    expect(await t.store.getApp(clientId)).toMatchObject({ public: true, secretHash: null });
+    expect(await t.store.apps.getApp(clientId)).toMatchObject({ public: true, secretHash: null });
   });
 
   async function generatedLink(withEmail: boolean): Promise<string> {
@@ -162,14 +162,14 @@ describe.skipIf(!hasChromium)('traditional flow in Chromium', () => {
     ]);
     await page.screenshot({ path: path.join(SCREENSHOTS_DIR, 'consent-page.png'), fullPage: true });
     await Promise.all([page.waitForURL(`${callbackUrl}?**`), page.click('#authorize')]);
-    const user = await t.store.getUserByName(name);
+    const user = await t.store.users.getUserByName(name);
     expect(await exchange(page.url())).toEqual({ id: user!.id, name, email: `${name}@example.com` });
   });
 
   it('Authorize without the email scope: whois has no email', async () => {
     await page.goto(await consentLink(false));
     await Promise.all([page.waitForURL(`${callbackUrl}?**`), page.click('#authorize')]);
-    expect(await exchange(page.url())).toEqual({ id: (await t.store.getUserByName(name))!.id, name });
+    expect(await exchange(page.url())).toEqual({ id: (await t.store.users.getUserByName(name))!.id, name });
   });
 
   it('Cancel sends access_denied to the callback', async () => {

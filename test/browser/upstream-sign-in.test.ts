@@ -130,7 +130,7 @@ describe.runIf(hasChromium)('signing in through an upstream OpenID Provider, in 
     expect(await page.textContent('#upstream-email')).toBe('newbie@op.example');
     expect(await page.inputValue('#name')).toBe('newbie_op');
     await accessible(page, 'picking the public name');
-    expect(await t.store.getUserByEmail('newbie@op.example')).toBeUndefined();
+    expect(await t.store.users.getUserByEmail('newbie@op.example')).toBeUndefined();
 
     await page.fill('#name', taken.name);
     const refused = await Promise.all([page.waitForResponse(`${t.baseUrl}/signup/upstream`), page.click('#upstream-signup-submit')]);
@@ -140,10 +140,10 @@ describe.runIf(hasChromium)('signing in through an upstream OpenID Provider, in 
 
     await page.fill('#name', 'NewbieUp');
     await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('#upstream-signup-submit')]);
-    const user = (await t.store.getUserByName('NewbieUp'))!;
+    const user = (await t.store.users.getUserByName('NewbieUp'))!;
     expect(user).toMatchObject({ email: 'newbie@op.example', passwordHash: NO_PASSWORD });
     expect(user.emailVerifiedAt).toBe(t.clock.now());
-    expect((await t.store.listUpstreamIdentities(user.id)).map((i) => [i.upstreamSlug, i.upstreamName, i.subject, i.email])).toEqual([['test-op', 'Test OP', 'op-newbie', 'newbie@op.example']]);
+    expect((await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).map((i) => [i.upstreamSlug, i.upstreamName, i.subject, i.email])).toEqual([['test-op', 'Test OP', 'op-newbie', 'newbie@op.example']]);
     // The history names the upstream.
     expect(await page.locator('#sign-ins tbody tr').first().locator('td').last().textContent()).toBe('Test OP');
 
@@ -192,7 +192,7 @@ describe.runIf(hasChromium)('signing in through an upstream OpenID Provider, in 
     expect(await page.isVisible('#upstream-link-form')).toBe(false);
     await accessible(page, 'linking: sign in to the account first');
     // Nothing is linked yet.
-    expect(await t.store.listUpstreamIdentities(user.id)).toEqual([]);
+    expect(await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).toEqual([]);
 
     await page.click('#upstream-link-signin');
     await page.fill('input[name=name]', user.name);
@@ -202,9 +202,9 @@ describe.runIf(hasChromium)('signing in through an upstream OpenID Provider, in 
     await Promise.all([page.waitForURL(`${t.baseUrl}/signin/link`), page.click('form[action="/signin/otp"] button[type=submit]')]);
     expect(await page.textContent('#upstream-provider')).toBe('Test OP');
     await accessible(page, 'linking: confirm');
-    expect(await t.store.listUpstreamIdentities(user.id)).toEqual([]);
+    expect(await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).toEqual([]);
     await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('#upstream-link-confirm')]);
-    expect((await t.store.listUpstreamIdentities(user.id)).map((i) => [i.subject, i.email])).toEqual([['op-linda', 'linda_acct@example.com']]);
+    expect((await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).map((i) => [i.subject, i.email])).toEqual([['op-linda', 'linda_acct@example.com']]);
 
     // Signing in through it again: the account's authenticator app is still asked (the upstream asserted no mfa).
     await signOut(page);
@@ -238,7 +238,7 @@ describe.runIf(hasChromium)('signing in through an upstream OpenID Provider, in 
     });
     expect(refused.status()).toBe(403);
     expect(await other.textContent('#error-message')).toBe('Test OP does not say that unverified@mail.example is verified: verify it there, or sign up with a password');
-    expect(await t.store.getUserByEmail('unverified@mail.example')).toBeUndefined();
+    expect(await t.store.users.getUserByEmail('unverified@mail.example')).toBeUndefined();
     await other.context().close();
   });
 
@@ -252,9 +252,9 @@ describe.runIf(hasChromium)('signing in through an upstream OpenID Provider, in 
     expect(await page.textContent('#upstream-email')).toBe('plain@mail.example');
     expect(await page.inputValue('#name')).toBe('plain-person');
     await Promise.all([page.waitForURL(`${t.baseUrl}/account`), page.click('#upstream-signup-submit')]);
-    const user = (await t.store.getUserByName('plain-person'))!;
+    const user = (await t.store.users.getUserByName('plain-person'))!;
     expect(user.email).toBe('plain@mail.example');
-    expect((await t.store.listUpstreamIdentities(user.id)).map((i) => [i.upstreamSlug, i.subject])).toEqual([['plain-oauth', 'op-plain']]);
+    expect((await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).map((i) => [i.upstreamSlug, i.subject])).toEqual([['plain-oauth', 'op-plain']]);
     await page.context().close();
   });
 
@@ -282,8 +282,8 @@ describe.runIf(hasChromium)('signing in through an upstream OpenID Provider, in 
     });
     expect(answer.status).toBe(401);
     expect(answer.text).toContain('<p class="error" id="error-message" role="alert">Sign in to the account with this address first</p>');
-    expect(await t.store.listUpstreamIdentities(target.id)).toEqual([]);
-    expect(await t.store.listUpstreamIdentities(other.id)).toEqual([]);
+    expect(await t.store.upstreamIdentities.listUpstreamIdentities(target.id)).toEqual([]);
+    expect(await t.store.upstreamIdentities.listUpstreamIdentities(other.id)).toEqual([]);
     await page.context().close();
   });
 
@@ -299,7 +299,7 @@ describe.runIf(hasChromium)('signing in through an upstream OpenID Provider, in 
     await form.locator('#link-upstream-test-op').click();
     await signInAtUpstream(page, 'elsewhere');
     expect(page.url()).toBe(`${t.baseUrl}/account`);
-    expect((await t.store.listUpstreamIdentities(user.id)).map((i) => [i.subject, i.email])).toEqual([['op-elsewhere', 'someone-else@mail.example']]);
+    expect((await t.store.upstreamIdentities.listUpstreamIdentities(user.id)).map((i) => [i.subject, i.email])).toEqual([['op-elsewhere', 'someone-else@mail.example']]);
 
     await signOut(page);
     await page.goto(`${t.baseUrl}/signin`);

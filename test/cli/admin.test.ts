@@ -149,14 +149,14 @@ describe('user factors', () => {
     const user = await createUser();
     const agent = new Agent(t);
     await agent.signIn(user, `password-${user.name}`);
-    const passkey = await t.store.createPasskey({ userId: user.id, credentialId: `cred-${user.id}`, publicKey: 'public-key', counter: 0, transports: ['usb'], deviceType: 'singleDevice', backedUp: false, name: 'Phone', createdAt: 1000 });
+    const passkey = await t.store.passkeys.createPasskey({ userId: user.id, credentialId: `cred-${user.id}`, publicKey: 'public-key', counter: 0, transports: ['usb'], deviceType: 'singleDevice', backedUp: false, name: 'Phone', createdAt: 1000 });
     expect(await ok('user', 'factors', '--id', String(user.id))).toEqual({
       id: user.id,
       passkeys: [{ id: passkey.id, name: 'Phone', created_at: 1000, synced: false }],
       authenticator_app: { enabled: false, recovery_codes_left: 0 },
     });
-    await t.store.savePendingTotp(user.id, 'sealed-seed', 2000);
-    await t.store.confirmTotp(user.id, 'sealed-seed', 1, 3000, ['hash-1', 'hash-2'], NOTHING);
+    await t.store.authenticatorApp.savePendingTotp(user.id, 'sealed-seed', 2000);
+    await t.store.authenticatorApp.confirmTotp(user.id, 'sealed-seed', 1, 3000, ['hash-1', 'hash-2'], NOTHING);
     const listed = await ok<{ authenticator_app: unknown }>('user', 'factors', '--id', String(user.id));
     expect(listed.authenticator_app).toEqual({ enabled: true, since: 3000, recovery_codes_left: 2 });
     expect(JSON.stringify(listed)).not.toMatch(/sealed-seed|hash-1|cred-|public-key/);
@@ -223,7 +223,7 @@ describe('moderation commands', () => {
 
   it('reports list prints the queue as listReports gives it', async () => {
     const [reporter, target] = [await storedUser(), await storedUser()];
-    const report = await t.store.createReport({ reporterId: reporter.id, targetId: target.id, reason: 'spam', text: 'Ads', createdAt: 1_800_000_000_000 });
+    const report = await t.store.moderation.createReport({ reporterId: reporter.id, targetId: target.id, reason: 'spam', text: 'Ads', createdAt: 1_800_000_000_000 });
     const queue = await ok<{ targets: { user: { id: number } }[] }>('reports', 'list');
     expect(queue.targets.find((g) => g.user.id === target.id)).toEqual({
       user: target,
@@ -241,7 +241,7 @@ describe('app', () => {
     expect(Object.keys(app).sort()).toEqual(['client_id', 'client_secret']);
     expect(app.client_id).toMatch(/^[A-Za-z0-9_-]{11}$/);
     expect(app.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const stored = await t.store.getApp(app.client_id);
+    const stored = await t.store.apps.getApp(app.client_id);
     expect(stored?.redirectUris).toEqual(['https://app.example/cb', 'http://localhost:8080/cb']);
     expect(stored?.ownerId).toBe(id);
     expect(stored?.name).toBe('CLI App');
@@ -258,11 +258,11 @@ describe('app', () => {
   it('create takes repeated --grant-type (stored in the contract\'s order; default authorization_code alone) and refuses an unknown one or a list without authorization_code', async () => {
     const { id } = await storedUser();
     const plain = await cliCreateApp(id);
-    expect((await t.store.getApp(plain.client_id))?.grantTypes).toEqual(['authorization_code']);
+    expect((await t.store.apps.getApp(plain.client_id))?.grantTypes).toEqual(['authorization_code']);
     const app = await ok<{ client_id: string; client_secret: string }>('app', 'create', '--owner', String(id), '--name', 'CLI App', '--redirect-uri', 'https://app.example/cb',
       '--grant-type', 'refresh_token', '--grant-type', 'authorization_code');
     expect(Object.keys(app).sort()).toEqual(['client_id', 'client_secret']);
-    expect((await t.store.getApp(app.client_id))?.grantTypes).toEqual(['authorization_code', 'refresh_token']);
+    expect((await t.store.apps.getApp(app.client_id))?.grantTypes).toEqual(['authorization_code', 'refresh_token']);
     await fails(1, 'Unknown grant type "implicit": one of authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code',
       'app', 'create', '--owner', String(id), '--name', 'X', '--redirect-uri', 'https://a.example/cb', '--grant-type', 'implicit');
     await fails(1, 'grant_types must include authorization_code',
@@ -295,7 +295,7 @@ describe('app', () => {
   it('update changes the name and replaces the address lists it is given, prints the app as listApps gives it; the secret keeps working', async () => {
     const { id } = await storedUser();
     const app = await cliCreateApp(id, 'https://app.example/cb');
-    const created = (await t.store.getApp(app.client_id))!.createdAt;
+    const created = (await t.store.apps.getApp(app.client_id))!.createdAt;
     const listed = {
       client_id: app.client_id,
       name: 'CLI App',
@@ -329,14 +329,14 @@ describe('app', () => {
     const both = await cli('app', 'update', '--client-id', app.client_id, '--post-logout-redirect-uri', 'https://a.example/', '--clear-post-logout-redirect-uris');
     expect(both.code).toBe(2);
     expect(both.stdout).toBe('');
-    expect(await t.store.getApp(app.client_id)).toMatchObject({ redirectUris: ['https://app.example/cb'], grantTypes: ['authorization_code'] });
+    expect(await t.store.apps.getApp(app.client_id)).toMatchObject({ redirectUris: ['https://app.example/cb'], grantTypes: ['authorization_code'] });
   });
 
   it('delete prints {} and the app is gone', async () => {
     const { id } = await storedUser();
     const app = await cliCreateApp(id);
     expect(await ok('app', 'delete', '--client-id', app.client_id)).toEqual({});
-    expect(await t.store.getApp(app.client_id)).toBeUndefined();
+    expect(await t.store.apps.getApp(app.client_id)).toBeUndefined();
   });
 
   it('delete does what DELETE /api/apps/{clientId} does: its tokens and unredeemed codes stop working', async () => {
@@ -413,8 +413,8 @@ describe('code issue', () => {
   it('refuses email for a user created --unverified (exit 1, no code stored); userinfo alone still works', async () => {
     const name = uniqueName();
     const unverified = await ok<{ id: number }>('user', 'create', '--name', name, '--email', `${name}@example.com`, '--password', 'cli-password-1', '--unverified');
-    expect((await t.store.getUser(unverified.id))!.emailVerifiedAt).toBeNull();
-    expect((await t.store.getUser(user.id))!.emailVerifiedAt).not.toBeNull();
+    expect((await t.store.users.getUser(unverified.id))!.emailVerifiedAt).toBeNull();
+    expect((await t.store.users.getUser(user.id))!.emailVerifiedAt).not.toBeNull();
     await fails(1, 'The email scope needs a verified email address, and this user has not verified theirs yet',
       'code', 'issue', '--user', String(unverified.id), '--client-id', app.client_id, '--scope', 'userinfo email');
     expect(await t.store.knex('auth_codes').where({ user_id: unverified.id })).toHaveLength(0);
@@ -549,7 +549,7 @@ describe('game', () => {
   it('update changes the title and/or the address and prints the game as listGames gives it; the play page follows', async () => {
     const author = await storedUser();
     const { id } = await ok<{ id: number }>('game', 'create', '--author', String(author.id), '--title', 'Old', '--url', 'https://old.example/play');
-    const created = (await t.store.getGame(id))!.createdAt;
+    const created = (await t.store.games.getGame(id))!.createdAt;
     const listed = { id, title: 'Old', url: 'https://old.example/play', author: { id: author.id, name: author.name }, created_at: created };
     expect(await ok('game', 'update', '--id', String(id), '--title', ' New ')).toEqual({ ...listed, title: 'New' });
     expect(await ok('game', 'update', '--id', String(id), '--url', 'https://new.example/play')).toEqual({ ...listed, title: 'New', url: 'https://new.example/play' });
@@ -578,7 +578,7 @@ describe('game', () => {
     const answer = JSON.parse(run.stdout) as { user: { id: number }; actions: unknown[] };
     const action = { id: expect.any(Number), target: author, action: 'remove_game', reason: 'Slurs', game: { id, title: 'Rude' }, created_at: expect.any(Number) };
     expect([answer.user.id, answer.actions]).toEqual([author.id, [action]]);
-    expect(await t.store.getGame(id)).toBeUndefined();
+    expect(await t.store.games.getGame(id)).toBeUndefined();
     expect((await ok<{ actions: unknown[] }>('moderation', 'actions', '--target', String(author.id))).actions).toEqual([action]);
     await fails(3, 'Game not found', 'game', 'remove', '--id', String(id), '--reason', 'again');
     await fails(2, "required option '--reason <text>' not specified", 'game', 'remove', '--id', String(id));

@@ -46,7 +46,7 @@ describe('npm run admin', () => {
     expect(Object.keys(created).sort()).toEqual(['id', 'name']);
     expect(created.name).toBe(name);
     // Written to the same database the server uses.
-    expect((await t.store.getUser(created.id))?.name).toBe(name);
+    expect((await t.store.users.getUser(created.id))?.name).toBe(name);
   }, 60_000);
 
   it('a failing real command exits non-zero with the error on stderr and nothing on stdout', async () => {

@@ -168,7 +168,7 @@ describe('upstream add', () => {
       const dump = JSON.stringify(rows);
       expect(dump).not.toContain(secret);
       expect(dump).not.toContain(Buffer.from(secret).toString('base64url'));
-      const record = (await store.getUpstream('sealed'))!;
+      const record = (await store.upstreams.getUpstream('sealed'))!;
       // A compact JWE (dir, A256GCM): five parts, an empty encrypted key.
       expect(record.clientSecretSealed).toMatch(/^[\w-]+\.\.[\w-]+\.[\w-]+\.[\w-]+$/);
       expect(await upstreamClientSecret([SESSION_SECRET], record)).toBe(secret);

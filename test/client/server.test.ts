@@ -19,7 +19,7 @@ clientSuite(async () => {
   const withoutPicture = await makeUser(t);
   const app = await makeClient(t, withPicture.id);
   // The suite's apps may use refresh tokens; the other app may not (refresh: unauthorized_client).
-  await t.store.updateApp(app.clientId, { grantTypes: ['authorization_code', 'refresh_token'] });
+  await t.store.apps.updateApp(app.clientId, { grantTypes: ['authorization_code', 'refresh_token'] });
   const otherApp = await makeClient(t, withoutPicture.id);
   const publicApp = await registerOAuthApp(
     { store: t.store, now: t.clock.now },
@@ -30,7 +30,7 @@ clientSuite(async () => {
     { ownerId: withPicture.id, name: 'Device App', redirectUris: ['https://tv.example/callback'], public: true, grantTypes: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] },
   );
   const asTarget = async (user: UserRecord): Promise<TargetUser> => {
-    const u = (await t.store.getUser(user.id))!;
+    const u = (await t.store.users.getUser(user.id))!;
     return {
       id: u.id,
       name: u.name,
@@ -58,7 +58,7 @@ clientSuite(async () => {
       }),
     // As /device does, for a person signed in with a password just now.
     decideDevice: async (userCode, user, decision) => {
-      const person = (await t.store.getUser(user.id))!;
+      const person = (await t.store.users.getUser(user.id))!;
       await decideUserCode(t.app.deps, userCode, { user: person, ip: '127.0.0.1', authTime: t.clock.now(), amr: ['pwd'] }, decision);
     },
     nowSeconds: () => Math.floor(t.clock.now() / 1000),

@@ -107,7 +107,7 @@ describe('updateGame', () => {
     }
     // Nothing to change is not worth telling a stranger apart from an owner either.
     expect(await answer(await agent.json('PATCH', `/api/games/${game.id}`, {}))).toEqual([404, { message: 'Game not found' }]);
-    expect((await t.store.getGame(game.id))?.title).toBe('Space Chess');
+    expect((await t.store.games.getGame(game.id))?.title).toBe('Space Chess');
     expect(audited).toEqual([]);
   });
 
@@ -128,14 +128,14 @@ describe('updateGame', () => {
     for (const [body, message] of cases) {
       expect(await answer(await agent.json('PATCH', `/api/games/${game.id}`, body)), JSON.stringify(body)).toEqual([400, { message }]);
     }
-    expect(await t.store.getGame(game.id)).toMatchObject({ title: 'Space Chess', url: 'https://chess.example/play' });
+    expect(await t.store.games.getGame(game.id)).toMatchObject({ title: 'Space Chess', url: 'https://chess.example/play' });
   });
 
   it('is 401 signed out and 403 without the CSRF token', async () => {
     const { agent, game } = await ownGame();
     expect(await answer(await new Agent(t).json('PATCH', `/api/games/${game.id}`, { title: 'T' }))).toEqual([401, { message: 'Sign in first' }]);
     expect(await answer(await withoutCsrf(agent, 'PATCH', `/api/games/${game.id}`, { title: 'T' }))).toEqual([403, { message: 'Invalid CSRF token' }]);
-    expect((await t.store.getGame(game.id))?.title).toBe('Space Chess');
+    expect((await t.store.games.getGame(game.id))?.title).toBe('Space Chess');
   });
 });
 
@@ -160,7 +160,7 @@ describe('deleteGame', () => {
     expect(await answer(await agent.json('DELETE', `/api/games/${game.id}`))).toEqual([404, { message: 'Game not found' }]);
     expect(await answer(await agent.json('PATCH', `/api/games/${game.id}`, { title: 'Back' }))).toEqual([404, { message: 'Game not found' }]);
     // The app stays: it belongs to the author, not to the game.
-    expect(await t.store.getApp(client.clientId)).toBeDefined();
+    expect(await t.store.apps.getApp(client.clientId)).toBeDefined();
   });
 
   it('never gives a deleted game\'s id to a new game', async () => {
@@ -178,7 +178,7 @@ describe('deleteGame', () => {
     for (const id of [game.id, 999_999]) {
       expect(await answer(await agent.json('DELETE', `/api/games/${id}`))).toEqual([404, { message: 'Game not found' }]);
     }
-    expect(await t.store.getGame(game.id)).toBeDefined();
+    expect(await t.store.games.getGame(game.id)).toBeDefined();
     expect((await fetch(`${t.baseUrl}/play/${game.id}`)).status).toBe(200);
     expect(audited).toEqual([]);
   });
@@ -187,7 +187,7 @@ describe('deleteGame', () => {
     const { agent, game } = await ownGame();
     expect(await answer(await new Agent(t).json('DELETE', `/api/games/${game.id}`))).toEqual([401, { message: 'Sign in first' }]);
     expect(await answer(await withoutCsrf(agent, 'DELETE', `/api/games/${game.id}`))).toEqual([403, { message: 'Invalid CSRF token' }]);
-    expect(await t.store.getGame(game.id)).toBeDefined();
+    expect(await t.store.games.getGame(game.id)).toBeDefined();
   });
 });
 

@@ -122,7 +122,7 @@ async function expectUploadRefused(body: Buffer, status: number, message: string
   expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
   expect(await res.json()).toEqual({ message });
 
-  expect((await t.store.getUser(user.id))?.pfpTimestamp).toBe(pfpTimestamp);
+  expect((await t.store.users.getUser(user.id))?.pfpTimestamp).toBe(pfpTimestamp);
   expect(await allFiles()).toEqual(everything);
   expect(await snapshot(user.id, pfpTimestamp)).toEqual(before);
   const served = await fetch(`${t.baseUrl}/pfp/large/${user.id}-${pfpTimestamp}.webp`);
@@ -193,7 +193,7 @@ describe('hostile pictures through setPicture', () => {
       const err = await setPicture(deps(), user.id, input()).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DomainError);
       expect({ status: httpErrorOf(err)?.status, message: (err as DomainError).message }).toEqual({ status, message });
-      expect((await t.store.getUser(user.id))?.pfpTimestamp).toBe(ts);
+      expect((await t.store.users.getUser(user.id))?.pfpTimestamp).toBe(ts);
       expect(await allFiles()).toEqual(everything);
       expect(await snapshot(user.id, ts)).toEqual(before);
     });
@@ -384,7 +384,7 @@ describe('concurrent picture changes through the upload endpoint', () => {
     const statuses = responses.map((r) => r.status);
     for (const s of statuses) expect([200, 409]).toContain(s);
     expect(statuses).toContain(200);
-    const final = (await t.store.getUser(user.id))?.pfpTimestamp;
+    const final = (await t.store.users.getUser(user.id))?.pfpTimestamp;
     expect(final).toEqual(expect.any(Number));
     const mine = (await allFiles()).filter((f) => path.basename(f).startsWith(`${user.id}-`) || path.basename(f).startsWith(`.${user.id}-`));
     expect(mine).toEqual(filesOf(user.id, final!));

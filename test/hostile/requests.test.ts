@@ -84,7 +84,7 @@ beforeAll(async () => {
   port = Number(new URL(t.baseUrl).port);
   ({ agent } = await signedInAgent(t));
   // Something real to find: an app, a code, a game, so valid-looking ids sometimes hit.
-  const user = await t.store.getUserByName([...agent.cookies.keys()].length ? (await (await agent.fetch('/api/account')).json() as { user: { name: string } }).user.name : '');
+  const user = await t.store.users.getUserByName([...agent.cookies.keys()].length ? (await (await agent.fetch('/api/account')).json() as { user: { name: string } }).user.name : '');
   const client = await makeClient(t, user!.id);
   await makeCode(t, { userId: user!.id, clientId: client.clientId });
   await agent.json('POST', '/api/games', { title: 'Hostile', url: 'https://game.example/' });

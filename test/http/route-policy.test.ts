@@ -67,8 +67,8 @@ let getSessionCalls = 0;
 beforeAll(async () => {
   const generous = { points: 1_000_000, seconds: 60 };
   t = await startServer({}, { limits: { signInIp: generous, signInAccount: generous, signUpIp: generous } });
-  const read = t.store.getSession.bind(t.store);
-  t.store.getSession = async (...args) => {
+  const read = t.store.sessions.getSession.bind(t.store);
+  t.store.sessions.getSession = async (...args) => {
     getSessionCalls += 1;
     return read(...args);
   };

@@ -138,7 +138,7 @@ describe('outbox mode (no SMTP_URL)', () => {
       await agent.signIn({ name: 'outbox_user' }, 'correct horse battery');
       const res = await agent.fetch(link.pathname + link.search);
       expect(res.status).toBe(200);
-      expect((await t.store.getUserByName('outbox_user'))!.emailVerifiedAt).not.toBeNull();
+      expect((await t.store.users.getUserByName('outbox_user'))!.emailVerifiedAt).not.toBeNull();
     } finally {
       await t.close();
       fs.rmSync(dir, { recursive: true, force: true });

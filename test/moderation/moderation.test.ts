@@ -25,10 +25,10 @@ async function answer(res: Response): Promise<[number, unknown]> {
 
 async function moderator(level: number): Promise<{ agent: Agent; user: UserRecord }> {
   const user = await makeUser(t);
-  await t.store.updateUser(user.id, { modLevel: level });
+  await t.store.users.updateUser(user.id, { modLevel: level });
   const agent = new Agent(t);
   await agent.signIn(user);
-  return { agent, user: (await t.store.getUser(user.id))! };
+  return { agent, user: (await t.store.users.getUser(user.id))! };
 }
 
 beforeAll(async () => {
@@ -201,12 +201,12 @@ describe('removeGame', () => {
     expect(await answer(await new Agent(t).json('POST', `/api/moderation/games/${plainGame.id}/removal`, { reason: 'r' }))).toEqual([401, { message: 'Sign in first' }]);
     const forged = await mod.agent.fetch(`/api/moderation/games/${plainGame.id}/removal`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"reason":"r"}' });
     expect(await answer(forged)).toEqual([403, { message: 'Invalid CSRF token' }]);
-    expect(await t.store.getGame(peersGame.id)).toBeDefined();
-    expect(await t.store.getGame(plainGame.id)).toBeDefined();
-    expect(await t.store.listModerationActions({ targetId: plain.user.id })).toEqual([]);
+    expect(await t.store.games.getGame(peersGame.id)).toBeDefined();
+    expect(await t.store.games.getGame(plainGame.id)).toBeDefined();
+    expect(await t.store.moderation.listModerationActions({ targetId: plain.user.id })).toEqual([]);
     // An admin outranks the moderator.
     expect((await admin.agent.json('POST', `/api/moderation/games/${peersGame.id}/removal`, { reason: 'r' })).status).toBe(200);
-    expect(await t.store.getGame(peersGame.id)).toBeUndefined();
+    expect(await t.store.games.getGame(peersGame.id)).toBeUndefined();
   });
 });
 
@@ -282,8 +282,8 @@ describe('suspendUser and liftSuspension', () => {
 
   it('refuses a suspended account with an authenticator app at the password step, before the second step', async () => {
     const user = await makeUser(t);
-    await t.store.savePendingTotp(user.id, 'sealed', t.clock.now());
-    expect(await t.store.confirmTotp(user.id, 'sealed', 1, t.clock.now(), [], NOTHING)).not.toBeUndefined();
+    await t.store.authenticatorApp.savePendingTotp(user.id, 'sealed', t.clock.now());
+    expect(await t.store.authenticatorApp.confirmTotp(user.id, 'sealed', 1, t.clock.now(), [], NOTHING)).not.toBeUndefined();
     await mod.agent.json('POST', `/api/moderation/users/${user.id}/suspension`, { reason: 'r' });
     const res = await new Agent(t).form('/signin', { name: user.name, password: 'test-password-1' });
     expect(res.status).toBe(403);
@@ -396,10 +396,10 @@ describe('the record and the export', () => {
     for (const leak of [`"${mod.user.name}"`, `"${reporter.user.name}"`, 'Hateful', 'moderator', 'reporter']) expect(text).not.toContain(leak);
 
     // Deleting the target keeps the record, and takes the reports.
-    await t.store.deleteUser(user.id, now);
+    await t.store.users.deleteUser(user.id, now);
     expect(((await (await mod.agent.fetch(`/api/moderation/actions?target=${user.id}`)).json()) as { actions: unknown[] }).actions).toEqual(
       (record[1] as { actions: unknown[] }).actions,
     );
-    expect(await t.store.getReport(reportId)).toBeUndefined();
+    expect(await t.store.moderation.getReport(reportId)).toBeUndefined();
   });
 });

@@ -53,7 +53,7 @@ describe('registerApp', () => {
       grant_types: ['authorization_code'],
       created_at: t.clock.now(),
     });
-    expect((await t.store.getApp(app.client_id))?.ownerId).toBe(user.id);
+    expect((await t.store.apps.getApp(app.client_id))?.ownerId).toBe(user.id);
     expect((await exchange(user.id, app, app.client_secret)).status).toBe(200);
   });
 
@@ -66,7 +66,7 @@ describe('registerApp', () => {
     });
     const app = (await res.json()) as Registered;
     expect([res.status, app.grant_types]).toEqual([201, ['authorization_code', 'refresh_token']]);
-    expect((await t.store.getApp(app.client_id))?.grantTypes).toEqual(['authorization_code', 'refresh_token']);
+    expect((await t.store.apps.getApp(app.client_id))?.grantTypes).toEqual(['authorization_code', 'refresh_token']);
     t.clock.advance(1000);
     const twice = await agent.json('POST', '/api/apps', { name: 'Chess', redirect_uris: ['https://chess.example/cb'], grant_types: ['authorization_code', 'authorization_code'] });
     const second = (await twice.json()) as Registered;
@@ -163,7 +163,7 @@ describe('updateApp', () => {
     const signIn = await authorize(app.client_id, 'https://new.example/cb');
     expect([signIn.status, signIn.headers.get('location')?.startsWith('/signin?return_to=')]).toEqual([302, true]);
     expect((await exchange(user.id, app, app.client_secret)).status).toBe(200);
-    expect(await t.store.getApp(app.client_id)).toMatchObject({ clientId: app.client_id, public: false, ownerId: user.id, redirectUris: ['https://new.example/cb'] });
+    expect(await t.store.apps.getApp(app.client_id)).toMatchObject({ clientId: app.client_id, public: false, ownerId: user.id, redirectUris: ['https://new.example/cb'] });
   });
 
   it('changes a public app and leaves it public, without a secret', async () => {
@@ -183,7 +183,7 @@ describe('updateApp', () => {
         created_at: app.created_at,
       },
     ]);
-    expect((await t.store.getApp(app.client_id))?.secretHash).toBeNull();
+    expect((await t.store.apps.getApp(app.client_id))?.secretHash).toBeNull();
   });
 
   it('refuses an empty change, the registration rules broken, and fields it does not change (public, the secret, the client id)', async () => {
@@ -223,7 +223,7 @@ describe('updateApp', () => {
       const res = await agent.json('PATCH', `/api/apps/${id}`, { name: 'Mine now' });
       expect([res.status, await res.json()]).toEqual([404, { message: 'App not found' }]);
     }
-    expect((await t.store.getApp(app.client_id))?.name).toBe('Chess');
+    expect((await t.store.apps.getApp(app.client_id))?.name).toBe('Chess');
     expect(audited).toEqual([]);
   });
 
@@ -234,7 +234,7 @@ describe('updateApp', () => {
     expect([anon.status, await anon.json()]).toEqual([401, { message: 'Sign in first' }]);
     const res = await agent.fetch(`/api/apps/${app.client_id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: '{"name":"A"}' });
     expect([res.status, await res.json()]).toEqual([403, { message: 'Invalid CSRF token' }]);
-    expect((await t.store.getApp(app.client_id))?.name).toBe('Chess');
+    expect((await t.store.apps.getApp(app.client_id))?.name).toBe('Chess');
   });
 });
 
@@ -284,7 +284,7 @@ describe('deleteApp', () => {
     const app = await register(owner.agent);
     const res = await (await signedInAgent(t)).agent.json('DELETE', `/api/apps/${app.client_id}`);
     expect([res.status, await res.json()]).toEqual([404, { message: 'App not found' }]);
-    expect(await t.store.getApp(app.client_id)).toBeDefined();
+    expect(await t.store.apps.getApp(app.client_id)).toBeDefined();
   });
 });
 

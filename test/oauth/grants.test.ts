@@ -53,7 +53,7 @@ describe('remembered consent in the traditional flow', () => {
     const { agent, user } = await signedInAgent(t);
     expect((await agent.fetch(authorizeUrl(client))).status).toBe(200);
     await consent(agent, client);
-    const grant = await t.store.getGrant(user.id, client.clientId);
+    const grant = await t.store.grants.getGrant(user.id, client.clientId);
     expect(grant).toMatchObject({ userId: user.id, clientId: client.clientId, scopes: ['userinfo'] });
 
     t.clock.advance(1000);
@@ -65,7 +65,7 @@ describe('remembered consent in the traditional flow', () => {
     expect(params.iss).toBe(iss);
     const body = await (await whois(await tokenFor(client, params.code!))).json();
     expect(body).toEqual({ id: user.id, name: user.name });
-    const after = await t.store.getGrant(user.id, client.clientId);
+    const after = await t.store.grants.getGrant(user.id, client.clientId);
     expect(after!.createdAt).toBe(grant!.createdAt);
     expect(after!.lastUsedAt).toBe(t.clock.now());
   });
@@ -76,7 +76,7 @@ describe('remembered consent in the traditional flow', () => {
     await consent(agent, client, 'userinfo');
     expect((await agent.fetch(authorizeUrl(client, { scope: 'userinfo email' }))).status).toBe(200);
     await consent(agent, client, 'userinfo email');
-    expect((await t.store.getGrant(user.id, client.clientId))!.scopes).toEqual(['userinfo', 'email']);
+    expect((await t.store.grants.getGrant(user.id, client.clientId))!.scopes).toEqual(['userinfo', 'email']);
     // A narrower request is covered.
     expect((await agent.fetch(authorizeUrl(client, { scope: 'userinfo' }))).status).toBe(302);
   });
@@ -93,7 +93,7 @@ describe('remembered consent in the traditional flow', () => {
     const client = await app();
     const { agent, user } = await signedInAgent(t);
     await agent.form('/oauth', { decision: 'cancel', client_id: client.clientId, redirect_uri: CALLBACK, scope: 'userinfo' });
-    expect(await t.store.getGrant(user.id, client.clientId)).toBeUndefined();
+    expect(await t.store.grants.getGrant(user.id, client.clientId)).toBeUndefined();
   });
 
   it('prompt=consent shows the page even with a grant', async () => {
@@ -165,7 +165,7 @@ describe('game flow grants', () => {
   async function game(): Promise<{ client: TestClient; gameId: number }> {
     const author = await makeUser(t);
     const client = await makeClient(t, author.id, [CALLBACK]);
-    const created = await t.store.createGame({ authorId: author.id, title: 'G', url: 'https://game.example/', createdAt: t.clock.now() });
+    const created = await t.store.games.createGame({ authorId: author.id, title: 'G', url: 'https://game.example/', createdAt: t.clock.now() });
     return { client, gameId: created.id };
   }
 
@@ -176,7 +176,7 @@ describe('game flow grants', () => {
     expect(((await before.json()) as { granted: boolean }).granted).toBe(false);
     const res = await agent.json('POST', `/api/games/${gameId}/codes`, { client_id: client.clientId, scopes: ['userinfo'] });
     expect(res.status).toBe(200);
-    expect((await t.store.getGrant(user.id, client.clientId))!.scopes).toEqual(['userinfo']);
+    expect((await t.store.grants.getGrant(user.id, client.clientId))!.scopes).toEqual(['userinfo']);
     const after = await agent.fetch(`/api/games/${gameId}/apps/${client.clientId}`);
     expect(after.headers.get('cache-control')).toBe('no-store');
     expect(((await after.json()) as { granted: boolean }).granted).toBe(true);
@@ -243,7 +243,7 @@ describe('revokeGrant', () => {
     expect((await whois(otherToken)).status).toBe(200);
     const redeem = await tokenRequest(t, { grant_type: 'authorization_code', code: unused, client_id: client.clientId, client_secret: client.clientSecret });
     expect(redeem.status).toBe(400);
-    expect(await t.store.getGrant(user.id, client.clientId)).toBeUndefined();
+    expect(await t.store.grants.getGrant(user.id, client.clientId)).toBeUndefined();
     expect((await agent.fetch(authorizeUrl(client))).status).toBe(200);
     expect(query((await agent.fetch(authorizeUrl(client, { prompt: 'none' }))).headers.get('location')).error).toBe('consent_required');
   });
@@ -266,7 +266,7 @@ describe('revokeGrant', () => {
     await consent(agent, client);
     const res = await agent.fetch(`/api/account/grants/${client.clientId}`, { method: 'DELETE' });
     expect([res.status, await res.json()]).toEqual([403, { message: 'Invalid CSRF token' }]);
-    expect(await t.store.getGrant(user.id, client.clientId)).toBeDefined();
+    expect(await t.store.grants.getGrant(user.id, client.clientId)).toBeDefined();
   });
 
   it('deleting an app removes the grants to it', async () => {
@@ -274,7 +274,7 @@ describe('revokeGrant', () => {
     const client = await makeClient(t, owner.id, [CALLBACK]);
     const { agent, user } = await signedInAgent(t);
     await consent(agent, client);
-    await t.store.deleteApp(client.clientId);
-    expect(await t.store.getGrant(user.id, client.clientId)).toBeUndefined();
+    await t.store.apps.deleteApp(client.clientId);
+    expect(await t.store.grants.getGrant(user.id, client.clientId)).toBeUndefined();
   });
 });

@@ -141,14 +141,14 @@ describe('the ID token', () => {
   it('names the current picture and when it changed', async () => {
     const flow = await setup();
     const ts = t.clock.now() + 1000;
-    expect(await t.store.swapPfpTimestamp(flow.user.id, null, ts)).toBe(true);
+    expect(await t.store.users.swapPfpTimestamp(flow.user.id, null, ts)).toBe(true);
     const body = await authorize(flow, { scope: 'openid profile' });
     const { payload } = await jwtVerify(body.id_token as string, createLocalJWKSet(await jwks()), { currentDate: new Date(t.clock.now()) });
     expect(payload.picture).toBe(`${t.config.publicUrl}/pfp/large/${flow.user.id}-${ts}.webp`);
     expect(payload.updated_at).toBe(seconds(ts));
     // A removal is a change too.
     const removedAt = ts + 5000;
-    expect(await t.store.swapPfpTimestamp(flow.user.id, ts, null, removedAt)).toBe(true);
+    expect(await t.store.users.swapPfpTimestamp(flow.user.id, ts, null, removedAt)).toBe(true);
     const again = await authorize(flow, { scope: 'openid profile' });
     const second = await jwtVerify(again.id_token as string, createLocalJWKSet(await jwks()), { currentDate: new Date(t.clock.now()) });
     expect(second.payload.picture).toBe(`${t.config.publicUrl}/pfp/large/${flow.user.id}.webp`);
@@ -361,7 +361,7 @@ describe('prompt=login and max_age', () => {
 
 describe('signing keys at rest', () => {
   it('stores the private key only encrypted (a JWE), and the public key without private parts', async () => {
-    const rows = await t.store.listSigningKeys();
+    const rows = await t.store.signingKeys.listSigningKeys();
     expect(rows.length).toBeGreaterThanOrEqual(1);
     for (const row of rows) {
       const jwk = JSON.parse(row.publicJwk) as Record<string, unknown>;

@@ -102,7 +102,7 @@ describe('registering a public app', () => {
       created_at: t.clock.now(),
     };
     expect(app).toEqual(view);
-    expect(await t.store.getApp(app.client_id)).toEqual({
+    expect(await t.store.apps.getApp(app.client_id)).toEqual({
       clientId: app.client_id,
       secretHash: null,
       public: true,
@@ -161,7 +161,7 @@ describe('registering a public app', () => {
     expect(stderr).toBe('');
     const created = JSON.parse(stdout) as { client_id: string };
     expect(created).toEqual({ client_id: expect.stringMatching(/^[\w-]{11}$/) });
-    expect(await t.store.getApp(created.client_id)).toMatchObject({ public: true, secretHash: null, postLogoutRedirectUris: [`${SPA}/a`, `${SPA}/b`] });
+    expect(await t.store.apps.getApp(created.client_id)).toMatchObject({ public: true, secretHash: null, postLogoutRedirectUris: [`${SPA}/a`, `${SPA}/b`] });
     // Without --public: the same shape as always.
     expect(await run(...args)).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ client_id: expect.stringMatching(/^[\w-]{11}$/), client_secret: expect.stringMatching(/^[\w-]{43}$/) });
@@ -341,7 +341,7 @@ describe('revocation, introspection and the secret', () => {
     const { agent, user } = await signedInAgent(t);
     const { app } = await registerOAuthApp({ store: t.store, now: t.clock.now }, { ownerId: user.id, name: 'SPA', redirectUris: [CALLBACK], public: true });
     await expectError(await agent.json('POST', `/api/apps/${app.clientId}/secret`), 400, NO_SECRET);
-    expect((await t.store.getApp(app.clientId))?.secretHash).toBeNull();
+    expect((await t.store.apps.getApp(app.clientId))?.secretHash).toBeNull();
   });
 });
 

@@ -51,7 +51,7 @@ beforeAll(async () => {
   form.append('file', new Blob([new Uint8Array(fs.readFileSync(path.join(fixturesDir, 'photo.jpg')))]), 'photo.jpg');
   const upload = await userAgent.fetch('/api/account/picture', { method: 'PUT', body: form, headers: { 'X-CSRF-Token': await userAgent.csrf() } });
   expect(upload.status).toBe(200);
-  user = (await t.store.getUser(user.id))!;
+  user = (await t.store.users.getUser(user.id))!;
   expect(user.pfpTimestamp).toEqual(expect.any(Number));
 });
 afterAll(async () => t?.close());

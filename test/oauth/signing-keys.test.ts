@@ -108,7 +108,7 @@ describe('admin keys rotate', () => {
     t.clock.advance(30_000);
     expect(decodeProtectedHeader((await idToken()).token).kid).toBe(kid);
     // The private key is not in the database in the clear.
-    const row = (await t.store.listSigningKeys()).find((k) => k.kid === kid)!;
+    const row = (await t.store.signingKeys.listSigningKeys()).find((k) => k.kid === kid)!;
     const d = ((await exportJWK(await importPKCS8(privateKey, 'RS256', { extractable: true }))) as { d: string }).d;
     expect(row.privateJwe).not.toContain(d);
     expect(row.publicJwk).not.toContain(d);
@@ -138,19 +138,19 @@ describe('admin keys rotate', () => {
 
 describe('keys and SESSION_SECRET', () => {
   it('an instance with a rotated SESSION_SECRET (new first, old second) still signs with the key', async () => {
-    const current = (await t.store.listSigningKeys()).find((k) => k.retiredAt === null)!;
+    const current = (await t.store.signingKeys.listSigningKeys()).find((k) => k.retiredAt === null)!;
     const ring = new KeyRing(t.store, [OTHER_SECRET, SECRET], t.clock.now);
     expect((await ring.signingKey()).kid).toBe(current.kid);
   });
 
   it('an instance that can decrypt no key makes its own and retires the unreadable one, saying so', async () => {
-    const current = (await t.store.listSigningKeys()).find((k) => k.retiredAt === null)!;
+    const current = (await t.store.signingKeys.listSigningKeys()).find((k) => k.retiredAt === null)!;
     const warnings: unknown[] = [];
     const ring = new KeyRing(t.store, [OTHER_SECRET], t.clock.now, { warn: (...args: unknown[]) => warnings.push(args) });
     const made = await ring.signingKey();
     expect(made.kid).not.toBe(current.kid);
     expect(warnings).toHaveLength(1);
-    const rows = await t.store.listSigningKeys();
+    const rows = await t.store.signingKeys.listSigningKeys();
     expect(rows.find((k) => k.kid === current.kid)!.retiredAt).toBe(t.clock.now());
     expect(rows.find((k) => k.kid === made.kid)!.retiredAt).toBeNull();
   });

@@ -48,7 +48,7 @@ describe('GET /api/oauth/whois: success', () => {
 
   it('includes pfpTimestamp when the user has one', async () => {
     const { user, token } = await makeToken(t, 'userinfo');
-    expect(await t.store.swapPfpTimestamp(user.id, null, 1733707565493)).toBe(true);
+    expect(await t.store.users.swapPfpTimestamp(user.id, null, 1733707565493)).toBe(true);
     const res = await whois(`Bearer ${token}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -57,7 +57,7 @@ describe('GET /api/oauth/whois: success', () => {
 
   it('includes pfpTimestamp and email together', async () => {
     const { user, token } = await makeToken(t, 'userinfo email');
-    expect(await t.store.swapPfpTimestamp(user.id, null, 1733707565493)).toBe(true);
+    expect(await t.store.users.swapPfpTimestamp(user.id, null, 1733707565493)).toBe(true);
     const res = await whois(`Bearer ${token}`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ id: user.id, name: user.name, pfpTimestamp: 1733707565493, email: user.email });
@@ -69,18 +69,18 @@ describe('GET /api/oauth/whois: success', () => {
     expect(first.status).toBe(200);
     expect(await first.json()).toEqual({ id: user.id, name: user.name });
 
-    expect(await t.store.swapPfpTimestamp(user.id, null, 1733707565493)).toBe(true);
+    expect(await t.store.users.swapPfpTimestamp(user.id, null, 1733707565493)).toBe(true);
     const second = await whois(`Bearer ${token}`);
     expect(second.status).toBe(200);
     expect(second.headers.get('cache-control')).toBe('no-store');
     expect(await second.json()).toEqual({ id: user.id, name: user.name, pfpTimestamp: 1733707565493 });
 
-    expect(await t.store.swapPfpTimestamp(user.id, 1733707565493, 1733707600000)).toBe(true);
+    expect(await t.store.users.swapPfpTimestamp(user.id, 1733707565493, 1733707600000)).toBe(true);
     const third = await whois(`Bearer ${token}`);
     expect(third.status).toBe(200);
     expect(await third.json()).toEqual({ id: user.id, name: user.name, pfpTimestamp: 1733707600000 });
 
-    expect(await t.store.swapPfpTimestamp(user.id, 1733707600000, null)).toBe(true);
+    expect(await t.store.users.swapPfpTimestamp(user.id, 1733707600000, null)).toBe(true);
     const fourth = await whois(`Bearer ${token}`);
     expect(fourth.status).toBe(200);
     const body = (await fourth.json()) as Record<string, unknown>;

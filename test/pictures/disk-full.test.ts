@@ -60,7 +60,7 @@ describe.skipIf(!mounted)('a picture upload on a full disk', () => {
     const csrf = await agent.csrf();
     const first = await upload(agent, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')), csrf);
     expect(first.status).toBe(200);
-    const old = (await t.store.getUser(user.id))!.pfpTimestamp;
+    const old = (await t.store.users.getUser(user.id))!.pfpTimestamp;
     const pictures = path.join(mountPoint, 'pictures');
     const before = snapshot(pictures);
     expect(before.size).toBe(3);
@@ -76,7 +76,7 @@ describe.skipIf(!mounted)('a picture upload on a full disk', () => {
     const res = await upload(agent, fs.readFileSync(path.join(fixturesDir, 'photo.jpg')), csrf);
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ message: 'Not enough disk space to store the picture; nothing was changed, try again later' });
-    expect((await t.store.getUser(user.id))!.pfpTimestamp).toBe(old);
+    expect((await t.store.users.getUser(user.id))!.pfpTimestamp).toBe(old);
     expect(snapshot(pictures)).toEqual(before);
     const served = await fetch(`${t.baseUrl}/pfp/large/${user.id}-${old}.webp`);
     expect(served.status).toBe(200);

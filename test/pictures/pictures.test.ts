@@ -150,7 +150,7 @@ describe('setPicture / removePicture', () => {
   const expected = (userId: number, ts: number) => SIZE_NAMES.map((size) => `${size}/${userId}-${ts}.webp`).sort();
 
   async function pfpTimestamp(userId: number): Promise<number | null | undefined> {
-    return (await t.store.getUser(userId))?.pfpTimestamp;
+    return (await t.store.users.getUser(userId))?.pfpTimestamp;
   }
 
   it('writes exactly the three files of the new timestamp, which is the current time', async () => {
@@ -364,10 +364,10 @@ describe('sweepOrphanPictures (at start, after a crash)', () => {
     const ts = await setPicture(deps, user.id, fixture('photo.jpg'));
     const bytes = { large: Buffer.from('l'), medium: Buffer.from('m'), small: Buffer.from('s') };
     // A crash after writing rows but before committing them, and one before deleting old ones.
-    expect(await t.store.insertPictures(user.id, ts + 5, bytes, t.clock.now() - hour)).toBe(true);
-    expect(await t.store.insertPictures(user.id, ts - 5, bytes, t.clock.now() - hour)).toBe(true);
+    expect(await t.store.pictures.insertPictures(user.id, ts + 5, bytes, t.clock.now() - hour)).toBe(true);
+    expect(await t.store.pictures.insertPictures(user.id, ts - 5, bytes, t.clock.now() - hour)).toBe(true);
     // Young: maybe another instance's change in flight.
-    expect(await t.store.insertPictures(user.id, ts + 7, bytes, t.clock.now() - 1_000)).toBe(true);
+    expect(await t.store.pictures.insertPictures(user.id, ts + 7, bytes, t.clock.now() - 1_000)).toBe(true);
     expect(await sweepOrphanPictures(deps, 600_000)).toBe(6);
     const current = SIZE_NAMES.map((s) => `${s}/${user.id}-${ts}.webp`);
     expect(await storedPictures(t, user.id)).toEqual([...current, ...SIZE_NAMES.map((s) => `${s}/${user.id}-${ts + 7}.webp`)].sort());
@@ -393,8 +393,8 @@ describe.runIf(TEST_DATABASE === 'postgres')('importPictureFiles (PostgreSQL sta
       const ts = t.clock.now();
       expect(await old.writeAll(withFiles.id, ts, images)).toBe(true);
       expect(await old.writeAll(withFiles.id, ts - 1, images)).toBe(true); // not current: stays behind
-      expect(await t.store.swapPfpTimestamp(withFiles.id, null, ts)).toBe(true);
-      expect(await t.store.swapPfpTimestamp(withoutFiles.id, null, ts)).toBe(true);
+      expect(await t.store.users.swapPfpTimestamp(withFiles.id, null, ts)).toBe(true);
+      expect(await t.store.users.swapPfpTimestamp(withoutFiles.id, null, ts)).toBe(true);
       const deps = { store: t.store, pictures: t.app.deps.pictures };
       expect(await importPictureFiles(deps, dir)).toEqual({ imported: 1, missing: 1 });
       expect(await storedPictures(t, withFiles.id)).toEqual(SIZE_NAMES.map((s) => `${s}/${withFiles.id}-${ts}.webp`).sort());
@@ -408,7 +408,7 @@ describe.runIf(TEST_DATABASE === 'postgres')('importPictureFiles (PostgreSQL sta
       // `admin picture import` does the same.
       const later = await makeUser(t);
       expect(await old.writeAll(later.id, ts, images)).toBe(true);
-      expect(await t.store.swapPfpTimestamp(later.id, null, ts)).toBe(true);
+      expect(await t.store.users.swapPfpTimestamp(later.id, null, ts)).toBe(true);
       let stdout = '';
       const io = { env: { DATABASE_URL: t.config.databaseUrl, PICTURES_DIR: dir, LOG_LEVEL: 'silent' }, stdout: (s: string) => (stdout += s), stderr: () => {} };
       expect(await runCli(['picture', 'import'], io)).toBe(0);

@@ -275,7 +275,7 @@ describe('404 Profile picture not found', () => {
       fs.copyFileSync(pictures.path('large', user.id, ts), pictures.path('large', user.id, ts + 5));
     } else {
       const bytes = (await storedPicture(t, 'large', user.id, ts))!;
-      expect(await t.store.insertPictures(user.id, ts + 5, { large: bytes }, t.clock.now())).toBe(true);
+      expect(await t.store.pictures.insertPictures(user.id, ts + 5, { large: bytes }, t.clock.now())).toBe(true);
     }
     expect(await storedPicture(t, 'large', user.id, ts + 5)).toBeDefined();
     await expectNotFound(await get(`/pfp/large/${user.id}-${ts + 5}.webp`));

@@ -141,9 +141,9 @@ afterAll(async () => {
 /** Changes what the agent's session holds, as a session written before the check would hold it. */
 async function rewriteSession(agent: Agent, change: (data: Record<string, unknown>) => void): Promise<void> {
   const idHash = hashSecret(agent.cookies.get('idp.sid')!);
-  const data = JSON.parse((await t.store.getSession(idHash, t.clock.now()))!) as Record<string, unknown>;
+  const data = JSON.parse((await t.store.sessions.getSession(idHash, t.clock.now()))!) as Record<string, unknown>;
   change(data);
-  await t.store.setSession(idHash, JSON.stringify(data), t.clock.now() + 60 * 60 * 1000, null);
+  await t.store.sessions.setSession(idHash, JSON.stringify(data), t.clock.now() + 60 * 60 * 1000, null);
 }
 
 const located = (res: Response): [number, string | null] => [res.status, res.headers.get('location')];

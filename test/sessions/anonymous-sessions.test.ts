@@ -97,7 +97,7 @@ describe('CSRF for visitors (signed double-submit cookie)', () => {
     const before = await sessionRows();
     const res = await post(agent, '/signup', { _csrf: await agent.csrf(), name, email: `${name}@example.com`, password: 'a-long-password-1' });
     expect(res.status).toBe(200);
-    expect(await t.store.getUserByName(name)).toBeDefined();
+    expect(await t.store.users.getUserByName(name)).toBeDefined();
     expect(agent.cookies.has('idp.sid')).toBe(false);
     expect((await sessionRows()) - before).toBe(0);
   });

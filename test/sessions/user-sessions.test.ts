@@ -81,7 +81,7 @@ describe('listSessions', () => {
           ],
         },
       ]);
-      expect((await proxied.store.listSignIns(user.id, 10)).map((s) => s.ip)).toEqual(['2001:db8::23', '203.0.113.7']);
+      expect((await proxied.store.signIns.listSignIns(user.id, 10)).map((s) => s.ip)).toEqual(['2001:db8::23', '203.0.113.7']);
     } finally {
       await proxied.close();
     }
@@ -94,7 +94,7 @@ describe('listSessions', () => {
     const started = t.clock.now();
     // Its meta (in its data, and in the columns the migration left the address null in) has no address.
     const meta = { publicId: randomBytes(16).toString('base64url'), startedAt: started, lastSeenAt: started, userAgent: 'Old/1' };
-    await t.store.setSession(idHash, JSON.stringify({ userId: user.id, csrfSecret: 'x'.repeat(24), meta }), started + 60 * 60_000, user.id, { ...meta, signInIp: null });
+    await t.store.sessions.setSession(idHash, JSON.stringify({ userId: user.id, csrfSecret: 'x'.repeat(24), meta }), started + 60 * 60_000, user.id, { ...meta, signInIp: null });
     const agent = new Agent(t);
     agent.cookies.set('idp.sid', id);
     agent.cookies.set('idp.sid.sig', createHmac('sha1', t.config.sessionSecret).update(`idp.sid=${id}`).digest('base64url'));
@@ -137,18 +137,18 @@ describe('listSessions', () => {
   it('a session signed in before sessions had public ids gets one on its next request', async () => {
     const user = await makeUser(t);
     const id = randomBytes(32).toString('base64url');
-    await t.store.setSession(createHash('sha256').update(id).digest('hex'), JSON.stringify({ userId: user.id, csrfSecret: 'x'.repeat(24) }), t.clock.now() + 60_000, user.id);
+    await t.store.sessions.setSession(createHash('sha256').update(id).digest('hex'), JSON.stringify({ userId: user.id, csrfSecret: 'x'.repeat(24) }), t.clock.now() + 60_000, user.id);
     // A koa-session cookie and its keygrip signature (HMAC-SHA1 of "name=value", base64url).
     const sig = createHmac('sha1', t.config.sessionSecret).update(`idp.sid=${id}`).digest('base64url');
     const agent = new Agent(t);
     agent.cookies.set('idp.sid', id);
     agent.cookies.set('idp.sid.sig', sig);
-    expect(await t.store.listUserSessions(user.id, t.clock.now())).toEqual([]);
+    expect(await t.store.sessions.listUserSessions(user.id, t.clock.now())).toEqual([]);
     expect((await agent.fetch('/api/account')).status).toBe(200);
     const sessions = await list(agent);
     // Where it signed in from is not known: this request's address is not it.
     expect(sessions).toEqual([{ id: expect.stringMatching(/^[\w-]{22}$/), started_at: t.clock.now(), last_seen_at: t.clock.now(), current: true, user_agent: 'node' }]);
-    expect(await t.store.listUserSessions(user.id, t.clock.now())).toHaveLength(1);
+    expect(await t.store.sessions.listUserSessions(user.id, t.clock.now())).toHaveLength(1);
   });
 
   it('is 401 signed out', async () => {
@@ -211,7 +211,7 @@ describe('signOutEverywhere', () => {
     expect((await a.fetch('/api/account')).status).toBe(401);
     expect((await b.fetch('/api/account')).status).toBe(401);
     expect((await other.fetch('/api/account')).status).toBe(200);
-    expect(await t.store.listUserSessions(user.id, t.clock.now())).toEqual([]);
+    expect(await t.store.sessions.listUserSessions(user.id, t.clock.now())).toEqual([]);
   });
 
   it('needs the CSRF token and a signed-in user', async () => {

@@ -162,7 +162,7 @@ describe.skipIf(!bin)('PostgreSQL outage', () => {
     expect(text).toMatch(/^idp_http_requests_total\{operation="getUserInfo",status_class="5xx"\} [1-9]/m);
     // Every acknowledged write survived.
     expect(acknowledged.length).toBeGreaterThan(10);
-    const stored = await t.store.listAppsByOwner(writerUser.id);
+    const stored = await t.store.apps.listAppsByOwner(writerUser.id);
     const storedIds = new Set(stored.map((a) => a.clientId));
     expect(acknowledged.filter((id) => !storedIds.has(id))).toEqual([]);
   }, 120_000);

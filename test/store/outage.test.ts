@@ -91,10 +91,10 @@ describe('withOutageGuard', () => {
   it('a real store on an unreachable PostgreSQL answers Unavailable from every method', async () => {
     const store = openStoreAt('postgres://postgres@127.0.0.1:1/idp');
     try {
-      await expect(store.getUser(1)).rejects.toEqual(new Unavailable(UNAVAILABLE_MESSAGE));
+      await expect(store.users.getUser(1)).rejects.toEqual(new Unavailable(UNAVAILABLE_MESSAGE));
       // A prepared statement on the pg pool of its own (PostgresStore) as much as knex.
-      await expect(store.getPfpTimestamp(1)).rejects.toEqual(new Unavailable(UNAVAILABLE_MESSAGE));
-      await expect(store.rateLimiter({ keyPrefix: 'x', points: 1, seconds: 1 }).consume('k')).rejects.toEqual(new Unavailable(UNAVAILABLE_MESSAGE));
+      await expect(store.users.getPfpTimestamp(1)).rejects.toEqual(new Unavailable(UNAVAILABLE_MESSAGE));
+      await expect(store.rateLimits.rateLimiter({ keyPrefix: 'x', points: 1, seconds: 1 }).consume('k')).rejects.toEqual(new Unavailable(UNAVAILABLE_MESSAGE));
       // The knex instance itself is not wrapped.
       expect(typeof store.knex.raw).toBe('function');
     } finally {

@@ -93,7 +93,7 @@ describe('attack 51: confirming through a linked upstream', () => {
     expect(await body(await firstPassword(cy))).toEqual([204, '']);
     expect((await other.agent.fetch('/api/account')).status).toBe(200);
     expect(await body(await other.agent.json('POST', '/api/account/deletion', { confirm: 'cy_here' }))).toEqual([400, PASSWORD_REQUIRED]);
-    const [link] = await t.store.listUpstreamIdentities(cy.user.id);
+    const [link] = await t.store.upstreamIdentities.listUpstreamIdentities(cy.user.id);
     expect(await body(await cy.agent.json('DELETE', `/api/account/upstream-identities/${link!.id}`, {}))).toEqual([400, PASSWORD_REQUIRED]);
     expect(await body(await cy.agent.json('DELETE', `/api/account/upstream-identities/${link!.id}`, { password: 'my first password' }))).toEqual([204, '']);
   });
@@ -113,6 +113,6 @@ describe('attack 51: confirming through a linked upstream', () => {
     const b2 = await signInAtUpstreamOverHttp(s2.headers.get('location')!, 'dee', new Map());
     await dee.agent.fetch(b2.pathname + b2.search);
     expect(await body(await firstPassword(dee))).toEqual([400, CONFIRM_FIRST]);
-    expect((await t.store.getUser(eve.user.id))!.passwordHash).toBe(NO_PASSWORD);
+    expect((await t.store.users.getUser(eve.user.id))!.passwordHash).toBe(NO_PASSWORD);
   });
 });

@@ -33,7 +33,7 @@ export async function upstreamAccountOn(t: TestServer, login: string, name: stri
   const back = await signInAtUpstreamOverHttp(started.headers.get('location')!, login, b.jar);
   expect((await b.agent.fetch(back.pathname + back.search)).headers.get('location')).toBe('/signup/upstream');
   expect((await b.agent.form('/signup/upstream', { name })).status).toBe(303);
-  const user = (await t.store.getUserByName(name))!;
+  const user = (await t.store.users.getUserByName(name))!;
   expect(user.passwordHash).toBe(NO_PASSWORD);
   return { ...b, user };
 }

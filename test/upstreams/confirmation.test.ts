@@ -117,7 +117,7 @@ describe('confirming through a linked upstream, for an account without a passwor
     expect([moved.status, /id="change-email-result-error">([^<]*)</.exec(await moved.text())?.[1]]).toEqual([400, `Changing the address failed: ${CONFIRM_FIRST.message}`]);
     const link = await bob.agent.form('/signin/upstream/deaf-op', { link: 'true' });
     expect([link.status, await reasonOf(link)]).toEqual([400, CONFIRM_FIRST.message]);
-    expect((await t.store.getUser(bob.user.id))!.passwordHash).toBe(NO_PASSWORD);
+    expect((await t.store.users.getUser(bob.user.id))!.passwordHash).toBe(NO_PASSWORD);
     expect([of('password_set'), of('account_deleted')]).toEqual([[], []]);
   });
 
@@ -137,11 +137,11 @@ describe('confirming through a linked upstream, for an account without a passwor
     expect(link.status, await link.clone().text()).toBe(303);
     const back = await signInAtUpstreamOverHttp(link.headers.get('location')!, 'cy', cy.jar);
     expect((await cy.agent.fetch(back.pathname + back.search)).headers.get('location')).toBe('/account');
-    const links = await t.store.listUpstreamIdentities(cy.user.id);
+    const links = await t.store.upstreamIdentities.listUpstreamIdentities(cy.user.id);
     expect(links.map((l) => l.upstreamSlug)).toEqual(['test-op', 'deaf-op']);
     expect(await body(await cy.agent.json('DELETE', `/api/account/upstream-identities/${links[1]!.id}`))).toEqual([204, '']);
     expect(await body(await cy.agent.json('POST', '/api/account/deletion', { confirm: cy.user.name }))).toEqual([204, '']);
-    expect(await t.store.getUser(cy.user.id)).toBeUndefined();
+    expect(await t.store.users.getUser(cy.user.id)).toBeUndefined();
     expect(of('account_deleted')).toEqual([{ event: 'account_deleted', fields: { userId: cy.user.id, name: 'cy_here', by: 'user' } }]);
   });
 
@@ -213,7 +213,7 @@ describe('confirming through a linked upstream, for an account without a passwor
   // Last: these move this service's clock minutes ahead of the upstream's.
   it('a confirmation older than 5 minutes counts no more, and an upstream that signs the person in silently from its old session confirms nothing (401, not_fresh)', async () => {
     const jo = await upstreamAccount('jo', 'jo_here');
-    await t.store.linkUpstreamIdentity({ userId: jo.user.id, upstreamSlug: 'deaf-op', subject: 'op-jo', email: 'jo@op.example', createdAt: t.clock.now() });
+    await t.store.upstreamIdentities.linkUpstreamIdentity({ userId: jo.user.id, upstreamSlug: 'deaf-op', subject: 'op-jo', email: 'jo@op.example', createdAt: t.clock.now() });
     await confirmThrough(jo, 'test-op', 'jo');
     t.clock.advance(4 * MINUTE + 59 * 1000);
     expect((await jo.agent.json('POST', '/api/account/passkeys/options', {})).status).toBe(200);

@@ -63,12 +63,12 @@ describe('pre-account hijacking', () => {
     expect(signUp.status).toBe(200);
     expect((await attacker.form('/signin', { name: 'victims_name', password: ATTACKER_PASSWORD })).status).toBe(303);
     const accountId = (await signedInAs(attacker))!;
-    expect((await t.store.getUser(accountId))!.emailVerifiedAt).toBeNull();
+    expect((await t.store.users.getUser(accountId))!.emailVerifiedAt).toBeNull();
 
     // 2. He links his own upstream account to it: refused before he is sent there.
     const link = await throughUpstream(attacker, 'attacker', { link: 'true', password: ATTACKER_PASSWORD });
     expect([link.status, await reasonOf(link)]).toEqual([403, 'Verify your email address before you link another account to this one']);
-    expect(await t.store.listUpstreamIdentities(accountId)).toEqual([]);
+    expect(await t.store.upstreamIdentities.listUpstreamIdentities(accountId)).toEqual([]);
 
     // 3. The victim signs in with her upstream, which proves the address: no link is offered to an
     //    account that never proved it; she is told how to prove it.
@@ -84,7 +84,7 @@ describe('pre-account hijacking', () => {
     // 4. She resets the password by mail: the address is proven, the attacker's session ends.
     const token = await makeEmailLink(t, accountId, 'reset', null);
     expect((await victim.form('/reset-password', { token, password: 'the victims own password' })).status).toBe(200);
-    expect((await t.store.getUser(accountId))!.emailVerifiedAt).toBe(t.clock.now());
+    expect((await t.store.users.getUser(accountId))!.emailVerifiedAt).toBe(t.clock.now());
     expect(await signedInAs(attacker)).toBeUndefined();
 
     // 5. Her upstream now offers the link; she signs in to the account, sees its ways in, confirms.
@@ -93,7 +93,7 @@ describe('pre-account hijacking', () => {
     const page = await (await victim.fetch('/signin/link')).text();
     expect(/<ul id="upstream-link-ways-in">(.*?)<\/ul>/s.exec(page)?.[1]).toBe('<li>its password</li>');
     expect((await victim.form('/signin/link', { decision: 'link' })).status).toBe(303);
-    expect((await t.store.listUpstreamIdentities(accountId)).map((l) => l.subject)).toEqual(['op-victim']);
+    expect((await t.store.upstreamIdentities.listUpstreamIdentities(accountId)).map((l) => l.subject)).toEqual(['op-victim']);
 
     // 6. The attacker's upstream account signs in to nothing of hers.
     const again = new Agent(t);
@@ -118,6 +118,6 @@ describe('pre-account hijacking', () => {
     expect((await owner.json('POST', '/api/account/password', { current_password: 'owner password 1', new_password: 'owner password 2' })).status).toBe(204);
     const refused = await browser.form('/signin/link', { decision: 'link' });
     expect(refused.status).toBe(401);
-    expect(await t.store.listUpstreamIdentities(id)).toEqual([]);
+    expect(await t.store.upstreamIdentities.listUpstreamIdentities(id)).toEqual([]);
   });
 });

@@ -114,7 +114,7 @@ describe('re-authentication through an upstream', () => {
     user = await makeUser(t, 'ada_here');
     for (const [name, clientId] of [['Honest OP', 'honest'], ['Deaf OP', 'deaf'], ['Mute OP', 'mute']] as const) {
       const added = await addUpstream(registry, { name, source: { issuer: op.issuer }, clientId, clientSecret: SECRET });
-      await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: added.slug, subject: 'op-ada', email: 'ada@op.example', createdAt: t.clock.now() });
+      await t.store.upstreamIdentities.linkUpstreamIdentity({ userId: user.id, upstreamSlug: added.slug, subject: 'op-ada', email: 'ada@op.example', createdAt: t.clock.now() });
     }
     // The same provider read as plain OAuth 2.0: no ID token, so no auth_time.
     await addUpstream(registry, {

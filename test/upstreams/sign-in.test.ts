@@ -245,9 +245,9 @@ describe('signing in through an upstream, over HTTP', () => {
     const returned = await signInAtUpstreamOverHttp((await start(again, 'test-op')).href, 'strong');
     const signedIn = await again.fetch(returned.pathname + returned.search);
     expect([signedIn.status, signedIn.headers.get('location')]).toEqual([303, '/account']);
-    const user = (await t.store.getUserByName('strong_one'))!;
+    const user = (await t.store.users.getUserByName('strong_one'))!;
     // The history names the upstream (the sign-up's sign-in and this one).
-    const history = await t.store.listSignIns(user.id, 10);
+    const history = await t.store.signIns.listSignIns(user.id, 10);
     expect(history.map((h) => h.upstream)).toEqual(['Test OP', 'Test OP']);
 
     // The upstream's tokens (each token response it sent: access token, ID token) are kept nowhere.

@@ -73,7 +73,7 @@ describe("an upstream's amr mfa", () => {
     totp = URI.parse(uri) as TOTP;
     expect((await owner.json('POST', '/api/account/totp/confirm', { code: totp.generate({ timestamp: t.clock.now() }) })).status).toBe(200);
     for (const [user, subject] of [[withApp, 'op-with-app'], [noApp, 'op-no-app']] as const) {
-      await t.store.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'mfa-op', subject, email: null, createdAt: t.clock.now() });
+      await t.store.upstreamIdentities.linkUpstreamIdentity({ userId: user.id, upstreamSlug: 'mfa-op', subject, email: null, createdAt: t.clock.now() });
     }
     app = await makeClient(t, withApp.id, [RP]);
   });
@@ -94,7 +94,7 @@ describe("an upstream's amr mfa", () => {
     expect([step.status, step.headers.get('location')]).toEqual([303, path]);
     const claims = await idTokenFor(agent, path);
     expect([claims.sub, claims.amr, claims.acr]).toEqual([String(withApp.id), ['fed', 'pwd', 'hwk', 'otp', 'mfa'], '2']);
-    expect((await t.store.getUpstream('mfa-op'))?.trustMfa).toBe(false);
+    expect((await t.store.upstreams.getUpstream('mfa-op'))?.trustMfa).toBe(false);
   });
 
   it("is not passed on while untrusted: an account without a second factor signs in with amr fed and the upstream's other values (acr 1)", async () => {

@@ -71,7 +71,7 @@ describe('GET /api/users/info: success', () => {
   it('never exposes email, passwordHash or any non-public key', async () => {
     const user = await makeUser(t);
     await updateUser(t.store, user.id, { bio: 'hi', modLevel: 2 });
-    expect(await t.store.swapPfpTimestamp(user.id, null, 1733707565493)).toBe(true);
+    expect(await t.store.users.swapPfpTimestamp(user.id, null, 1733707565493)).toBe(true);
     const res = await info(`?id=${user.id}`);
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -113,9 +113,9 @@ describe('GET /api/users/info: success', () => {
     });
   });
 
-  it('an update through store.updateUser appears on the very next request', async () => {
+  it('an update through store.users.updateUser appears on the very next request', async () => {
     const user = await makeUser(t);
-    await t.store.updateUser(user.id, { bio: 'short bio', playMinutes: 7, modLevel: 3 });
+    await t.store.users.updateUser(user.id, { bio: 'short bio', playMinutes: 7, modLevel: 3 });
     const res = await info(`?id=${user.id}`);
     await expectJson(res, 200, {
       message: 'yes',
@@ -125,14 +125,14 @@ describe('GET /api/users/info: success', () => {
 
   it('pfpTimestamp appears when set, and disappears when unset', async () => {
     const user = await makeUser(t);
-    expect(await t.store.swapPfpTimestamp(user.id, null, 1733707565493)).toBe(true);
+    expect(await t.store.users.swapPfpTimestamp(user.id, null, 1733707565493)).toBe(true);
     const res = await info(`?id=${user.id}`);
     await expectJson(res, 200, {
       message: 'yes',
       user: publicUser(user, { pfpTimestamp: 1733707565493 }),
     });
 
-    expect(await t.store.swapPfpTimestamp(user.id, 1733707565493, null)).toBe(true);
+    expect(await t.store.users.swapPfpTimestamp(user.id, 1733707565493, null)).toBe(true);
     const after = await info(`?id=${user.id}`);
     const body = await expectJson(after, 200, {
       message: 'yes',

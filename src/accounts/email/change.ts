@@ -24,7 +24,7 @@ export async function requestEmailChange(deps: EmailDeps, user: UserRecord, inpu
   else if (!(await verifyPassword(input.proof.password, user.passwordHash))) throw new Forbidden('The current password is wrong');
   const email = normalizeEmail(input.email);
   if (email === user.email) throw new InvalidInput('This already is your email address');
-  if (await deps.store.getUserByEmail(email)) throw new Conflict('Email address is already registered');
+  if (await deps.store.users.getUserByEmail(email)) throw new Conflict('Email address is already registered');
   await mailNewLink(deps, user.id, 'change', email, async (token) => {
     // The notice first: no change can complete without the current address having been told.
     await deps.mailer.send(changeNoticeMessage(deps.config.publicUrl, user.email, user.name, email));

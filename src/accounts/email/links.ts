@@ -44,7 +44,7 @@ const LINK_EXPIRED = 'This link has expired. Ask for a new one.';
 async function createLink(deps: EmailDeps, userId: number, purpose: EmailLinkPurpose, email: string | null): Promise<string> {
   const token = randomSecret(LINK_BYTES);
   const now = deps.now();
-  await deps.store.createEmailLink({
+  await deps.store.emailLinks.createEmailLink({
     tokenHash: hashSecret(token),
     userId,
     purpose,
@@ -71,7 +71,7 @@ export async function mailNewLink(
   try {
     await mail(token);
   } catch (err) {
-    await deps.store.deleteEmailLink(hashSecret(token));
+    await deps.store.emailLinks.deleteEmailLink(hashSecret(token));
     throw err;
   }
 }
@@ -93,7 +93,7 @@ export async function mailResetLinkWithinLimit(deps: EmailDeps, userId: number, 
 /** The stored link a token names, if it is one of `purposes` and can still be used; InvalidInput otherwise. */
 export async function usableLink(deps: Pick<EmailDeps, 'store' | 'now'>, token: string, purposes: readonly EmailLinkPurpose[]): Promise<EmailLinkRecord> {
   if (!TOKEN_SHAPE.test(token)) throw new InvalidInput(LINK_INVALID);
-  const link = await deps.store.getEmailLink(hashSecret(token));
+  const link = await deps.store.emailLinks.getEmailLink(hashSecret(token));
   if (!link || !purposes.includes(link.purpose)) throw new InvalidInput(LINK_INVALID);
   if (link.usedAt !== null) throw new InvalidInput(await whyUsed(deps, link));
   if (link.expiresAt <= deps.now()) throw new InvalidInput(LINK_EXPIRED);
@@ -106,7 +106,7 @@ export async function usableLink(deps: Pick<EmailDeps, 'store' | 'now'>, token: 
  * can still use is named as the way forward.
  */
 async function whyUsed(deps: Pick<EmailDeps, 'store' | 'now'>, link: EmailLinkRecord): Promise<string> {
-  const newer = (await deps.store.listEmailLinks(link.userId, link.purpose)).filter(
+  const newer = (await deps.store.emailLinks.listEmailLinks(link.userId, link.purpose)).filter(
     (other) => other.createdAt > link.createdAt,
   );
   if (!newer.some((other) => other.usedAt === link.usedAt)) return LINK_USED;

@@ -17,7 +17,7 @@ export async function requestPasswordReset(deps: EmailDeps, login: string, ip: s
   await deps.limits.forgotPasswordIp.consume(ip);
   await deps.limits.forgotPasswordLogin.consume(`login:${key}`);
   deps.mailer.background(async () => {
-    const user = key.includes('@') ? await deps.store.getUserByEmail(key) : await deps.store.getUserByName(key);
+    const user = key.includes('@') ? await deps.store.users.getUserByEmail(key) : await deps.store.users.getUserByName(key);
     deps.audit('password_reset_requested', { userId: user?.id ?? null, ip });
     if (!user) return;
     // Per account, whichever name or address was asked: beyond it mails stop, silently.
@@ -30,7 +30,7 @@ export async function requestPasswordReset(deps: EmailDeps, login: string, ip: s
 /** The name of the account a usable reset link belongs to (for its page); InvalidInput otherwise. */
 export async function resetLinkOwner(deps: EmailDeps, token: string): Promise<string> {
   const link = await usableLink(deps, token, ['reset']);
-  const user = await deps.store.getUser(link.userId);
+  const user = await deps.store.users.getUser(link.userId);
   if (!user) throw new InvalidInput(LINK_INVALID);
   return user.name;
 }
@@ -48,12 +48,12 @@ export async function resetPassword(deps: EmailDeps, token: string, password: st
   const link = await usableLink(deps, token, ['reset']);
   checkNewPassword(password);
   const passwordHash = await hashPassword(password, deps.passwordHashing);
-  const owner = await deps.store.getUser(link.userId);
+  const owner = await deps.store.users.getUser(link.userId);
   const now = deps.now();
   // The address the link went to is still the account's (a change voids reset links with it).
   const unproven = owner !== undefined && owner.emailVerifiedAt === null;
   const ends = unproven ? SECURITY_EVENTS.address_proven : SECURITY_EVENTS.password_reset;
-  const ended = await deps.store.redeemEmailLink(link.tokenHash, now, unproven ? { passwordHash, emailVerifiedAt: now, whileEmailIs: owner.email } : { passwordHash }, [], ends);
+  const ended = await deps.store.emailLinks.redeemEmailLink(link.tokenHash, now, unproven ? { passwordHash, emailVerifiedAt: now, whileEmailIs: owner.email } : { passwordHash }, [], ends);
   if (!ended) throw await failedRedemption(deps, token, ['reset']);
   // The owner proved the mailbox: earlier failed sign-ins (perhaps why they are here) stop counting.
   await deps.limits.signInAccount.reset(accountKey(link.userId));

@@ -62,9 +62,9 @@ interface FollowedLink {
  * says so instead of an error (the token proves as much as the first time it was opened).
  */
 async function alreadyDone(deps: EmailDeps, token: string): Promise<FollowedLink | undefined> {
-  const link = await deps.store.getEmailLink(hashSecret(token));
+  const link = await deps.store.emailLinks.getEmailLink(hashSecret(token));
   if (!link || (link.purpose !== 'verify' && link.purpose !== 'change') || link.email === null) return undefined;
-  const user = await deps.store.getUser(link.userId);
+  const user = await deps.store.users.getUser(link.userId);
   if (!user || user.email !== link.email || user.emailVerifiedAt === null) return undefined;
   return { kind: link.purpose === 'verify' ? 'verified' : 'changed', email: link.email, again: true };
 }
@@ -91,9 +91,9 @@ export async function followEmailLink(deps: EmailDeps, token: string, signedInUs
   const now = deps.now();
   if (link.purpose === 'verify') {
     // Proves only the address it was sent to: useless once the account has moved to another one.
-    const redeemed = await deps.store.redeemEmailLink(link.tokenHash, now, { emailVerifiedAt: now, whileEmailIs: email }, ['verify'], NOTHING);
+    const redeemed = await deps.store.emailLinks.redeemEmailLink(link.tokenHash, now, { emailVerifiedAt: now, whileEmailIs: email }, ['verify'], NOTHING);
     if (!redeemed) {
-      const user = await deps.store.getUser(link.userId);
+      const user = await deps.store.users.getUser(link.userId);
       if (user && user.email !== email) throw new InvalidInput('This link is for an address your account no longer uses');
       // Another request (a second click) used it a moment ago.
       const done = await alreadyDone(deps, token);
@@ -103,10 +103,10 @@ export async function followEmailLink(deps: EmailDeps, token: string, signedInUs
     deps.audit('email_verified', { userId: link.userId });
     return { kind: 'verified', email };
   }
-  const before = await deps.store.getUser(link.userId);
+  const before = await deps.store.users.getUser(link.userId);
   let redeemed;
   try {
-    redeemed = await deps.store.redeemEmailLink(link.tokenHash, now, { email, emailVerifiedAt: now }, [], SECURITY_EVENTS.email_changed);
+    redeemed = await deps.store.emailLinks.redeemEmailLink(link.tokenHash, now, { email, emailVerifiedAt: now }, [], SECURITY_EVENTS.email_changed);
   } catch (err) {
     if (err instanceof UniqueViolation) throw new Conflict('Another account uses this address by now, so the change was not made');
     throw err;

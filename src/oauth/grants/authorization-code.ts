@@ -33,7 +33,7 @@ export const authorizationCodeGrant: Grant<CodeFields, { app: AppRecord | undefi
   },
   // The app and the code in one read (docs/performance.md#the-token-exchange-on-postgresql).
   read: async (deps, clientId, { codeHash }) =>
-    codeHash === undefined ? { app: await deps.store.getApp(clientId) } : deps.store.getAppAndCode(clientId, codeHash),
+    codeHash === undefined ? { app: await deps.store.apps.getApp(clientId) } : deps.store.apps.getAppAndCode(clientId, codeHash),
   issue: exchangeCode,
 };
 
@@ -82,15 +82,15 @@ async function exchangeCode(
   const result: TokenResult = { access_token: pair.accessToken, token_type: 'Bearer', expires_in: EXPIRES_IN_SECONDS };
   if (pair.refreshToken !== undefined) result.refresh_token = pair.refreshToken;
   const redemption = pair.refresh
-    ? await deps.store.redeemCodeWithRefresh(codeHash, now, pair.access, pair.refresh)
-    : await deps.store.redeemCode(codeHash, now, pair.access);
+    ? await deps.store.refreshTokens.redeemCodeWithRefresh(codeHash, now, pair.access, pair.refresh)
+    : await deps.store.apps.redeemCode(codeHash, now, pair.access);
   // The code expired in between, or another redemption committed first: this one is a replay,
   // and the store has revoked what the first one got.
   if (redemption.outcome === 'expired') throw new InvalidGrant('Authorization code has expired');
   // redeemCode revokes the first redemption's token in its own transaction; redeemCodeWithRefresh leaves it to replayed().
   if (redemption.outcome === 'replayed') return replayed(deps, code, now, offline ? undefined : redemption.revokedTokens);
   if (code.scopes.includes('openid')) {
-    const user = await deps.store.getUser(code.userId);
+    const user = await deps.store.users.getUser(code.userId);
     // Deleting a user deletes their codes and tokens: only a deletion racing this exchange gets here.
     if (!user) throw new InvalidGrant('Invalid authorization code');
     result.id_token = await signIdToken(deps, { user, scopes: code.scopes, clientId: code.clientId, authTime: code.authTime, amr: code.amr, nonce: code.nonce }, now);
@@ -103,8 +103,8 @@ async function exchangeCode(
  * token family it started), record it, refuse. `revoked`: what the store revoked already.
  */
 async function replayed(deps: Deps, code: CodeRecord, now: number, revoked?: number): Promise<never> {
-  const ofCode = revoked ?? (await deps.store.revokeTokensOfCode(code.codeHash, now));
-  const revokedTokens = ofCode + (await deps.store.revokeRefreshFamily(code.codeHash, now));
+  const ofCode = revoked ?? (await deps.store.apps.revokeTokensOfCode(code.codeHash, now));
+  const revokedTokens = ofCode + (await deps.store.refreshTokens.revokeRefreshFamily(code.codeHash, now));
   deps.audit?.('code_replay_detected', { clientId: code.clientId, userId: code.userId, revokedTokens });
   throw new InvalidGrant('Authorization code has already been used; tokens issued from it are revoked');
 }

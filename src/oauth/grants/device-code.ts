@@ -19,13 +19,13 @@ export const deviceCodeGrant: Grant<{ deviceCodeHash: string }, { app: AppRecord
     if (params.device_code === undefined) throw new InvalidInput('Body field device_code is required');
     return { deviceCodeHash: hashSecret(params.device_code) };
   },
-  read: async (deps, clientId) => ({ app: await deps.store.getApp(clientId) }),
+  read: async (deps, clientId) => ({ app: await deps.store.apps.getApp(clientId) }),
   issue: poll,
 };
 
 async function poll(deps: ExchangeDeps, { app }: { app: AppRecord }, { deviceCodeHash }: { deviceCodeHash: string }): Promise<TokenResult> {
   const now = deps.now();
-  const poll = await deps.store.pollDeviceAuthorization(deviceCodeHash, now);
+  const poll = await deps.store.deviceAuthorizations.pollDeviceAuthorization(deviceCodeHash, now);
   // Another app's device code is as unknown as none.
   if (poll.outcome === 'unknown' || poll.record.clientId !== app.clientId) throw new InvalidGrant('Invalid device code');
   const { record } = poll;
@@ -44,7 +44,7 @@ async function poll(deps: ExchangeDeps, { app }: { app: AppRecord }, { deviceCod
 
 /** An approved device code's tokens, once (a concurrent poll that redeemed it first wins). */
 async function redeem(deps: ExchangeDeps, app: AppRecord, record: DeviceAuthorizationRecord, now: number): Promise<TokenResult> {
-  const user = record.userId === null ? undefined : await deps.store.getUser(record.userId);
+  const user = record.userId === null ? undefined : await deps.store.users.getUser(record.userId);
   if (!user) throw new InvalidGrant('Invalid device code');
   // Suspended since the approval: the device gets nothing (the suspension ended the rest).
   if (activeSuspension(user, now)) throw new DevicePollRefused('access_denied', 'The person denied this device');
@@ -66,7 +66,7 @@ async function redeem(deps: ExchangeDeps, app: AppRecord, record: DeviceAuthoriz
     },
     now,
   );
-  if (!(await deps.store.redeemDeviceAuthorization(record.deviceCodeHash, now, access, refresh))) {
+  if (!(await deps.store.deviceAuthorizations.redeemDeviceAuthorization(record.deviceCodeHash, now, access, refresh))) {
     throw new InvalidGrant('Device code has already been used');
   }
   const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: EXPIRES_IN_SECONDS };

@@ -28,12 +28,12 @@ export const refreshTokenGrant: Grant<RefreshFields, { app: AppRecord | undefine
     if (params.refresh_token === undefined) throw new InvalidInput('Body field refresh_token is required');
     return { tokenHash: hashSecret(params.refresh_token), scope: params.scope };
   },
-  read: async (deps, clientId) => ({ app: await deps.store.getApp(clientId) }),
+  read: async (deps, clientId) => ({ app: await deps.store.apps.getApp(clientId) }),
   issue: refresh,
 };
 
 async function refresh(deps: ExchangeDeps, { app }: { app: AppRecord }, { tokenHash, scope }: RefreshFields): Promise<TokenResult> {
-  const found = await deps.store.getRefreshToken(tokenHash);
+  const found = await deps.store.refreshTokens.getRefreshToken(tokenHash);
   // Another app's token is as unknown as none (RFC 6749 6: bound to the client it was issued to).
   if (!found || found.clientId !== app.clientId) throw new InvalidGrant('Invalid refresh token');
   const now = deps.now();
@@ -56,7 +56,7 @@ async function refresh(deps: ExchangeDeps, { app }: { app: AppRecord }, { tokenH
   );
   // A spent token goes through the rotation too: its refusal and the family's revocation are one
   // transaction there, whether it was spent long ago or by a request racing this one.
-  const rotation = await deps.store.rotateRefreshToken(tokenHash, now, { refresh, access });
+  const rotation = await deps.store.refreshTokens.rotateRefreshToken(tokenHash, now, { refresh, access });
   if (rotation.outcome === 'reused') {
     deps.audit?.('refresh_token_reuse_detected', { clientId: app.clientId, userId: found.userId, revokedTokens: rotation.revokedTokens });
     throw new InvalidGrant(REFRESH_TOKEN_REUSED);
@@ -66,7 +66,7 @@ async function refresh(deps: ExchangeDeps, { app }: { app: AppRecord }, { tokenH
 
   const result: TokenResult = { access_token: accessToken, token_type: 'Bearer', expires_in: EXPIRES_IN_SECONDS, refresh_token: refreshToken };
   if (scopes.includes('openid')) {
-    const user = await deps.store.getUser(found.userId);
+    const user = await deps.store.users.getUser(found.userId);
     // Deleting a user deletes their refresh tokens: only a deletion racing this refresh gets here.
     if (!user) throw new InvalidGrant('Invalid refresh token');
     // OpenID Connect Core 12.2: the same sub, aud and auth_time; a new iat; no nonce (none was sent).

@@ -4,7 +4,7 @@ import { appPatchRow, toApp, tokenRow } from './rows.js';
 import { Queries } from '../queries.js';
 import { type Row, isRowId, isRowKey } from '../rows.js';
 
-/** AppStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
+/** AppStore (store.ts) in knex: store.apps in KnexStore (src/store/knex-store.ts), on both databases. */
 export abstract class AppsQueries extends Queries {
   async createApp(app: AppRecord): Promise<void> {
     await this.knex('apps').insert({
@@ -20,7 +20,7 @@ export abstract class AppsQueries extends Queries {
     });
   }
 
-  /** A hot path: each database's store reads it with a prepared statement. */
+  /** A hot path: each database's own (sqlite.ts, postgres.ts) reads it with a prepared statement. */
   abstract getApp(clientId: string): Promise<AppRecord | undefined>;
 
   async listAppsByOwner(ownerId: number): Promise<AppRecord[]> {
@@ -69,7 +69,7 @@ export abstract class AppsQueries extends Queries {
     });
   }
 
-  /** A hot path: each database's store reads it with a prepared statement. */
+  /** A hot path: each database's own (sqlite.ts, postgres.ts) reads it with a prepared statement. */
   abstract getCode(codeHash: string): Promise<CodeRecord | undefined>;
 
   async getAppAndCode(clientId: string, codeHash: string): Promise<{ app: AppRecord | undefined; code: CodeRecord | undefined }> {
@@ -99,7 +99,7 @@ export abstract class AppsQueries extends Queries {
       .update({ revoked_at: now });
   }
 
-  /** A hot path: each database's store reads it with a prepared statement. */
+  /** A hot path: each database's own (sqlite.ts, postgres.ts) reads it with a prepared statement. */
   abstract getTokenWithUser(tokenHash: string): Promise<TokenWithUser | undefined>;
 
   async getAppAndToken(clientId: string, tokenHash: string): Promise<{ app: AppRecord | undefined; tokenWithUser: TokenWithUser | undefined }> {

@@ -6,8 +6,8 @@ import { type Row, isRowId, isRowKey, num } from '../rows.js';
 import type { Ended, Ends } from '../../domain/security-events.js';
 import { endArtifacts } from '../security-events/ends.js';
 
-/** AuthenticatorAppStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class AuthenticatorAppQueries extends Queries {
+/** AuthenticatorAppStore (store.ts) in knex: store.authenticatorApp in KnexStore (src/store/knex-store.ts), on both databases. */
+export class AuthenticatorAppQueries extends Queries {
   async getTotp(userId: number): Promise<TotpRecord | undefined> {
     if (!isRowId(userId)) return undefined;
     const row = (await this.knex('totp_factors').where({ user_id: userId }).first()) as Row | undefined;

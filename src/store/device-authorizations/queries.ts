@@ -14,7 +14,7 @@ const SLOW_DOWN_SECONDS = 5;
 const UNKNOWN: DevicePoll = { outcome: 'unknown' };
 
 /**
- * DeviceAuthorizationStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on
+ * DeviceAuthorizationStore (store.ts) in knex: store.deviceAuthorizations in KnexStore (src/store/knex-store.ts), on
  * both databases, with no dialect store overriding it (a device polls every few seconds, far from
  * a hot path). Each write that decides something is atomic on both: a decision and a redemption
  * are one conditional UPDATE (on PostgreSQL the second of two concurrent ones waits for the
@@ -22,7 +22,7 @@ const UNKNOWN: DevicePoll = { outcome: 'unknown' };
  * poll reads its row `for update` before counting itself, so concurrent polls are counted one
  * after another.
  */
-export abstract class DeviceAuthorizationsQueries extends Queries {
+export class DeviceAuthorizationsQueries extends Queries {
   async createDeviceAuthorization(record: DeviceAuthorizationRecord): Promise<void> {
     try {
       await this.knex('device_authorizations').insert(deviceAuthorizationRow(record));

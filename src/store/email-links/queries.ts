@@ -9,8 +9,8 @@ import { type Row, isRowKey, num, uniqueField } from '../rows.js';
 /** Rolls back a link's transaction when its condition on the user no longer holds. */
 class LinkNotApplicable extends Error {}
 
-/** EmailLinkStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class EmailLinksQueries extends Queries {
+/** EmailLinkStore (store.ts) in knex: store.emailLinks in KnexStore (src/store/knex-store.ts), on both databases. */
+export class EmailLinksQueries extends Queries {
   async createEmailLink(link: EmailLinkRecord): Promise<void> {
     await this.knex('email_links').insert({
       token_hash: link.tokenHash,

@@ -3,8 +3,8 @@ import { gamePatchRow, toGame } from './rows.js';
 import { Queries } from '../queries.js';
 import { type Row, isRowId, num } from '../rows.js';
 
-/** GameStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class GamesQueries extends Queries {
+/** GameStore (store.ts) in knex: store.games in KnexStore (src/store/knex-store.ts), on both databases. */
+export class GamesQueries extends Queries {
   async createGame(game: NewGame): Promise<GameRecord> {
     const [row] = await this.knex('games')
       .insert({ author_id: game.authorId, title: game.title, url: game.url, created_at: game.createdAt })

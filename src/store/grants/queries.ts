@@ -5,8 +5,8 @@ import { Queries } from '../queries.js';
 import { endArtifacts } from '../security-events/ends.js';
 import { type Row, isRowId, isRowKey } from '../rows.js';
 
-/** GrantStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class GrantsQueries extends Queries {
+/** GrantStore (store.ts) in knex: store.grants in KnexStore (src/store/knex-store.ts), on both databases. */
+export class GrantsQueries extends Queries {
   async getGrant(userId: number, clientId: string): Promise<GrantRecord | undefined> {
     if (!isRowId(userId) || !isRowKey(clientId)) return undefined;
     const row = (await this.knex('grants').where({ user_id: userId, client_id: clientId }).first()) as Row | undefined;

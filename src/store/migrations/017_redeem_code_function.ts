@@ -3,7 +3,7 @@ import { isPostgres } from './dialect.js';
 
 /**
  * PostgreSQL: the token exchange's redemption as one function, so it costs one round trip
- * (PostgresStore.redeemCode, docs/performance.md#the-token-exchange-on-postgresql): the claim of
+ * (PostgresAppsQueries.redeemCode in src/store/apps/postgres.ts, docs/performance.md#the-token-exchange-on-postgresql): the claim of
  * the code, the insert of its token, and when the claim fails, why, with a replay's revocation of
  * the tokens issued from the code (RFC 6749 4.1.2), all in the one transaction of the call.
  *

@@ -7,8 +7,8 @@ import { Queries } from '../queries.js';
 import { endArtifacts } from '../security-events/ends.js';
 import { type Row, isRowId, isRowKey, num, uniqueField } from '../rows.js';
 
-/** ModerationStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class ModerationQueries extends Queries {
+/** ModerationStore (store.ts) in knex: store.moderation in KnexStore (src/store/knex-store.ts), on both databases. */
+export class ModerationQueries extends Queries {
   async suspendUser(userId: number, suspension: SuspensionRecord, action: NewModerationAction, ends: Ends): Promise<boolean> {
     if (!isRowId(userId)) return false;
     return this.knex.transaction(async (trx) => {

@@ -6,8 +6,8 @@ import { toPasskey } from './rows.js';
 import { Queries } from '../queries.js';
 import { type Row, isRowId, isRowKey, num, uniqueField } from '../rows.js';
 
-/** PasskeyStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class PasskeysQueries extends Queries {
+/** PasskeyStore (store.ts) in knex: store.passkeys in KnexStore (src/store/knex-store.ts), on both databases. */
+export class PasskeysQueries extends Queries {
   async createPasskey(passkey: NewPasskey): Promise<PasskeyRecord> {
     const row: Row = {
       user_id: passkey.userId,

@@ -1,8 +1,8 @@
 import { Queries } from '../queries.js';
 import { type Row, isRowId, num } from '../rows.js';
 
-/** PictureRowStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class PicturesQueries extends Queries {
+/** PictureRowStore (store.ts) in knex: store.pictures in KnexStore (src/store/knex-store.ts), on both databases. */
+export class PicturesQueries extends Queries {
   async insertPictures(userId: number, ts: number, images: Record<string, Buffer>, now: number): Promise<boolean> {
     const rows = Object.entries(images).map(([size, bytes]) => ({ user_id: userId, ts, size, bytes, created_at: now }));
     try {

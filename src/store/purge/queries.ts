@@ -1,8 +1,8 @@
 import type { PurgeBatch, PurgeCounts } from './store.js';
 import { Queries } from '../queries.js';
 
-/** PurgeStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class PurgeQueries extends Queries {
+/** PurgeStore (store.ts) in knex: store.purge in KnexStore (src/store/knex-store.ts), on both databases. */
+export class PurgeQueries extends Queries {
   async purgeExpired(batch: PurgeBatch): Promise<PurgeCounts> {
     return {
       tokens: await this.deleteExpiredBatch('access_tokens', 'token_hash', batch.tokensExpiredBy, batch.limit),

@@ -2,8 +2,8 @@ import { type RateLimiterAbstract, RateLimiterPostgres, RateLimiterSQLite } from
 import { Queries } from '../queries.js';
 import type { RateLimitRule } from './store.js';
 
-/** RateLimitStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class RateLimitsQueries extends Queries {
+/** RateLimitStore (store.ts) in knex: store.rateLimits in KnexStore (src/store/knex-store.ts), on both databases. */
+export class RateLimitsQueries extends Queries {
   rateLimiter(rule: RateLimitRule): RateLimiterAbstract {
     // The table comes from migration 003, not from the limiter (tableCreated), so it is created once
     // by the migration lock instead of by every instance racing at start.

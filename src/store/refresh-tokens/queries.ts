@@ -8,13 +8,13 @@ import { isRowKey, type Row } from '../rows.js';
 import { refreshTokenRow, toRefreshToken } from './rows.js';
 
 /**
- * RefreshTokenStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both
+ * RefreshTokenStore (store.ts) in knex: store.refreshTokens in KnexStore (src/store/knex-store.ts), on both
  * databases, with no dialect store overriding it (refresh tokens are not a hot path). Every write
  * that decides something (a claim, a rotation) is one conditional UPDATE inside a transaction: on
  * PostgreSQL the second of two concurrent rotations waits for the first's row lock, then finds
  * the token used; on SQLite the writes are serialized. Either way exactly one wins.
  */
-export abstract class RefreshTokensQueries extends Queries {
+export class RefreshTokensQueries extends Queries {
   async redeemCodeWithRefresh(codeHash: string, now: number, token: TokenRecord, refresh: RefreshTokenRecord): Promise<Redemption> {
     if (!isRowKey(codeHash)) return { outcome: 'replayed', revokedTokens: 0 };
     return this.knex.transaction(async (trx) => {

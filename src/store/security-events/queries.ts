@@ -3,8 +3,8 @@ import { Queries } from '../queries.js';
 import { isRowId, type Row } from '../rows.js';
 import { endArtifacts } from './ends.js';
 
-/** SecurityEventStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class SecurityEventsQueries extends Queries {
+/** SecurityEventStore (store.ts) in knex: store.securityEvents in KnexStore (src/store/knex-store.ts), on both databases. */
+export class SecurityEventsQueries extends Queries {
   async recordSecurityEvent(subject: EventSubject, ends: Ends, now: number, change: { passwordHash?: string } = {}): Promise<Ended | undefined> {
     if (!isRowId(subject.userId)) return undefined;
     return this.knex.transaction(async (trx) => {

@@ -14,8 +14,8 @@ function sessionRow(idHash: string, data: string, expiresAt: number, userId: num
   return row;
 }
 
-/** SessionStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class SessionsQueries extends Queries {
+/** SessionStore (store.ts) in knex: store.sessions in KnexStore (src/store/knex-store.ts), on both databases. */
+export class SessionsQueries extends Queries {
   async getSession(idHash: string, now: number): Promise<string | undefined> {
     if (!isRowKey(idHash)) return undefined;
     const row = await this.knex('sessions').where({ id_hash: idHash }).where('expires_at', '>', now).first<Row | undefined>('data');

@@ -3,8 +3,8 @@ import { Queries } from '../queries.js';
 import { type Row, isRowId } from '../rows.js';
 import { toSignIn } from './rows.js';
 
-/** SignInStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class SignInsQueries extends Queries {
+/** SignInStore (store.ts) in knex: store.signIns in KnexStore (src/store/knex-store.ts), on both databases. */
+export class SignInsQueries extends Queries {
   async recordSignIn(userId: number, signIn: SignInRecord, keep: number): Promise<void> {
     if (!isRowId(userId)) return;
     await this.knex.transaction(async (trx) => {

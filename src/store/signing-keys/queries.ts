@@ -3,8 +3,8 @@ import { Queries } from '../queries.js';
 import { type Row, isRowKey } from '../rows.js';
 import { toSigningKey } from './rows.js';
 
-/** SigningKeyStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
-export abstract class SigningKeysQueries extends Queries {
+/** SigningKeyStore (store.ts) in knex: store.signingKeys in KnexStore (src/store/knex-store.ts), on both databases. */
+export class SigningKeysQueries extends Queries {
   async listSigningKeys(): Promise<SigningKeyRecord[]> {
     const rows = await this.knex<Row>('signing_keys').orderByRaw('case when retired_at is null then 0 else 1 end, created_at desc, kid desc');
     return rows.map(toSigningKey);

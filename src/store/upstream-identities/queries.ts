@@ -14,10 +14,10 @@ function identities(knex: Knex) {
 }
 
 /**
- * UpstreamIdentityStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both
+ * UpstreamIdentityStore (store.ts) in knex: store.upstreamIdentities in KnexStore (src/store/knex-store.ts), on both
  * databases, with no dialect store overriding it (a sign-in through an upstream reads one row).
  */
-export abstract class UpstreamIdentitiesQueries extends Queries {
+export class UpstreamIdentitiesQueries extends Queries {
   async findUpstreamIdentity(upstreamSlug: string, subject: string): Promise<UpstreamIdentityRecord | undefined> {
     if (!isRowKey(upstreamSlug) || !isRowKey(subject)) return undefined;
     const row = (await identities(this.knex).where({ 'upstream_identities.upstream_slug': upstreamSlug, 'upstream_identities.subject': subject }).first()) as Row | undefined;

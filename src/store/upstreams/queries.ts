@@ -5,11 +5,11 @@ import { isRowKey, type Row, uniqueField } from '../rows.js';
 import { toUpstream, upstreamRow } from './rows.js';
 
 /**
- * UpstreamStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both
+ * UpstreamStore (store.ts) in knex: store.upstreams in KnexStore (src/store/knex-store.ts), on both
  * databases, with no dialect store overriding it (the operator changes these rarely; a sign-in
  * reads one row).
  */
-export abstract class UpstreamsQueries extends Queries {
+export class UpstreamsQueries extends Queries {
   async addUpstream(record: UpstreamRecord): Promise<void> {
     try {
       await this.knex('upstream_providers').insert(upstreamRow(record));

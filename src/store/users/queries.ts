@@ -4,7 +4,7 @@ import { Queries } from '../queries.js';
 import { type Row, isRowId, isRowKey, num, uniqueField } from '../rows.js';
 import { toUser } from './rows.js';
 
-/** UserStore (store.ts) in knex: part of KnexStore (src/store/knex-store.ts), on both databases. */
+/** UserStore (store.ts) in knex: store.users in KnexStore (src/store/knex-store.ts), on both databases. */
 export abstract class UsersQueries extends Queries {
   async countUsers(): Promise<number> {
     const row = (await this.knex('users').count({ n: '*' }).first()) as Row | undefined;
@@ -53,13 +53,13 @@ export abstract class UsersQueries extends Queries {
     }
   }
 
-  /** A hot path: each database's store reads it with a prepared statement. */
+  /** A hot path: each database's own (sqlite.ts, postgres.ts) reads it with a prepared statement. */
   abstract getUser(id: number): Promise<UserRecord | undefined>;
 
-  /** A hot path: each database's store reads it with a prepared statement. */
+  /** A hot path: each database's own (sqlite.ts, postgres.ts) reads it with a prepared statement. */
   abstract getPublicUser(id: number): Promise<PublicUserRecord | undefined>;
 
-  /** A hot path: each database's store reads it with a prepared statement. */
+  /** A hot path: each database's own (sqlite.ts, postgres.ts) reads it with a prepared statement. */
   abstract getPfpTimestamp(id: number): Promise<number | null | undefined>;
 
   async getUserByName(name: string): Promise<UserRecord | undefined> {

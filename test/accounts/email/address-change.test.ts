@@ -51,7 +51,7 @@ describe('postChangeEmail', () => {
     expect(url.origin + url.pathname).toBe('https://idp.example/verify-email');
 
     // Until then: the old address, still verified, is what apps see.
-    const pending = (await t.store.getUser(user.id))!;
+    const pending = (await t.store.users.getUser(user.id))!;
     expect(pending.email).toBe(user.email);
     expect(pending.emailVerifiedAt).toBe(user.emailVerifiedAt);
     expect(await whoisEmail(user.id)).toBe(user.email);
@@ -59,7 +59,7 @@ describe('postChangeEmail', () => {
     const followed = await agent.fetch(url.pathname + url.search);
     expect(followed.status).toBe(200);
     expect(await followed.text()).toContain(`Your account's email address is now <strong id="email">${target}</strong>, verified.`);
-    const changed = (await t.store.getUser(user.id))!;
+    const changed = (await t.store.users.getUser(user.id))!;
     expect(changed.email).toBe(target);
     expect(changed.emailVerifiedAt).toBe(t.clock.now());
     expect(await whoisEmail(user.id)).toBe(target);
@@ -114,7 +114,7 @@ describe('postChangeEmail', () => {
     const res = await agent.fetch(url.pathname + url.search);
     expect(res.status).toBe(409);
     expect(await res.text()).toContain('Another account uses this address by now, so the change was not made');
-    expect((await t.store.getUser(user.id))!.email).toBe(user.email);
+    expect((await t.store.users.getUser(user.id))!.email).toBe(user.email);
   });
 
   it('an expired change link (24 h) changes nothing; following one voids the other pending changes', async () => {
@@ -134,12 +134,12 @@ describe('postChangeEmail', () => {
     } finally {
       t.clock.advance(-24 * 3600 * 1000);
     }
-    expect((await t.store.getUser(user.id))!.email).toBe(user.email);
+    expect((await t.store.users.getUser(user.id))!.email).toBe(user.email);
 
     expect((await agent.fetch(secondUrl.pathname + secondUrl.search)).status).toBe(200);
     const voided = await new Agent(t).fetch(firstUrl.pathname + firstUrl.search);
     expect(voided.status).toBe(400);
-    expect((await t.store.getUser(user.id))!.email).toBe(second);
+    expect((await t.store.users.getUser(user.id))!.email).toBe(second);
   });
 
   it('a mail server that refuses: a clear 503 page and no pending change', async () => {

@@ -67,7 +67,7 @@ describe('postForgotPassword', () => {
     const d = smtp.messages[0]!;
     expect(d.mail.html).toContain(`href="${linkOf(d)}"`);
     const token = new URL(linkOf(d)).searchParams.get('token')!;
-    const stored = await t.store.getEmailLink(hashSecret(token));
+    const stored = await t.store.emailLinks.getEmailLink(hashSecret(token));
     expect(stored).toMatchObject({ purpose: 'reset', email: null, userId: user.id, usedAt: null });
     expect(stored!.expiresAt - stored!.createdAt).toBe(3600 * 1000);
   });
@@ -184,7 +184,7 @@ describe('getResetPassword and postResetPassword', () => {
     expect(html).toContain(`<strong id="reset-name">${user.name}</strong>`);
     expect(html).toContain(`<input type="hidden" name="token" value="${token}">`);
     // Opening the page does not use the link up.
-    expect((await t.store.getEmailLink(hashSecret(token)))!.usedAt).toBeNull();
+    expect((await t.store.emailLinks.getEmailLink(hashSecret(token)))!.usedAt).toBeNull();
 
     const short = await browser.form('/reset-password', { token, password: 'short' });
     expect(short.status).toBe(400);
@@ -246,7 +246,7 @@ describe('getResetPassword and postResetPassword', () => {
 
       const voided = await new Agent(s2).fetch(change.pathname + change.search);
       expect(voided.status).toBe(400);
-      expect((await s2.store.getUser(user.id))!.email).toBe(user.email);
+      expect((await s2.store.users.getUser(user.id))!.email).toBe(user.email);
       await new Agent(s2).signIn(user, 'after the reset');
     } finally {
       await s2.close();

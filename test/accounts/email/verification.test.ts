@@ -61,10 +61,10 @@ describe('sign-up mails a verification link', () => {
     expect(d.raw).not.toContain('correct horse battery');
     // Only the token's hash is stored.
     const token = new URL(link).searchParams.get('token')!;
-    const stored = await t.store.getEmailLink(hashSecret(token));
+    const stored = await t.store.emailLinks.getEmailLink(hashSecret(token));
     expect(stored).toMatchObject({ purpose: 'verify', email, usedAt: null });
     expect(stored!.expiresAt - stored!.createdAt).toBe(24 * 3600 * 1000);
-    expect((await t.store.getUserByName(name))!.emailVerifiedAt).toBeNull();
+    expect((await t.store.users.getUserByName(name))!.emailVerifiedAt).toBeNull();
   });
 
   it('following the link verifies the address, once; the account page shows the state', async () => {
@@ -77,7 +77,7 @@ describe('sign-up mails a verification link', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await res.text()).toContain(`Your email address <strong id="email">${email}</strong> is verified.`);
-    expect((await t.store.getUserByName(name))!.emailVerifiedAt).toBe(t.clock.now());
+    expect((await t.store.users.getUserByName(name))!.emailVerifiedAt).toBe(t.clock.now());
     const after = await (await agent.fetch('/account')).text();
     expect(after).toContain('<strong id="email-state" data-verified="true">verified</strong>');
     expect(after).not.toContain('id="resend-verification"');
@@ -105,7 +105,7 @@ describe('sign-up mails a verification link', () => {
     } finally {
       t.clock.advance(-24 * 3600 * 1000);
     }
-    expect((await t.store.getUserByName(name))!.emailVerifiedAt).toBeNull();
+    expect((await t.store.users.getUserByName(name))!.emailVerifiedAt).toBeNull();
   });
 
   it('a tampered, cut or missing token is a clear page and verifies nothing', async () => {
@@ -120,7 +120,7 @@ describe('sign-up mails a verification link', () => {
       if (bad !== '') expect(body).toContain('This link is not valid: it may be incomplete or changed. Ask for a new one.');
     }
     expect((await new Agent(t).fetch('/verify-email')).status).toBe(400);
-    expect((await t.store.getUserByName(name))!.emailVerifiedAt).toBeNull();
+    expect((await t.store.users.getUserByName(name))!.emailVerifiedAt).toBeNull();
   });
 
   it('a reset link does not verify an address', async () => {
@@ -133,7 +133,7 @@ describe('sign-up mails a verification link', () => {
     const token = new URL(linkOf(reset)).searchParams.get('token')!;
     const res2 = await new Agent(t).fetch(`/verify-email?token=${token}`);
     expect(res2.status).toBe(400);
-    expect((await t.store.getUserByName(name))!.emailVerifiedAt).toBeNull();
+    expect((await t.store.users.getUserByName(name))!.emailVerifiedAt).toBeNull();
   });
 });
 
@@ -153,12 +153,12 @@ describe('sign-up with a registered address', () => {
     expect(d.raw).not.toContain(intruder);
     const link = linkOf(d);
     expect(link).toMatch(/^https:\/\/idp\.example\/reset-password\?token=[A-Za-z0-9_-]{43}$/);
-    const stored = await t.store.getEmailLink(hashSecret(new URL(link).searchParams.get('token')!));
+    const stored = await t.store.emailLinks.getEmailLink(hashSecret(new URL(link).searchParams.get('token')!));
     expect(stored).toMatchObject({ purpose: 'reset', usedAt: null });
     const page = await new Agent(t).fetch(pathOf(link));
     expect(page.status).toBe(200);
     expect(await page.text()).toContain(owner.name);
-    expect(await t.store.getUserByName(intruder)).toBeUndefined();
+    expect(await t.store.users.getUserByName(intruder)).toBeUndefined();
     await t.app.deps.mailer.idle();
     expect(smtp.to(owner.email)).toHaveLength(1);
   });
@@ -196,7 +196,7 @@ describe('postResendVerification', () => {
     expect(smtp.to(email)).toHaveLength(3);
 
     expect((await agent.fetch(pathOf(first))).status).toBe(200);
-    expect((await t.store.getUserByName(name))!.emailVerifiedAt).not.toBeNull();
+    expect((await t.store.users.getUserByName(name))!.emailVerifiedAt).not.toBeNull();
   });
 
   it('refuses an address that is already verified, a foreign return_to, no session and no CSRF token', async () => {
@@ -227,7 +227,7 @@ describe('postResendVerification', () => {
     } finally {
       smtp.refuse = undefined;
     }
-    const user = (await t.store.getUserByName(name))!;
+    const user = (await t.store.users.getUserByName(name))!;
     const rows = await t.store.knex('email_links').where({ user_id: user.id });
     expect(rows).toHaveLength(1);
   });
@@ -258,7 +258,7 @@ describe('the email scope needs a verified address', () => {
     expect(refused.status).toBe(403);
     expect(refused.headers.get('location')).toBeNull();
     expect(await refused.text()).toContain('The email scope needs a verified email address, and this user has not verified theirs yet');
-    const user = (await t.store.getUserByName(name))!;
+    const user = (await t.store.users.getUserByName(name))!;
     expect(await t.store.knex('auth_codes').where({ user_id: user.id })).toHaveLength(0);
 
     const cancel = await agent.form('/oauth', { ...fields, decision: 'cancel' });
@@ -291,8 +291,8 @@ describe('users that need no proof', () => {
     const s = await startServer();
     try {
       const demo = await seedDemo(s.store, s.config, s.clock.now);
-      expect((await s.store.getUser(demo.userId))!.emailVerifiedAt).toBe(s.clock.now());
-      expect((await s.store.getUser(demo.otherUserId))!.emailVerifiedAt).toBe(s.clock.now());
+      expect((await s.store.users.getUser(demo.userId))!.emailVerifiedAt).toBe(s.clock.now());
+      expect((await s.store.users.getUser(demo.otherUserId))!.emailVerifiedAt).toBe(s.clock.now());
     } finally {
       await s.close();
     }
@@ -313,7 +313,7 @@ describe('sign-up while the mail server refuses', () => {
     const page = await (await created.agent.fetch('/account')).text();
     expect(page).toContain('<strong id="email-state" data-verified="false">not verified</strong>');
     expect(page).toContain('id="resend-verification"');
-    const user = (await t.store.getUserByName(created.name))!;
+    const user = (await t.store.users.getUserByName(created.name))!;
     expect(await t.store.knex('email_links').where({ user_id: user.id })).toHaveLength(0);
   });
 });
@@ -330,7 +330,7 @@ describe('the audit trail', () => {
       const { agent, name, email } = await signUp();
       const verifyLink = linkOf(await smtp.next(email));
       await agent.fetch(pathOf(verifyLink));
-      const user = (await t.store.getUserByName(name))!;
+      const user = (await t.store.users.getUserByName(name))!;
 
       await new Agent(t).form('/forgot-password', { login: name });
       await t.app.deps.mailer.idle();

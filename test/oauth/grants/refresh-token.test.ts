@@ -466,7 +466,7 @@ describe('what else ends refresh tokens', () => {
   it('a suspension', async () => {
     const s = await signInToAnothersApp();
     const now = t.clock.now();
-    const suspended = await t.store.suspendUser(
+    const suspended = await t.store.moderation.suspendUser(
       s.user.id,
       { reason: 'Spam', since: now, until: null },
       {

@@ -22,13 +22,13 @@ describe('migration 007_email_links', () => {
       expect(await store.knex.schema.hasTable('email_links')).toBe(false);
 
       await store.migrate();
-      const user = (await store.getUserByName('old_timer'))!;
+      const user = (await store.users.getUserByName('old_timer'))!;
       expect(user.email).toBe('old@example.com');
       expect(user.emailVerifiedAt).toBeNull();
 
-      await store.createEmailLink({ tokenHash: 'a'.repeat(64), userId: user.id, purpose: 'verify', email: user.email, expiresAt: 10, usedAt: null, createdAt: 1 });
+      await store.emailLinks.createEmailLink({ tokenHash: 'a'.repeat(64), userId: user.id, purpose: 'verify', email: user.email, expiresAt: 10, usedAt: null, createdAt: 1 });
       await store.knex('users').where({ id: user.id }).delete();
-      expect(await store.getEmailLink('a'.repeat(64))).toBeUndefined();
+      expect(await store.emailLinks.getEmailLink('a'.repeat(64))).toBeUndefined();
 
       // Down to before 007: later migrations are rolled back first.
       for (let i = names.filter((n) => n >= '007').length; i > 0; i--) await store.knex.migrate.down({ migrationSource });

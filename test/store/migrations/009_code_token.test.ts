@@ -35,8 +35,8 @@ describe('migration 009_code_token', () => {
         { code_hash: 'b'.repeat(64), token_hash: null },
       ]);
       // The replay of code a revokes token A (and nothing else); code b has no token to revoke.
-      expect(await store.revokeTokensOfCode('a'.repeat(64), NOW + 1)).toBe(1);
-      expect(await store.revokeTokensOfCode('b'.repeat(64), NOW + 1)).toBe(0);
+      expect(await store.apps.revokeTokensOfCode('a'.repeat(64), NOW + 1)).toBe(1);
+      expect(await store.apps.revokeTokensOfCode('b'.repeat(64), NOW + 1)).toBe(0);
       expect(await store.knex('access_tokens').orderBy('token_hash').select('token_hash', 'revoked_at')).toEqual([
         { token_hash: 'A'.repeat(64), revoked_at: (store.knex.client as { config: { client: string } }).config.client === 'pg' ? String(NOW + 1) : NOW + 1 },
         { token_hash: 'C'.repeat(64), revoked_at: null },

@@ -33,7 +33,7 @@ describe('migration 010_public_clients', () => {
 
       await store.migrate();
       expect([await count('auth_codes'), await count('access_tokens'), await count('grants')]).toEqual([1, 1, 1]);
-      expect(await store.getApp('app')).toEqual({
+      expect(await store.apps.getApp('app')).toEqual({
         clientId: 'app',
         secretHash: 's'.repeat(64),
         public: false,
@@ -44,8 +44,8 @@ describe('migration 010_public_clients', () => {
         grantTypes: ['authorization_code'],
         createdAt: 1,
       });
-      await store.createApp({ clientId: 'pub', secretHash: null, public: true, ownerId: userId, name: 'Pub', redirectUris: ['https://p.example/cb'], postLogoutRedirectUris: ['https://p.example/'], grantTypes: ['authorization_code'], createdAt: 2 });
-      expect((await store.getApp('pub'))?.secretHash).toBeNull();
+      await store.apps.createApp({ clientId: 'pub', secretHash: null, public: true, ownerId: userId, name: 'Pub', redirectUris: ['https://p.example/cb'], postLogoutRedirectUris: ['https://p.example/'], grantTypes: ['authorization_code'], createdAt: 2 });
+      expect((await store.apps.getApp('pub'))?.secretHash).toBeNull();
       if (sqlite) {
         // The connection enforces foreign keys again, and the rebuilt table left none dangling.
         expect(await store.knex.raw('pragma foreign_keys')).toEqual([{ foreign_keys: 1 }]);
@@ -53,7 +53,7 @@ describe('migration 010_public_clients', () => {
       }
       await expect(store.knex('auth_codes').insert({ code_hash: 'd'.repeat(64), client_id: 'no-such-app', user_id: userId, scopes: 'userinfo', expires_at: NOW, created_at: NOW })).rejects.toThrow();
       // The apps table still cascades into its codes, tokens and grants.
-      expect(await store.deleteApp('app')).toBe(true);
+      expect(await store.apps.deleteApp('app')).toBe(true);
       expect([await count('auth_codes'), await count('access_tokens'), await count('grants')]).toEqual([0, 0, 0]);
 
       // Down (through the later migrations first): public apps go (they cannot exist without the

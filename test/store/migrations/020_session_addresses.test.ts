@@ -27,9 +27,9 @@ describe('migration 020_session_addresses', () => {
 
       await store.migrate();
       expect(await store.knex.schema.hasColumn('sessions', 'sign_in_ip')).toBe(true);
-      expect(await store.getSession('a'.repeat(64), NOW)).toBe('{"userId":1}');
-      await store.setSession('b'.repeat(64), '{}', NOW + 1000, userId, { publicId: 'pub-new', startedAt: NOW + 1, lastSeenAt: NOW + 1, userAgent: 'New/2', signInIp: '2001:db8::7' });
-      expect(await store.listUserSessions(userId, NOW)).toEqual([
+      expect(await store.sessions.getSession('a'.repeat(64), NOW)).toBe('{"userId":1}');
+      await store.sessions.setSession('b'.repeat(64), '{}', NOW + 1000, userId, { publicId: 'pub-new', startedAt: NOW + 1, lastSeenAt: NOW + 1, userAgent: 'New/2', signInIp: '2001:db8::7' });
+      expect(await store.sessions.listUserSessions(userId, NOW)).toEqual([
         { publicId: 'pub-new', startedAt: NOW + 1, lastSeenAt: NOW + 1, userAgent: 'New/2', signInIp: '2001:db8::7' },
         { publicId: 'pub-old', startedAt: NOW, lastSeenAt: NOW, userAgent: 'Old/1', signInIp: null },
       ]);

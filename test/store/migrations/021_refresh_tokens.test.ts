@@ -30,7 +30,7 @@ describe('migration 021_refresh_tokens', () => {
 
       await store.migrate();
       expect(await store.knex.schema.hasColumn('apps', 'grant_types')).toBe(true);
-      expect(await store.getApp('app')).toEqual({
+      expect(await store.apps.getApp('app')).toEqual({
         clientId: 'app',
         secretHash: 's'.repeat(64),
         public: false,
@@ -41,7 +41,7 @@ describe('migration 021_refresh_tokens', () => {
         grantTypes: ['authorization_code'],
         createdAt: 1,
       });
-      await store.createApp({
+      await store.apps.createApp({
         clientId: 'offline',
         secretHash: null,
         public: true,
@@ -52,9 +52,9 @@ describe('migration 021_refresh_tokens', () => {
         grantTypes: ['authorization_code', 'refresh_token'],
         createdAt: 2,
       });
-      expect((await store.getApp('offline'))?.grantTypes).toEqual(['authorization_code', 'refresh_token']);
+      expect((await store.apps.getApp('offline'))?.grantTypes).toEqual(['authorization_code', 'refresh_token']);
       const codeHash = 'c'.repeat(64);
-      await store.createCode({
+      await store.apps.createCode({
         codeHash,
         clientId: 'offline',
         userId,
@@ -84,8 +84,8 @@ describe('migration 021_refresh_tokens', () => {
         createdAt: NOW,
       };
       const access = { tokenHash: 't'.repeat(64), clientId: 'offline', userId, scopes: ['openid', 'offline_access'], codeHash, expiresAt: NOW + 600_000, revokedAt: null, createdAt: NOW };
-      expect(await store.redeemCodeWithRefresh(codeHash, NOW, access, refresh)).toEqual(REDEEMED);
-      expect(await store.getRefreshToken('r'.repeat(64))).toEqual(refresh);
+      expect(await store.refreshTokens.redeemCodeWithRefresh(codeHash, NOW, access, refresh)).toEqual(REDEEMED);
+      expect(await store.refreshTokens.getRefreshToken('r'.repeat(64))).toEqual(refresh);
 
       // Down (through any later migrations first).
       const since = names.filter((n) => n >= '021');
@@ -94,8 +94,8 @@ describe('migration 021_refresh_tokens', () => {
       expect(await store.knex.schema.hasColumn('apps', 'grant_types')).toBe(false);
       expect((await store.knex('apps').orderBy('client_id').select('client_id')).map((r: { client_id: string }) => r.client_id)).toEqual(['app', 'offline']);
       await store.migrate();
-      expect((await store.getApp('offline'))?.grantTypes).toEqual(['authorization_code']);
-      expect(await store.getRefreshToken('r'.repeat(64))).toBeUndefined();
+      expect((await store.apps.getApp('offline'))?.grantTypes).toEqual(['authorization_code']);
+      expect(await store.refreshTokens.getRefreshToken('r'.repeat(64))).toBeUndefined();
     } finally {
       await store.close();
       await db.drop();

@@ -44,11 +44,11 @@ describe('migration 022_device_authorizations', () => {
         expiresAt: NOW + 600_000,
         createdAt: NOW,
       };
-      await store.createDeviceAuthorization(record);
-      expect(await store.getDeviceAuthorizationByUserCode('u'.repeat(64))).toEqual(record);
-      await expect(store.createDeviceAuthorization({ ...record, deviceCodeHash: 'e'.repeat(64) })).rejects.toBeInstanceOf(UniqueViolation);
-      expect(await store.decideDeviceAuthorization('u'.repeat(64), NOW + 1, userId, { userId, authTime: NOW - 5, amr: ['pwd'] })).toBe(true);
-      expect(await store.getDeviceAuthorizationByUserCode('u'.repeat(64))).toEqual({ ...record, decision: 'approved', userId, authTime: NOW - 5, amr: ['pwd'], decidedAt: NOW + 1 });
+      await store.deviceAuthorizations.createDeviceAuthorization(record);
+      expect(await store.deviceAuthorizations.getDeviceAuthorizationByUserCode('u'.repeat(64))).toEqual(record);
+      await expect(store.deviceAuthorizations.createDeviceAuthorization({ ...record, deviceCodeHash: 'e'.repeat(64) })).rejects.toBeInstanceOf(UniqueViolation);
+      expect(await store.deviceAuthorizations.decideDeviceAuthorization('u'.repeat(64), NOW + 1, userId, { userId, authTime: NOW - 5, amr: ['pwd'] })).toBe(true);
+      expect(await store.deviceAuthorizations.getDeviceAuthorizationByUserCode('u'.repeat(64))).toEqual({ ...record, decision: 'approved', userId, authTime: NOW - 5, amr: ['pwd'], decidedAt: NOW + 1 });
 
       // Down (through any later migrations first).
       const since = names.filter((n) => n >= '022');
@@ -56,7 +56,7 @@ describe('migration 022_device_authorizations', () => {
       expect(await store.knex.schema.hasTable('device_authorizations')).toBe(false);
       expect(await store.knex('apps').pluck('client_id')).toEqual(['app']);
       await store.migrate();
-      expect(await store.getDeviceAuthorizationByUserCode('u'.repeat(64))).toBeUndefined();
+      expect(await store.deviceAuthorizations.getDeviceAuthorizationByUserCode('u'.repeat(64))).toBeUndefined();
     } finally {
       await store.close();
       await db.drop();

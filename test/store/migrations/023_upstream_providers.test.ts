@@ -44,11 +44,11 @@ describe('migration 023_upstream_providers', () => {
         trustMfa: false,
         createdAt: NOW,
       };
-      await store.addUpstream(record);
-      expect(await store.getUpstream('discord')).toEqual(record);
-      await expect(store.addUpstream({ ...record, name: 'DISCORD' })).rejects.toBeInstanceOf(UniqueViolation);
-      expect(await store.setUpstreamEnabled('discord', false)).toBe(true);
-      expect(await store.listUpstreams()).toEqual([{ ...record, enabled: false }]);
+      await store.upstreams.addUpstream(record);
+      expect(await store.upstreams.getUpstream('discord')).toEqual(record);
+      await expect(store.upstreams.addUpstream({ ...record, name: 'DISCORD' })).rejects.toBeInstanceOf(UniqueViolation);
+      expect(await store.upstreams.setUpstreamEnabled('discord', false)).toBe(true);
+      expect(await store.upstreams.listUpstreams()).toEqual([{ ...record, enabled: false }]);
 
       // Down (through any later migrations first).
       const since = names.filter((n) => n >= '023');
@@ -56,7 +56,7 @@ describe('migration 023_upstream_providers', () => {
       expect(await store.knex.schema.hasTable('upstream_providers')).toBe(false);
       expect(await store.knex('users').pluck('name')).toEqual(['early']);
       await store.migrate();
-      expect(await store.listUpstreams()).toEqual([]);
+      expect(await store.upstreams.listUpstreams()).toEqual([]);
     } finally {
       await store.close();
       await db.drop();

@@ -41,12 +41,12 @@ describe('migration 024_upstream_identities', () => {
 
       await store.migrate();
       expect(await store.knex.schema.hasTable('upstream_identities')).toBe(true);
-      expect(await store.listSignIns(userId, 10)).toEqual([{ at: NOW - 1, ip: '10.0.0.1', userAgent: 'Browser/1', upstream: null }]);
-      const link = await store.linkUpstreamIdentity({ userId, upstreamSlug: 'acme', subject: 'sub-1', email: 'e@acme.example', createdAt: NOW });
+      expect(await store.signIns.listSignIns(userId, 10)).toEqual([{ at: NOW - 1, ip: '10.0.0.1', userAgent: 'Browser/1', upstream: null }]);
+      const link = await store.upstreamIdentities.linkUpstreamIdentity({ userId, upstreamSlug: 'acme', subject: 'sub-1', email: 'e@acme.example', createdAt: NOW });
       expect(link).toEqual({ id: link.id, userId, upstreamSlug: 'acme', upstreamName: 'Acme', subject: 'sub-1', email: 'e@acme.example', createdAt: NOW, lastUsedAt: null });
-      await expect(store.linkUpstreamIdentity({ userId, upstreamSlug: 'acme', subject: 'sub-1', email: null, createdAt: NOW })).rejects.toEqual(new UniqueViolation('upstreamIdentity'));
-      await store.recordSignIn(userId, { at: NOW, ip: '10.0.0.2', userAgent: 'Browser/2', upstream: 'Acme' }, 20);
-      expect((await store.listSignIns(userId, 10))[0]).toEqual({ at: NOW, ip: '10.0.0.2', userAgent: 'Browser/2', upstream: 'Acme' });
+      await expect(store.upstreamIdentities.linkUpstreamIdentity({ userId, upstreamSlug: 'acme', subject: 'sub-1', email: null, createdAt: NOW })).rejects.toEqual(new UniqueViolation('upstreamIdentity'));
+      await store.signIns.recordSignIn(userId, { at: NOW, ip: '10.0.0.2', userAgent: 'Browser/2', upstream: 'Acme' }, 20);
+      expect((await store.signIns.listSignIns(userId, 10))[0]).toEqual({ at: NOW, ip: '10.0.0.2', userAgent: 'Browser/2', upstream: 'Acme' });
 
       // Down (through any later migrations first).
       const since = names.filter((n) => n >= '024');
@@ -57,7 +57,7 @@ describe('migration 024_upstream_identities', () => {
       expect(await store.knex('sign_ins').orderBy('at').pluck('ip')).toEqual(['10.0.0.1', '10.0.0.2']);
       expect(await store.knex('upstream_providers').pluck('slug')).toEqual(['acme']);
       await store.migrate();
-      expect(await store.listUpstreamIdentities(userId)).toEqual([]);
+      expect(await store.upstreamIdentities.listUpstreamIdentities(userId)).toEqual([]);
     } finally {
       await store.close();
       await db.drop();

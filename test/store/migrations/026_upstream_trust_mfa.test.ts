@@ -34,9 +34,9 @@ describe('migration 026_upstream_trust_mfa', () => {
       });
 
       await store.migrate();
-      expect(await store.getUpstream('acme')).toMatchObject({ slug: 'acme', enabled: true, trustMfa: false });
-      expect(await store.setUpstreamTrustMfa('acme', true)).toBe(true);
-      expect(await store.getUpstream('acme')).toMatchObject({ slug: 'acme', trustMfa: true });
+      expect(await store.upstreams.getUpstream('acme')).toMatchObject({ slug: 'acme', enabled: true, trustMfa: false });
+      expect(await store.upstreams.setUpstreamTrustMfa('acme', true)).toBe(true);
+      expect(await store.upstreams.getUpstream('acme')).toMatchObject({ slug: 'acme', trustMfa: true });
 
       // Down (through any later migrations first).
       const since = names.filter((n) => n >= '026');
@@ -45,7 +45,7 @@ describe('migration 026_upstream_trust_mfa', () => {
       expect(await store.knex('upstream_providers').pluck('slug')).toEqual(['acme']);
       // Up again: the operator's choice went with the column; the upstream is untrusted again.
       await store.migrate();
-      expect(await store.getUpstream('acme')).toMatchObject({ slug: 'acme', trustMfa: false });
+      expect(await store.upstreams.getUpstream('acme')).toMatchObject({ slug: 'acme', trustMfa: false });
     } finally {
       await store.close();
       await db.drop();

@@ -31,7 +31,7 @@ describe.runIf(TEST_DATABASE === 'postgres')('migrate() by three instances at on
         expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(['ok', 'ok', 'ok']);
         const names = ((await stores[0]!.knex('knex_migrations').select('name').orderBy('id')) as { name: string }[]).map((r) => r.name);
         expect(names).toEqual(await migrationSource.getMigrations([]));
-        for (const store of stores) expect(await store.countUsers()).toBe(0);
+        for (const store of stores) expect(await store.users.countUsers()).toBe(0);
       } finally {
         await Promise.all(stores.map((store) => store.close()));
       }
