@@ -7,11 +7,59 @@
 // "The domain layer" below is everything in src/ but the HTTP shell and its callers: src/http/,
 // src/handlers/, src/pages/ (HTML for the handlers), src/cli/, src/server.ts and src/docs/.
 
+/**
+ * The order of src/'s folders and top-level files, lowest first: each imports only what comes
+ * before it (the `order-*` rules below), so no two import each other and no arrow runs back up.
+ * docs/development.md#how-the-code-is-laid-out gives the reasons; test/layers.test.ts proves each
+ * rule fires on a probe. A new folder goes in here, where its imports put it.
+ */
+export const FOLDER_ORDER = [
+  'domain', // the shared vocabulary: records, typed errors, text rules, lifetimes
+  'contract.ts', // the contract's path and enums
+  'docs', // the published contract and its reference page
+  'config.ts',
+  'log.ts',
+  'audit.ts', // the audit trail's events; its listeners are handed in
+  'store', // persistence
+  'metrics',
+  'mail',
+  'security', // secrets, sealing, rate limits, return paths, proxies
+  'purge',
+  'pictures',
+  'sessions', // the session and its CSRF token
+  'accounts', // people: sign-up, sign-in, passwords, factors, mail links, suspensions
+  'moderation',
+  'oauth', // apps, authorization, grants, tokens, keys: built on accounts
+  'games',
+  'upstreams', // signing in through another account
+  'privacy', // what reads every feature for a person: the data export
+  'pages', // HTML templates and the pages' scripts
+  'http', // the request pipeline and the page controllers
+  'handlers', // one per operationId
+  'cli',
+  'demo.ts',
+  'app.ts', // the composition: deps, handlers, pipeline
+  'server.ts', // the entry
+];
+
+/** A folder (`name/`) or a top-level file (`name.ts`) of src/, as a path pattern without anchors. */
+const where = (name) => (name.endsWith('.ts') ? `src/${name.replace('.', '[.]')}$` : `src/${name}/`);
+
+/** One rule per entry of FOLDER_ORDER: it imports nothing of src/ that comes after it. */
+const ORDER_RULES = FOLDER_ORDER.slice(0, -1).map((name, i) => ({
+  name: `order-${name}`,
+  comment: `src/${name} comes before ${FOLDER_ORDER.slice(i + 1).join(', ')} in FOLDER_ORDER: it imports none of them.`,
+  severity: 'error',
+  from: { path: `^${where(name)}` },
+  to: { path: `^(${FOLDER_ORDER.slice(i + 1).map(where).join('|')})` },
+}));
+
 /** The outer layers: they may import the domain, never the other way round. */
-const SHELL = '^src/(http|handlers|pages|cli|docs)/|^src/server[.]ts$';
+const SHELL = '^src/(http|handlers|pages|cli|docs)/|^src/(server|app)[.]ts$';
 
 export default {
   forbidden: [
+    ...ORDER_RULES,
     {
       name: 'no-circular',
       comment:

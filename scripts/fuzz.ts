@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import type { Operation } from 'openapi-backend';
 import { createApi } from '../src/http/operations.js';
 import { Agent, makeClient, makeToken, makeUser, startServer, type TestServer } from '../test/helpers.js';
+import { operationHandlers } from '../src/handlers/index.js';
 
 interface FuzzSpec {
   name: string;
@@ -56,7 +57,7 @@ interface Credentials {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const api = await createApi();
+  const api = await createApi(operationHandlers);
   const operations = api.getOperations();
   const specs = fuzzer.swagger(swagger2(operations));
   // The fuzzer signs in once per operation: the per-address sign-in limit would stop it.

@@ -4,8 +4,10 @@
  * ids, names, client ids, addresses and user agents only.
  */
 import type { Logger } from 'pino';
-import type { Scope } from './oauth/scopes.js';
+import type { components } from '../generated/api.js';
 import type { ModerationActionKind } from './domain/moderation.js';
+
+type Scope = components['schemas']['Scope'];
 
 /** A browser request's client, as the sign-in history records it. */
 interface Client {
@@ -120,7 +122,7 @@ export type Audit = <Event extends AuditEvent>(event: Event, fields: AuditEvents
  * What else happens on an audit event, after its line is written: the metrics count every event,
  * and the security notices (src/accounts/notices.ts) mail the account's owner of a change to how
  * it signs in. So the trail imports none of them: each listener is handed to createAudit where
- * the app (src/http/app.ts) or the CLI (src/cli/context.ts) is composed. A listener runs synchronously, in the order given, so one with slow work (a mail)
+ * the app (src/app.ts) or the CLI (src/cli/context.ts) is composed. A listener runs synchronously, in the order given, so one with slow work (a mail)
  * starts it in the background; one that throws is logged and skipped, and never fails the change
  * the event records nor the listeners after it.
  */

@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { hashSecret } from './security/secrets.js';
 import { picturesFor, setPicture } from './pictures/pictures.js';
 import type { Store } from './store/types.js';
-import { createUser } from './users/users.js';
+import { createUser } from './accounts/users.js';
 
 /** Well-known demo credentials. They exist only in demo data and are printed on purpose. */
 export const DEMO = {

@@ -1,7 +1,7 @@
 /** Entry point: load config, open the store, build the app, listen; close cleanly on SIGTERM/SIGINT. */
 import type { Server, ServerResponse } from 'node:http';
 import { upgradeRecoveryCodes } from './accounts/second-factor.js';
-import { createApp } from './http/app.js';
+import { createApp } from './app.js';
 import { listen } from './http/client-errors.js';
 import { ConfigError, loadConfig, sessionSecretRequired, type Config } from './config.js';
 import { demoInstructions, seedDemo } from './demo.js';

@@ -7,7 +7,7 @@ import { randomBytes, scryptSync } from 'node:crypto';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createApp, type App, type AppOptions } from '../src/http/app.js';
+import { createApp, type App, type AppOptions } from '../src/app.js';
 import { listen } from '../src/http/client-errors.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/log.js';

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { cruise, type ICruiseOptions } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -34,7 +35,7 @@ async function violations(dir: string, options: ICruiseOptions): Promise<string[
 const PROBES: Record<string, string[]> = {
   'src/domain/users.ts': ['node:crypto', 'some-package'],
   'src/domain/probe.ts': ['../http/policy.js'], // domain-imports-domain and domain-not-to-shell
-  'src/http/policy.ts': ['../domain/users.js', '../handlers/index.js', '../pages/html.js'],
+  'src/http/policy.ts': ['../domain/users.js', '../handlers/index.js', '../pages/html.js'], // order-http: the pipeline gets the handlers' table from src/app.ts
   'src/http/handler.ts': ['../domain/users.js'],
   'src/pages/html.ts': ['../domain/users.js'],
   'src/accounts/a.ts': ['./b.js'], // no-circular, with b.ts's type-only import back
@@ -78,7 +79,42 @@ const EXPECTED = [
   'src-not-to-test-or-scripts: src/mail/messages.ts -> test/helpers.ts',
   'src-not-to-test-or-scripts: src/server.ts -> scripts/seed.ts',
   'store-imports-store-and-domain: src/store/users.ts -> src/oauth/secrets.ts',
+  // The folder order (order-*) reports these probes' wrong-way edges too, and the older rules some
+  // of the order probes' (each order rule's own probe is generated: orderProbes).
+  'order-config.ts: src/config.ts -> src/store/connection.ts',
+  'order-domain: src/domain/probe.ts -> src/http/policy.ts',
+  'order-http: src/http/policy.ts -> src/handlers/index.ts',
+  'order-mail: src/mail/messages.ts -> src/pages/html.ts',
+  'order-store: src/store/users.ts -> src/oauth/secrets.ts',
+  'config-imports-domain: src/config.ts -> src/log.ts',
+  'domain-imports-domain: src/domain/order-probe.ts -> src/contract.ts',
+  'domain-not-to-shell: src/privacy/order-probe.ts -> src/pages/order-target.ts',
+  'store-imports-store-and-domain: src/store/order-probe.ts -> src/metrics/order-target.ts',
 ];
+
+/** A file of a FOLDER_ORDER entry: the top-level file itself, or one in the folder. */
+const fileOf = (name: string, file: string): string => (name.endsWith('.ts') ? `src/${name}` : `src/${name}/${file}`);
+
+/**
+ * One probe per `order-*` rule: a file of each entry of FOLDER_ORDER imports a file of the entry
+ * right after it (the nearest wrong way), which that entry's rule alone must report.
+ */
+function orderProbes(order: readonly string[]): { probes: Record<string, string[]>; expected: string[] } {
+  const probes: Record<string, string[]> = {};
+  const expected: string[] = [];
+  order.forEach((name, i) => {
+    const target = fileOf(name, 'order-target.ts');
+    probes[target] ??= [];
+    const next = order[i + 1];
+    if (!next) return;
+    const from = fileOf(name, 'order-probe.ts');
+    const to = fileOf(next, 'order-target.ts');
+    const spec = path.posix.relative(path.posix.dirname(from), to).replace(/[.]ts$/, '.js');
+    (probes[from] ??= []).push(spec.startsWith('.') ? spec : `./${spec}`);
+    expected.push(`order-${name}: ${from} -> ${to}`);
+  });
+  return { probes, expected };
+}
 
 function source(imports: string[]): string {
   const lines = imports.map((spec, i) =>
@@ -89,11 +125,18 @@ function source(imports: string[]): string {
 
 let options: ICruiseOptions;
 let probes: string;
+let expected: string[];
+let FOLDER_ORDER: string[];
 beforeAll(async () => {
   options = await extractDepcruiseOptions(CONFIG);
+  ({ FOLDER_ORDER } = (await import(pathToFileURL(CONFIG).href)) as { FOLDER_ORDER: string[] });
+  const order = orderProbes(FOLDER_ORDER);
+  const tree: Record<string, string[]> = { ...order.probes };
+  for (const [file, imports] of Object.entries(PROBES)) tree[file] = [...imports, ...(tree[file] ?? [])];
+  expected = [...EXPECTED, ...order.expected].sort();
   probes = fs.mkdtempSync(path.join(os.tmpdir(), 'layers-'));
   fs.writeFileSync(path.join(probes, 'tsconfig.json'), fs.readFileSync(path.join(root, 'tsconfig.json')));
-  for (const [file, imports] of Object.entries(PROBES)) {
+  for (const [file, imports] of Object.entries(tree)) {
     fs.mkdirSync(path.dirname(path.join(probes, file)), { recursive: true });
     fs.writeFileSync(path.join(probes, file), source(imports));
   }
@@ -109,13 +152,18 @@ afterAll(() => {
 
 describe('layer rules (.dependency-cruiser.js)', () => {
   it('report exactly the wrong-way imports of the probe tree, by rule', async () => {
-    expect(await violations(probes, options)).toEqual(EXPECTED);
+    expect(await violations(probes, options)).toEqual(expected);
   });
 
   it('each have a probe that breaks them', () => {
     const rules = options.ruleSet?.forbidden ?? [];
-    expect(new Set(EXPECTED.map((line) => line.split(':')[0]))).toEqual(new Set(rules.map((rule) => rule.name)));
+    expect(new Set(expected.map((line) => line.split(':')[0]))).toEqual(new Set(rules.map((rule) => rule.name)));
     expect(rules.every((rule) => rule.severity === 'error')).toBe(true);
+  });
+
+  it('place every folder and top-level file of src/ in the order, once', () => {
+    const entries = fs.readdirSync(path.join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory() || e.name.endsWith('.ts'));
+    expect([...FOLDER_ORDER].sort()).toEqual(entries.map((e) => e.name).sort());
   });
 
   it('hold in the real tree', async () => {

@@ -4,7 +4,7 @@ import { Conflict, RateLimited, SIGN_IN_FIRST, Unauthenticated } from '../domain
 import { accountKey, attempt, type Limits } from '../security/rate-limit.js';
 import { hasPassword, type UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
-import { createUser, EMAIL_TAKEN, NAME_TAKEN, normalizeEmail, type NewAccount } from '../users/users.js';
+import { createUser, EMAIL_TAKEN, NAME_TAKEN, normalizeEmail, type NewAccount } from './users.js';
 import { hashPassword, PASSWORD_HASHING, verifyPassword, type ScryptParams } from './passwords.js';
 import { countSignInAttempt } from './sign-in-attempts.js';
 

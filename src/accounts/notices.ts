@@ -1,7 +1,7 @@
 /**
  * Notices to the owner of an account when how it signs in changes (docs/account.md#notices), and
  * when it is suspended or the suspension lifted (docs/moderation.md#suspension): a
- * listener of the audit trail (src/audit.ts), subscribed where the app (src/http/app.ts) and the
+ * listener of the audit trail (src/audit.ts), subscribed where the app (src/app.ts) and the
  * operator CLI (src/cli/context.ts) are composed, so no change sends its own. The audit event is
  * written once the change is committed; the short mail then goes in the background, so a mail
  * server that is down never fails or slows the change (the failure is logged by the mailer). Only

@@ -8,7 +8,7 @@
 import type { Audit } from '../audit.js';
 import { Conflict, SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import { SECURITY_EVENTS } from '../domain/security-events.js';
-import { checkNewPassword } from '../users/users.js';
+import { checkNewPassword } from './users.js';
 import type { AccountDeps } from './accounts.js';
 import { hashPassword } from './passwords.js';
 import { hasPassword } from '../domain/users.js';

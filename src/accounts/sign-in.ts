@@ -8,7 +8,7 @@
  */
 import { Unauthenticated } from '../domain/errors.js';
 import type { UserRecord } from '../domain/users.js';
-import { refuseSuspended } from '../moderation/suspensions.js';
+import { refuseSuspended } from './suspensions.js';
 import { signIn } from './accounts.js';
 import { verifyPasskeySignIn } from './passkeys.js';
 import { authenticatorAppOn, secondFactorDeps, verifySecondFactor } from './second-factor.js';

@@ -74,7 +74,7 @@ export function createCliContext(io: CliIo): CliContext & { close(): Promise<voi
     }
     return store;
   };
-  // As the server composes it (src/http/app.ts): each line written, then the security notices.
+  // As the server composes it (src/app.ts): each line written, then the security notices.
   const composeAudit = (): Audit => {
     const log = logger();
     mailer = createMailer(getConfig(), log);

@@ -5,7 +5,7 @@ import { accountFactors, resetFactors } from '../accounts/factors.js';
 import { InvalidInput, NotFound } from '../domain/errors.js';
 import { hideBio, liftSuspension, removePicture, setModLevel, suspendUser } from '../moderation/moderation.js';
 import type { UserPatch } from '../domain/users.js';
-import { createUser, toPublicUser, updateUser } from '../users/users.js';
+import { createUser, toPublicUser, updateUser } from '../accounts/users.js';
 import { int, list } from './arguments.js';
 import type { CliContext } from './context.js';
 import { moderationDeps } from './moderation.js';

@@ -1,4 +1,4 @@
-import { exportAccount as build } from '../accounts/export.js';
+import { exportAccount as build } from '../privacy/export.js';
 import { readSession } from '../sessions/session.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';

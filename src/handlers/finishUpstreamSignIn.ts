@@ -6,7 +6,7 @@
 import type { Handler } from '../http/handler.js';
 import { returnPathOf } from '../http/pages.js';
 import { readSession } from '../sessions/session.js';
-import { takeUpstreamSignIn } from '../sessions/upstream-sign-in.js';
+import { takeUpstreamSignIn } from '../upstreams/session-state.js';
 import { followUpstreamOutcome, upstreamDeps, upstreamStep } from '../http/upstream-sign-in.js';
 import { finishUpstreamSignIn as finish } from '../upstreams/sign-in.js';
 import { upstreamCallback } from '../upstreams/upstreams.js';

@@ -1,5 +1,5 @@
 import { bioRemovalView } from '../moderation/moderation.js';
-import { toPublicUser } from '../users/users.js';
+import { toPublicUser } from '../accounts/users.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
 

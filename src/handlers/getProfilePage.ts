@@ -1,6 +1,6 @@
 import { NotFound } from '../domain/errors.js';
 import { profilePage } from '../pages/moderation.js';
-import { toPublicUser } from '../users/users.js';
+import { toPublicUser } from '../accounts/users.js';
 import type { Handler } from '../http/handler.js';
 import { pageContext, sendHtml } from '../http/pages.js';
 

@@ -3,7 +3,7 @@ import type { Handler } from '../http/handler.js';
 import { pageContext, sendHtml } from '../http/pages.js';
 import { pendingOrSignIn } from '../http/upstream-sign-in.js';
 import { upstreamSignUpPage } from '../pages/upstreams.js';
-import { suggestedPublicName } from '../users/users.js';
+import { suggestedPublicName } from '../accounts/users.js';
 
 export const getUpstreamSignUp: Handler<'getUpstreamSignUp'> = async (_input, ctx, deps) => {
   const pending = pendingOrSignIn(ctx, deps, 'sign_up');

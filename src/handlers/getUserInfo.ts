@@ -1,5 +1,5 @@
 import { ApiError } from '../http/error-responses.js';
-import { toPublicUser } from '../users/users.js';
+import { toPublicUser } from '../accounts/users.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 
 export const getUserInfo: Handler<'getUserInfo'> = async (input, ctx, deps) => {

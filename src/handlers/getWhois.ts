@@ -1,5 +1,5 @@
 import { requireScope } from '../oauth/bearer.js';
-import { toIdentity } from '../users/users.js';
+import { toIdentity } from '../accounts/users.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 
 export const getWhois: Handler<'getWhois'> = async (_input, ctx) => {

@@ -1,5 +1,5 @@
-/** Linked accounts (docs/account.md#linked-accounts): over src/accounts/upstream-identities.ts. */
-import { listUpstreamIdentities as list } from '../accounts/upstream-identities.js';
+/** Linked accounts (docs/account.md#linked-accounts): over src/upstreams/identities.ts. */
+import { listUpstreamIdentities as list } from '../upstreams/identities.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
 

@@ -3,7 +3,7 @@ import { mailAfterSignUp } from '../accounts/email/verification.js';
 import { signUpPage, signUpSentPage } from '../pages/pages.js';
 import { csrfToken } from '../sessions/csrf.js';
 import { offerUpstreams } from '../http/upstream-sign-in.js';
-import { normalizeEmail } from '../users/users.js';
+import { normalizeEmail } from '../accounts/users.js';
 import type { Handler } from '../http/handler.js';
 import { formAction, returnPathOf, sendHtml } from '../http/pages.js';
 

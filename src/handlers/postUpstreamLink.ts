@@ -6,7 +6,7 @@ import { formAction, pageContext, redirect, redirectBack } from '../http/pages.j
 import { upstreamDeps } from '../http/upstream-sign-in.js';
 import { upstreamLinkPage } from '../pages/upstreams.js';
 import { sessionStartedAt } from '../sessions/session.js';
-import { endPendingUpstreamIdentity, pendingUpstreamIdentity } from '../sessions/upstream-sign-in.js';
+import { endPendingUpstreamIdentity, pendingUpstreamIdentity } from '../upstreams/session-state.js';
 import { confirmUpstreamLink, mayConfirmLink } from '../upstreams/sign-in.js';
 
 export const postUpstreamLink: Handler<'postUpstreamLink'> = async (input, ctx, deps) => {

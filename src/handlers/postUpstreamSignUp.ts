@@ -5,7 +5,7 @@ import { beginSignedInSession } from '../http/signed-in.js';
 import { pendingOrSignIn, upstreamDeps } from '../http/upstream-sign-in.js';
 import { upstreamSignUpPage } from '../pages/upstreams.js';
 import { csrfToken } from '../sessions/csrf.js';
-import { endPendingUpstreamIdentity } from '../sessions/upstream-sign-in.js';
+import { endPendingUpstreamIdentity } from '../upstreams/session-state.js';
 import { signUpThroughUpstream } from '../upstreams/sign-in.js';
 
 export const postUpstreamSignUp: Handler<'postUpstreamSignUp'> = async (input, ctx, deps) => {

@@ -1,5 +1,5 @@
 import { removePicture } from '../pictures/pictures.js';
-import { toPublicUser } from '../users/users.js';
+import { toPublicUser } from '../accounts/users.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { changeOwnAccount, signedInUser } from '../http/signed-in.js';
 

@@ -2,7 +2,7 @@ import { ApiError } from '../http/error-responses.js';
 import { readFilePart } from '../http/multipart.js';
 import { MAX_UPLOAD_BYTES } from '../pictures/images.js';
 import { setPicture } from '../pictures/pictures.js';
-import { toPublicUser } from '../users/users.js';
+import { toPublicUser } from '../accounts/users.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { changeOwnAccount, signedInUser } from '../http/signed-in.js';
 

@@ -12,7 +12,7 @@ import { redirect, returnPathOf } from '../http/pages.js';
 import { currentUser } from '../http/signed-in.js';
 import { upstreamDeps, upstreamStep } from '../http/upstream-sign-in.js';
 import { sessionConfirmations } from '../sessions/session.js';
-import { startUpstreamSignInSession } from '../sessions/upstream-sign-in.js';
+import { startUpstreamSignInSession } from '../upstreams/session-state.js';
 import { startUpstreamSignIn as start } from '../upstreams/sign-in.js';
 
 export const startUpstreamSignIn: Handler<'startUpstreamSignIn'> = async (input, ctx, deps) => {

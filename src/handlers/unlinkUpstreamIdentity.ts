@@ -1,5 +1,5 @@
-/** Linked accounts (docs/account.md#linked-accounts): over src/accounts/upstream-identities.ts. */
-import { unlinkUpstreamIdentity as unlink } from '../accounts/upstream-identities.js';
+/** Linked accounts (docs/account.md#linked-accounts): over src/upstreams/identities.ts. */
+import { unlinkUpstreamIdentity as unlink } from '../upstreams/identities.js';
 import type { Handler } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
 import { currentSessionIdHash, sessionConfirmations } from '../sessions/session.js';

@@ -1,4 +1,4 @@
-import { toPublicUser, updateUser } from '../users/users.js';
+import { toPublicUser, updateUser } from '../accounts/users.js';
 import type { Handler, JsonBody } from '../http/handler.js';
 import { signedInUser } from '../http/signed-in.js';
 

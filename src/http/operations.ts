@@ -6,8 +6,8 @@ import { OpenAPIBackend, type Context as OpContext, type Operation } from 'opena
 import type { ErrorObject } from 'ajv';
 import { CONTRACT_PATH } from '../contract.js';
 import { ApiError, httpErrorOf } from './error-responses.js';
-import { operationHandlers } from '../handlers/index.js';
-import { handlerInput, type AppDeps } from './handler.js';
+import { handlerInput, type AppDeps, type Handler } from './handler.js';
+import type { operations } from '../../generated/api.js';
 import type Koa from 'koa';
 import { precompileRouting } from './routing.js';
 import { securityHandlers } from './security-schemes.js';
@@ -96,27 +96,35 @@ function requiresSession(operation: Operation): boolean {
   return requirements.length > 0 && requirements.every((r) => 'session' in r);
 }
 
-/** The service's own API, once init() has run: see createApi. */
-let serviceApi: Promise<Api> | undefined;
+/** Each operation's handler, as src/handlers/index.ts lists them (the composition, src/app.ts, passes them in). */
+type OperationHandlers = { [Op in keyof operations]: Handler<Op> };
+
+/** The service's own API for a table of handlers, once init() has run: see createApi. */
+const serviceApis = new WeakMap<OperationHandlers, Promise<Api>>();
 
 /**
  * openapi-backend over the contract, with the service's handlers (or, for the differential test,
- * the ones `options` gives). Without options the API is the same for every app of a process:
+ * the ones `options` gives). The table comes from the caller, so this pipeline never imports the
+ * handlers that import it. Without options the API is the same for every app of a process:
  * nothing in it belongs to one app, as each handler gets its app's deps with the call
  * (src/http/dispatch.ts), and it is not changed after init(). So it is built once per process:
  * a deployment runs one app per process, the test harness one per test file and more, and
  * compiling the operations' validators once is most of what a test server costs.
  */
-export function createApi(options: ApiOptions = {}): Promise<Api> {
-  if (options.operationHandler || options.securityHandlers || options.precompiledRouting !== undefined) return buildApi(options);
-  serviceApi ??= buildApi({}).catch((err: unknown) => {
-    serviceApi = undefined;
-    throw err;
-  });
-  return serviceApi;
+export function createApi(operationHandlers: OperationHandlers, options: ApiOptions = {}): Promise<Api> {
+  if (options.operationHandler || options.securityHandlers || options.precompiledRouting !== undefined) return buildApi(operationHandlers, options);
+  let api = serviceApis.get(operationHandlers);
+  if (!api) {
+    api = buildApi(operationHandlers, {}).catch((err: unknown) => {
+      serviceApis.delete(operationHandlers);
+      throw err;
+    });
+    serviceApis.set(operationHandlers, api);
+  }
+  return api;
 }
 
-async function buildApi(options: ApiOptions): Promise<Api> {
+async function buildApi(operationHandlers: OperationHandlers, options: ApiOptions): Promise<Api> {
   const api = new OpenAPIBackend({
     definition: CONTRACT_PATH,
     strict: true,

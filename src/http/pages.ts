@@ -8,7 +8,7 @@ import { InvalidInput } from '../domain/errors.js';
 import type { UserRecord } from '../domain/users.js';
 import { emailLinkProblemPage } from '../pages/email-pages.js';
 import type { PageUser } from '../pages/html.js';
-import { suspensionNotice } from '../moderation/suspensions.js';
+import { suspensionNotice } from '../accounts/suspensions.js';
 import { localPath, type LocalPath } from '../security/return-paths.js';
 import { csrfToken, existingCsrfToken } from '../sessions/csrf.js';
 import { suspendedSessionUserId } from '../sessions/session.js';

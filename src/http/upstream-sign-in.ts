@@ -5,7 +5,7 @@
  */
 import type Koa from 'koa';
 import { Unavailable } from '../domain/errors.js';
-import { noteUpstreamConfirmation, pendingUpstreamIdentity, putPendingUpstreamIdentity } from '../sessions/upstream-sign-in.js';
+import { noteUpstreamConfirmation, pendingUpstreamIdentity, putPendingUpstreamIdentity } from '../upstreams/session-state.js';
 import { signInPage } from '../pages/pages.js';
 import { allowPageSources } from '../security/headers.js';
 import type { LocalPath } from '../security/return-paths.js';

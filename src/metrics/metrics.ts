@@ -18,7 +18,7 @@ export interface Metrics {
   tokenExchange(outcome: string): void;
   /**
    * An audit event (counted by event; replays and failed sign-ins also have their own series): a
-   * listener of the audit trail (src/http/app.ts subscribes it), so the trail never imports metrics.
+   * listener of the audit trail (src/app.ts subscribes it), so the trail never imports metrics.
    */
   auditEvent(event: AuditEvent, fields: AuditFields): void;
   /** A request refused by a rate limit. */

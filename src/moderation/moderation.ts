@@ -14,8 +14,8 @@ import { UniqueViolation } from '../domain/errors.js';
 import type { ModerationActionKind, ModerationActionRecord, NewModerationAction, ReportOutcome, ReportReason, ReportRecord } from '../domain/moderation.js';
 import type { UserName, UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
-import { toPublicUser } from '../users/users.js';
-import { activeSuspension, parseUntil } from './suspensions.js';
+import { toPublicUser } from '../accounts/users.js';
+import { activeSuspension, parseUntil } from '../accounts/suspensions.js';
 
 type Schemas = components['schemas'];
 type ReportView = Schemas['Report'];

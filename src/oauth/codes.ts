@@ -1,5 +1,5 @@
 import { Forbidden, InvalidInput, NotFound } from '../domain/errors.js';
-import { refuseSuspended } from '../moderation/suspensions.js';
+import { refuseSuspended } from '../accounts/suspensions.js';
 import { PUBLIC_CLIENT_NEEDS_PKCE } from './clients.js';
 import type { Deps } from './deps.js';
 import { redirectUriMatches } from './redirect-uris.js';

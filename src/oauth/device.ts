@@ -27,7 +27,7 @@ import {
 import { Forbidden, InvalidInput, InvalidScope, UnauthorizedClient, UniqueViolation } from '../domain/errors.js';
 import { LIFETIMES } from '../domain/lifetimes.js';
 import type { UserRecord } from '../domain/users.js';
-import { refuseSuspended } from '../moderation/suspensions.js';
+import { refuseSuspended } from '../accounts/suspensions.js';
 import { accountKey, attempt, type Limits } from '../security/rate-limit.js';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import { authenticateClientRequest, type ClientAuthParams } from './client-authentication.js';

@@ -4,7 +4,7 @@
  * words for the contract's enums are here once, and reach the script as <template> options.
  */
 import type { components } from '../../generated/api.js';
-import type { PublicUser } from '../users/users.js';
+import type { PublicUser } from '../accounts/users.js';
 import { html, type SafeHtml } from '../domain/html.js';
 import { layout, type PageUser } from './html.js';
 import { ids } from './ids.js';

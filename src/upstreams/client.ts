@@ -13,7 +13,7 @@ import { CONTROL_CHARACTERS } from '../domain/text.js';
 import type { UpstreamIdentityClaims, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
 import type { UpstreamRecord } from '../domain/upstreams.js';
 import type { FreshSignIn } from '../oauth/authorization-policy.js';
-import { emailAddressOf } from '../users/users.js';
+import { emailAddressOf } from '../accounts/users.js';
 
 /** How long one call to an upstream may take. */
 const TIMEOUT_SECONDS = 10;

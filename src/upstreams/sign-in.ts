@@ -24,11 +24,11 @@ import { BadGateway, Conflict, Forbidden, InvalidInput, NotFound, Unauthenticate
 import type { PendingUpstreamIdentity, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
 import type { UpstreamRecord } from '../domain/upstreams.js';
 import { hasPassword, type UserRecord } from '../domain/users.js';
-import { refuseSuspended } from '../moderation/suspensions.js';
+import { refuseSuspended } from '../accounts/suspensions.js';
 import { freshSignInAsked } from '../oauth/authorization-policy.js';
 import type { Limits } from '../security/rate-limit.js';
 import type { Store } from '../store/types.js';
-import { createAccountWithoutPassword } from '../users/users.js';
+import { createAccountWithoutPassword } from '../accounts/users.js';
 import { authorizationRequest, readIdentity } from './client.js';
 import { upstreamCallback, upstreamClientSecret } from './upstreams.js';
 

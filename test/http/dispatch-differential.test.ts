@@ -19,6 +19,7 @@ import { createDispatcher, type DispatchRequest } from '../../src/http/dispatch.
 import { ApiError } from '../../src/http/error-responses.js';
 import type { AppDeps } from '../../src/http/handler.js';
 import { assertWithSeed, caseFor, DIFFERENTIAL_RUNS, operations, type Case } from '../hostile/corpus.js';
+import { operationHandlers } from '../../src/handlers/index.js';
 
 /** What became of one request. */
 interface Outcome {
@@ -67,8 +68,8 @@ let fast: ReturnType<typeof createDispatcher>;
 let fastApi: Api;
 
 beforeAll(async () => {
-  reference = await createApi({ operationHandler: recorder, securityHandlers: security, precompiledRouting: false });
-  fastApi = await createApi({ operationHandler: recorder, securityHandlers: security });
+  reference = await createApi(operationHandlers, { operationHandler: recorder, securityHandlers: security, precompiledRouting: false });
+  fastApi = await createApi(operationHandlers, { operationHandler: recorder, securityHandlers: security });
   fast = createDispatcher(fastApi);
 });
 
@@ -82,7 +83,7 @@ async function outcomeOf(run: () => Promise<unknown>): Promise<Outcome> {
 }
 
 /**
- * The request as src/http/app.ts hands it to the dispatcher, or undefined when the app answers before
+ * The request as src/app.ts hands it to the dispatcher, or undefined when the app answers before
  * dispatching (a path that is not valid percent-encoding, a body its parser refuses).
  */
 function dispatchRequest(c: Case): DispatchRequest | undefined {

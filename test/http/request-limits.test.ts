@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/http/operations.js';
 import type { Schema } from '../../src/http/body-limits.js';
 import { Agent, makeClient, makeUser, TEST_PASSWORD, tokenRequest, startServer, type TestServer } from '../helpers.js';
+import { operationHandlers } from '../../src/handlers/index.js';
 
 let t: TestServer;
 let port: number;
@@ -173,7 +174,7 @@ function largest(schema: Schema): unknown {
 const escapedJson = (value: unknown) => JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 const bodyOperations = async () => {
-  const api = await createApi();
+  const api = await createApi(operationHandlers);
   const out: { operation: Operation; type: string; body: string }[] = [];
   for (const operation of api.getOperations()) {
     const content = (operation.requestBody as { content?: Record<string, { schema?: Schema }> } | undefined)?.content ?? {};

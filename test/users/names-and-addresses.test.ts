@@ -1,7 +1,7 @@
-/** The rules src/users/users.ts gives names and addresses that come from elsewhere (an upstream provider). */
+/** The rules src/accounts/users.ts gives names and addresses that come from elsewhere (an upstream provider). */
 import { describe, expect, it } from 'vitest';
 import { InvalidInput } from '../../src/domain/errors.js';
-import { emailAddressOf, normalizeEmail, suggestedPublicName } from '../../src/users/users.js';
+import { emailAddressOf, normalizeEmail, suggestedPublicName } from '../../src/accounts/users.js';
 
 describe('suggestedPublicName', () => {
   it.each([

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { updateUser } from '../../src/users/users.js';
+import { updateUser } from '../../src/accounts/users.js';
 import { FULL_PROFILE, publicUser } from '../fixtures/users.js';
 import { makeUser, startServer, type TestServer } from '../helpers.js';
 

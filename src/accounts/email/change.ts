@@ -9,7 +9,7 @@ import { accountKey } from '../../security/rate-limit.js';
 import { changeNoticeMessage, changeVerificationMessage } from '../../mail/messages.js';
 import { hasPassword, type UserRecord } from '../../domain/users.js';
 import { CONFIRM_FIRST, confirmationStands, type Confirmation } from '../confirmation.js';
-import { normalizeEmail } from '../../users/users.js';
+import { normalizeEmail } from '../users.js';
 import { mailNewLink, type EmailDeps } from './links.js';
 
 /**

@@ -7,7 +7,7 @@ import { hashPassword } from '../passwords.js';
 import { InvalidInput } from '../../domain/errors.js';
 import { accountKey } from '../../security/rate-limit.js';
 import { passwordResetMessage } from '../../mail/messages.js';
-import { checkNewPassword } from '../../users/users.js';
+import { checkNewPassword } from '../users.js';
 import { SECURITY_EVENTS } from '../../domain/security-events.js';
 import { failedRedemption, LINK_INVALID, mailResetLinkWithinLimit, usableLink, type EmailDeps } from './links.js';
 

@@ -6,7 +6,7 @@
 import type { AppRecord } from '../../domain/apps.js';
 import type { DeviceAuthorizationRecord } from '../../domain/device-authorizations.js';
 import { DevicePollRefused, InvalidGrant, InvalidInput } from '../../domain/errors.js';
-import { activeSuspension } from '../../moderation/suspensions.js';
+import { activeSuspension } from '../../accounts/suspensions.js';
 import { hashSecret } from '../../security/secrets.js';
 import { allowsRefresh, DEVICE_CODE_GRANT, DEVICE_FLOW_NOT_ALLOWED } from '../grant-types.js';
 import { EXPIRES_IN_SECONDS, newTokenPair, signIdToken, type ExchangeDeps, type TokenResult } from '../tokens.js';

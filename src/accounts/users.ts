@@ -1,5 +1,5 @@
 import { Conflict, InvalidInput, NotFound } from '../domain/errors.js';
-import { hashPassword, type ScryptParams } from '../accounts/passwords.js';
+import { hashPassword, type ScryptParams } from './passwords.js';
 import type { components } from '../../generated/api.js';
 import { UniqueViolation } from '../domain/errors.js';
 import { NO_PASSWORD, type PublicUserRecord, type UserPatch, type UserRecord } from '../domain/users.js';

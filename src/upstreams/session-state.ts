@@ -6,7 +6,7 @@
 import type Koa from 'koa';
 import { LIFETIMES } from '../domain/lifetimes.js';
 import type { PendingUpstreamIdentity, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
-import { sessionOf } from './session.js';
+import { sessionOf } from '../sessions/session.js';
 
 /** Starts a sign-in through an upstream (replacing one this browser started before and did not finish). */
 export function startUpstreamSignInSession(ctx: Koa.Context, start: UpstreamSignInStart): void {

@@ -11,8 +11,8 @@ import { SECURITY_EVENTS } from '../domain/security-events.js';
 import type { UpstreamIdentityRecord } from '../domain/upstreams.js';
 import { isLastWayIn, type UserRecord } from '../domain/users.js';
 import type { Store } from '../store/types.js';
-import type { AccountDeps } from './accounts.js';
-import { confirmPasswordOrPasskey, type Confirmation } from './confirmation.js';
+import type { AccountDeps } from '../accounts/accounts.js';
+import { confirmPasswordOrPasskey, type Confirmation } from '../accounts/confirmation.js';
 
 type UpstreamIdentity = components['schemas']['UpstreamIdentity'];
 

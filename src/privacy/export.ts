@@ -9,17 +9,17 @@
 import type { components } from '../../generated/api.js';
 import { SIGN_IN_FIRST, Unauthenticated } from '../domain/errors.js';
 import type { SignInRecord } from '../domain/sign-ins.js';
-import { identityView } from './upstream-identities.js';
-import { authenticatorAppView } from './factors.js';
-import { listPasskeys } from './passkeys.js';
-import { allSignIns } from './sign-ins.js';
+import { identityView } from '../upstreams/identities.js';
+import { authenticatorAppView } from '../accounts/factors.js';
+import { listPasskeys } from '../accounts/passkeys.js';
+import { allSignIns } from '../accounts/sign-ins.js';
 import { gameView } from '../games/games.js';
 import { appView } from '../oauth/clients.js';
 import { accountModeration } from '../moderation/moderation.js';
 import { listGrants } from '../oauth/consent.js';
 import { listUserSessions } from '../sessions/user-sessions.js';
 import type { Store } from '../store/types.js';
-import { toPublicUser } from '../users/users.js';
+import { toPublicUser } from '../accounts/users.js';
 
 type AccountExport = components['schemas']['AccountExport'];
 type SignIn = components['schemas']['SignIn'];

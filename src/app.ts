@@ -1,39 +1,40 @@
 /** createApp: Koa, middleware and openapi-backend around injected dependencies. Never listens. */
-import { PASSWORD_HASHING, RECOVERY_CODE_HASHING, type ScryptParams } from '../accounts/passwords.js';
+import { PASSWORD_HASHING, RECOVERY_CODE_HASHING, type ScryptParams } from './accounts/passwords.js';
 import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { createApi, METHODS, notFoundMessage, type Api } from './operations.js';
-import { CONTRACT_PATH } from '../contract.js';
-import { bodyMiddleware, type Layer } from './body.js';
-import { createDispatcher } from './dispatch.js';
-import type { Config } from '../config.js';
-import { createPublication } from '../docs/published.js';
-import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './error-responses.js';
-import { securityNotices } from '../accounts/notices.js';
-import { createAudit, type AuditListener } from '../audit.js';
-import { KeyRing } from '../oauth/keys.js';
-import { createMailer, type Mailer } from '../mail/mailer.js';
-import type { AppDeps } from './handler.js';
-import type { Metrics } from '../metrics/metrics.js';
-import { browserCode } from '../pages/browser-code.js';
-import { errorPage, notFoundPage } from '../pages/pages.js';
-import type { PageUser } from '../pages/html.js';
-import { DefaultPictures } from '../pictures/defaults.js';
-import { picturesFor } from '../pictures/pictures.js';
-import { clientCors, clientPreflight } from './client-cors.js';
-import { MAX_REQUEST_TARGET } from './client-errors.js';
-import { noRoutePolicy, policyOf } from './policy.js';
-import { securityHeaders, staticCorsHeaders } from './security-headers.js';
-import { compileSerializers, serializeBody } from './serializers.js';
-import { trustedProxy } from '../security/proxy.js';
-import { observeRequests } from './observability.js';
-import { isWellEncoded, requestAdapter, requestOperation } from './request-input.js';
-import { responseValidation } from './response-validation.js';
-import { storeLimits, type LimitRule, type Limits } from '../security/rate-limit.js';
-import { existingCsrfToken } from '../sessions/csrf.js';
-import { readSession, sessionMiddleware } from '../sessions/session.js';
-import type { Store } from '../store/types.js';
+import { createApi, METHODS, notFoundMessage, type Api } from './http/operations.js';
+import { CONTRACT_PATH } from './contract.js';
+import { bodyMiddleware, type Layer } from './http/body.js';
+import { createDispatcher } from './http/dispatch.js';
+import type { Config } from './config.js';
+import { createPublication } from './docs/published.js';
+import { ApiError, errorMiddleware, type HtmlErrorRenderer } from './http/error-responses.js';
+import { securityNotices } from './accounts/notices.js';
+import { createAudit, type AuditListener } from './audit.js';
+import { KeyRing } from './oauth/keys.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import type { AppDeps } from './http/handler.js';
+import type { Metrics } from './metrics/metrics.js';
+import { browserCode } from './pages/browser-code.js';
+import { errorPage, notFoundPage } from './pages/pages.js';
+import type { PageUser } from './pages/html.js';
+import { DefaultPictures } from './pictures/defaults.js';
+import { picturesFor } from './pictures/pictures.js';
+import { clientCors, clientPreflight } from './http/client-cors.js';
+import { MAX_REQUEST_TARGET } from './http/client-errors.js';
+import { noRoutePolicy, policyOf } from './http/policy.js';
+import { securityHeaders, staticCorsHeaders } from './http/security-headers.js';
+import { compileSerializers, serializeBody } from './http/serializers.js';
+import { trustedProxy } from './security/proxy.js';
+import { observeRequests } from './http/observability.js';
+import { isWellEncoded, requestAdapter, requestOperation } from './http/request-input.js';
+import { responseValidation } from './http/response-validation.js';
+import { storeLimits, type LimitRule, type Limits } from './security/rate-limit.js';
+import { existingCsrfToken } from './sessions/csrf.js';
+import { readSession, sessionMiddleware } from './sessions/session.js';
+import type { Store } from './store/types.js';
+import { operationHandlers } from './handlers/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -100,7 +101,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   }
   // The pages' scripts and the game SDK are bundled with the contract's parsing: a script that does
   // not bundle stops the start here, not at its first request.
-  const [api] = await Promise.all([createApi(), browserCode()]);
+  const [api] = await Promise.all([createApi(operationHandlers), browserCode()]);
   const operationOf = (ctx: Koa.Context) => requestOperation(api, ctx);
   const koa = new Koa({ proxy: false });
   koa.silent = true;
