@@ -7,7 +7,8 @@ import type { AuthorizationAnswer, AuthorizationSession, ConsentSession } from '
 import { consentEmailNotice } from '../pages/email-pages.js';
 import { consentPage } from '../pages/pages.js';
 import { allowPageSources } from '../security/headers.js';
-import { noteSignInBehindConsent, sessionAmr, sessionAuthTime, takeFreshSignIn, takeSignInBehindConsent } from '../sessions/session.js';
+import { noteSignInBehindConsent, takeFreshSignIn, takeSignInBehindConsent } from '../oauth/session-state.js';
+import { sessionAmr, sessionAuthTime } from '../sessions/session.js';
 import type { AppDeps } from './handler.js';
 import { pageContext, redirect, redirectToSignIn, redirectToSignInAgain, sendHtml } from './pages.js';
 

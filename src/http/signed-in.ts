@@ -44,7 +44,7 @@ export async function currentUser(ctx: Koa.Context, deps: AppDeps): Promise<User
  * Signs this browser in as the person a sign-in admitted (src/accounts/sign-in.ts: who, and how),
  * in a new session, and records it: an entry of the user's sign-in history (the account page)
  * and the audit line `sign_in`. `returnTo`, where the browser goes next, is remembered as what
- * this sign-in was for (takeFreshSignIn in src/sessions/session.ts).
+ * this sign-in was for (takeFreshSignIn in src/oauth/session-state.ts).
  */
 export async function beginSignedInSession(ctx: Koa.Context, deps: AppDeps, signedIn: SignedIn, returnTo: LocalPath | undefined): Promise<void> {
   const userId = signedIn.user.id;

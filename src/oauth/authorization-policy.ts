@@ -80,7 +80,7 @@ export type FreshSignIn = { login: true } | { maxAge: number };
  * address, or a request that asks neither. A sign-in through an upstream passes it on and has the
  * upstream prove it (docs/account.md#re-authentication-through-an-upstream). Whoever drives the
  * browser can change `return_to`, but a sign-in made for another address than the request's is not
- * taken as fresh by it (takeFreshSignIn in src/sessions/session.ts).
+ * taken as fresh by it (takeFreshSignIn in src/oauth/session-state.ts).
  */
 export function freshSignInAsked(returnTo: string | undefined): FreshSignIn | undefined {
   if (returnTo === undefined) return undefined;
@@ -118,7 +118,7 @@ interface SignedInSession {
 
 /** The session of an authorization request (GET /oauth, or POST /oauth without a decision). */
 export interface AuthorizationSession extends SignedInSession {
-  /** Takes the sign-in this very request led to, if it did (it counts once: takeFreshSignIn in src/sessions/session.ts). */
+  /** Takes the sign-in this very request led to, if it did (it counts once: takeFreshSignIn in src/oauth/session-state.ts). */
   takeFreshSignIn(now: number): boolean;
   /** Notes, for the consent page's decision, that the session's fresh sign-in stands behind the page shown for `clientId`. */
   noteSignInBehindConsent(clientId: string): void;

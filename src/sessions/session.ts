@@ -7,14 +7,19 @@ import type Koa from 'koa';
 import createSession from 'koa-session';
 import { hashSecret, randomSecret } from '../security/secrets.js';
 import type { SessionMeta } from '../domain/sessions.js';
-import type { PendingUpstreamIdentity, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
 import { LIFETIMES } from '../domain/lifetimes.js';
 import type { Store } from '../store/types.js';
 
 const SESSION_COOKIE = 'idp.sid';
 
-/** What this service keeps in a session. */
-interface SessionData {
+/**
+ * What this service keeps in a session: what every flow shares here; a feature adds the state of
+ * its own flow beside it where that flow is written (`declare module` in its session-state.ts:
+ * src/oauth/session-state.ts, src/upstreams/session-state.ts).
+ *
+ * @public (exported for those augmentations)
+ */
+export interface SessionData {
   userId?: number;
   /** The synchronizer-token secret that CSRF tokens of this session are made from. */
   csrfSecret?: string;
@@ -26,13 +31,6 @@ interface SessionData {
    * or `max_age` asked for has happened.
    */
   freshSignIn?: { at: number; for: string };
-  /**
-   * Left by GET /oauth when it took a fresh sign-in (freshSignIn) and showed the consent page:
-   * that sign-in's time and the app asked for. POST /oauth takes it (takeSignInBehindConsent):
-   * what tells the decision that the sign-in `prompt=login`, `max_age` or `acr_values` asked for
-   * has happened, since the form itself carries nothing the session's holder could not forge.
-   */
-  signInBehindConsent?: { at: number; clientId: string };
   /**
    * How the person proved who they are in this sign-in: RFC 8176 Authentication Method
    * Reference values (`pwd`; `otp` and `mfa` after a second step; `hwk`/`swk` and `user` for a
@@ -74,18 +72,6 @@ interface SessionData {
    * signed out. A sign-in replaces it.
    */
   suspendedUserId?: number;
-  /**
-   * A sign-in through an upstream identity provider that this browser started and that has not
-   * come back yet (src/upstreams/sign-in.ts): the state, nonce and PKCE verifier its callback must
-   * match. Only this browser's session holds them, so a callback in another browser matches nothing.
-   */
-  upstreamSignIn?: UpstreamSignInStart;
-  /**
-   * Back from an upstream with an identity that is neither linked nor an account yet: waiting for
-   * a public name (/signup/upstream) or for the account with its address to sign in and confirm
-   * (/signin/link). It survives that sign-in (a new session id keeps the data).
-   */
-  upstreamIdentity?: PendingUpstreamIdentity;
 }
 
 /** A passkey ceremony: adding one to the signed-in account, signing in with one, or confirming with one. */
@@ -279,42 +265,8 @@ export function endSecondStep(ctx: Koa.Context): void {
   delete sessionOf(ctx).secondStep;
 }
 
-/**
- * Whether the session signed in, within the last 10 minutes, on its way to exactly `address`
- * (this authorization request), and no request has taken that sign-in yet. Any authorization
- * request takes it, so it counts once.
- */
-export function takeFreshSignIn(ctx: Koa.Context, now: number, address: string): boolean {
-  const session = sessionOf(ctx);
-  const fresh = session.freshSignIn;
-  if (fresh === undefined) return false;
-  delete session.freshSignIn;
-  return fresh.for === address && now - fresh.at < LIFETIMES.freshSignIn;
-}
 
-/**
- * GET /oauth shows the consent page for `clientId` right after taking the fresh sign-in the
- * request asked for (takeFreshSignIn): this session's sign-in, known by its start (every sign-in
- * starts its own session), which may be later than its auth_time (an upstream's).
- */
-export function noteSignInBehindConsent(ctx: Koa.Context, clientId: string): void {
-  const session = sessionOf(ctx);
-  const signedInAt = session.meta?.startedAt;
-  if (signedInAt !== undefined) session.signInBehindConsent = { at: signedInAt, clientId };
-}
 
-/**
- * Whether POST /oauth's decision for `clientId` answers a consent page GET /oauth showed right
- * after a fresh sign-in, and the session is still that sign-in (its start: every sign-in sets its
- * own), within 10 minutes of it. Taken by the decision: it counts once, as the sign-in did.
- */
-export function takeSignInBehindConsent(ctx: Koa.Context, now: number, clientId: string): boolean {
-  const session = sessionOf(ctx);
-  const noted = session.signInBehindConsent;
-  if (noted === undefined) return false;
-  delete session.signInBehindConsent;
-  return noted.clientId === clientId && noted.at === session.meta?.startedAt && now >= noted.at && now - noted.at < LIFETIMES.freshSignIn;
-}
 
 /**
  * When the person authenticated for this session (OpenID Connect's auth_time), if it is signed in:

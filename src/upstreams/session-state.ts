@@ -8,6 +8,23 @@ import { LIFETIMES } from '../domain/lifetimes.js';
 import type { PendingUpstreamIdentity, UpstreamSignInStart } from '../domain/upstream-sign-in.js';
 import { sessionOf } from '../sessions/session.js';
 
+declare module '../sessions/session.js' {
+  interface SessionData {
+    /**
+     * A sign-in through an upstream identity provider that this browser started and that has not
+     * come back yet (src/upstreams/sign-in.ts): the state, nonce and PKCE verifier its callback must
+     * match. Only this browser's session holds them, so a callback in another browser matches nothing.
+     */
+    upstreamSignIn?: UpstreamSignInStart;
+    /**
+     * Back from an upstream with an identity that is neither linked nor an account yet: waiting for
+     * a public name (/signup/upstream) or for the account with its address to sign in and confirm
+     * (/signin/link). It survives that sign-in (a new session id keeps the data).
+     */
+    upstreamIdentity?: PendingUpstreamIdentity;
+  }
+}
+
 /** Starts a sign-in through an upstream (replacing one this browser started before and did not finish). */
 export function startUpstreamSignInSession(ctx: Koa.Context, start: UpstreamSignInStart): void {
   sessionOf(ctx).upstreamSignIn = start;
