@@ -166,6 +166,13 @@ describe('layer rules (.dependency-cruiser.js)', () => {
     expect([...FOLDER_ORDER].sort()).toEqual(entries.map((e) => e.name).sort());
   });
 
+  it('leave no file of src/ over 400 lines (a file that grows past it is split where its parts meet)', () => {
+    const files = (fs.readdirSync(path.join(root, 'src'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts'));
+    const long = files.map((f) => [f, fs.readFileSync(path.join(root, 'src', f), 'utf8').split('\n').length - 1] as const).filter(([, n]) => n > 400);
+    expect(files.length).toBeGreaterThan(300);
+    expect(long).toEqual([]);
+  });
+
   it('hold in the real tree', async () => {
     expect(await violations(root, options)).toEqual([]);
   });
